@@ -80,6 +80,8 @@ class Goal(BaseModel):
 
     text: str
     truncated: bool = False
+    acknowledgements: int = 0
+    last_acknowledgement: str = ""
     event_id: str
     step: int | None = None
     run_id: str | None = None
@@ -123,6 +125,7 @@ class SessionMemory(BaseModel):
     failed_attempts: tuple[MemoryItem, ...] = ()
     verification_status: tuple[MemoryItem, ...] = ()
     omitted: dict[str, int] = {}
+    omitted_kinds: dict[str, int] = {}
     event_count: int = 0
     last_event_id: str | None = None
     version: int = 0

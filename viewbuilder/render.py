@@ -1,0 +1,44 @@
+"""Rendering a :class:`SessionMemory` to Markdown, byte-stable."""
+
+from __future__ import annotations
+
+from session_memory.layout import (
+    HEADER,
+    RENDER_ORDER,
+    body,
+    goal_block,
+    item_prefix,
+    marker_line,
+    section_header,
+)
+from session_memory.memory import SessionMemory
+
+__all__ = ["render_memory"]
+
+
+def render_memory(memory: SessionMemory) -> str:
+    """Render the memory as Markdown; the empty memory renders as the empty string.
+
+    The same memory always renders to the same text: no clock, no dict-order accident.
+    """
+    if memory.is_empty:
+        return ""
+    parts = [HEADER]
+    goal = memory.current_goal
+    if goal is not None:
+        parts.append(
+            goal_block(goal.text, goal.truncated, goal.acknowledgements, goal.last_acknowledgement)
+        )
+    for section in RENDER_ORDER:
+        items = memory.section(section)
+        omitted = memory.omitted.get(section, 0)
+        if not items and not omitted:
+            continue
+        parts.append(section_header(section))
+        if omitted:
+            parts.append(marker_line(section, omitted))
+        parts.extend(
+            item_prefix(item.status, item.count, item.safe_to_replay) + body(item.text)
+            for item in items
+        )
+    return "".join(parts)
