@@ -1247,7 +1247,8 @@ def first_line(text: str, max_chars: int = 200) -> str:
     else:
         line = window.rstrip()
         if stop < len(text) and not _BLANK_TO_EOL_RE.match(text, stop):
-            line += "x"  # the line goes on past the window, so it is longer than max_chars
+            # The line goes on past the window, so it is longer than max_chars: cut it.
+            line = window + "\u2026"
     if len(line) <= max_chars:
         return line
     return line[: max_chars - 1].rstrip() + _ELLIPSIS
