@@ -43,6 +43,7 @@ EVICTION_TIERS: Final[tuple[str, ...]] = (
     "todo_items",
 )
 _TIER_INDEX: Final = {name: i for i, name in enumerate(EVICTION_TIERS)}
+_HISTORY_TIERS: Final = _TIER_INDEX["open_failures"]
 
 _MAX_MARKER_DIGITS: Final = 12
 _SPARED_PER_TIER: Final = 3
@@ -407,9 +408,10 @@ class MemoryStore:
             self._restructure(section)
 
     def _next_victim(self) -> Item | None:
-        # First pass: spare each tier's most recent few items, so that a tight budget
-        # thins every section before it empties the lowest one.
-        for tier in self._tiers:
+        # First pass: spare each history tier's most recent few items, so that a tight
+        # budget thins every section of history before it empties the lowest one. Open
+        # failures and todos are not history: they go only after all history is gone.
+        for tier in self._tiers[:_HISTORY_TIERS]:
             if len(tier) > _SPARED_PER_TIER:
                 return next(iter(tier.values()))
         for tier in self._tiers:
