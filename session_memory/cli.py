@@ -102,7 +102,9 @@ def _run_derive(args: argparse.Namespace) -> int:
     deriver.apply_all(open_records(args.path, getattr(args, "format", "auto")))
     memory = deriver.memory
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(
+            orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+        )
         sys.stdout.buffer.write(b"\n")
     else:
         sys.stdout.write(render_memory(memory))
