@@ -132,7 +132,7 @@ class TestInterleavedSummaryRecords:
         assert len({e.run_id for e in r.events}) == 3
 
     def test_rejected_write_and_interrupt(self, read: Any) -> None:
-        """The Write was rejected (an "Error: The user doesn't want..." result), then interrupted."""
+        """The Write was rejected ("Error: The user doesn't want..."), then interrupted."""
         r = read(self.NAME)
         assert [(p["tool_name"], p["error"]) for p in r.calls("failed")] == [
             ("Write", "User rejected tool use")
