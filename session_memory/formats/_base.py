@@ -175,7 +175,15 @@ class AdapterBase:
             if default is not None and value is not None and type(value) is not type(default):
                 raise SnapshotError(f"adapter snapshot field {key!r} has the wrong type")
             setattr(adapter, name, value)
+        if not adapter._state_is_valid():
+            raise SnapshotError(f"{cls.format_name} adapter snapshot is inconsistent")
         return adapter
+
+    def _state_is_valid(self) -> bool:
+        """Whether restored state has the shapes the adapter relies on."""
+        return isinstance(self._step, int) and all(
+            v is None or isinstance(v, str) for v in (self._session_id, self._run_id)
+        )
 
     # -- for subclasses -----------------------------------------------------------------
 

@@ -132,6 +132,19 @@ class ClaudeCodeAdapter(AdapterBase):
         self._boundary: JsonObject | None = None
         """A compact boundary waiting for its summary record."""
 
+    def _state_is_valid(self) -> bool:
+        group, boundary = self._group, self._boundary
+        return (
+            super()._state_is_valid()
+            and self._scope in (None, "main", "agent")
+            and _is_call_map(self._open)
+            and (group is None or (isinstance(group, dict) and group.keys() >= _GROUP_KEYS))
+            and (
+                boundary is None
+                or (isinstance(boundary, dict) and boundary.keys() >= _BOUNDARY_KEYS)
+            )
+        )
+
     def finish(self) -> list[Record]:
         """Emit the held-back assistant message (final) and a boundary without summary."""
         out: list[Record] = []
@@ -466,6 +479,16 @@ class ClaudeCodeAdapter(AdapterBase):
     def _flush_boundary(self, out: list[Record]) -> None:
         if self._boundary is not None:
             self._checkpoint(out, summary="")
+
+
+_GROUP_KEYS: Final = frozenset({"id", "uuid", "ts", "text", "tools"})
+_BOUNDARY_KEYS: Final = frozenset({"uuid", "ts", "trigger", "pre_tokens"})
+
+
+def _is_call_map(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, list) and len(v) == 2 for v in value.values()
+    )
 
 
 def _texts(blocks: list[Any]) -> str:

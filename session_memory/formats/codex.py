@@ -124,6 +124,14 @@ class CodexAdapter(AdapterBase):
         self._final_seen = False
         self._compacted = False
 
+    def _state_is_valid(self) -> bool:
+        return (
+            super()._state_is_valid()
+            and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
+            and all(isinstance(v, str) for v in self._sessions.values())
+            and all(isinstance(v, str) for v in self._polls.values())
+        )
+
     def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         rtype = record.get("type")
         payload = record.get("payload")

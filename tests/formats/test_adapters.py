@@ -84,8 +84,12 @@ class TestIncremental:
             CodexAdapter.restore(ClaudeCodeAdapter().snapshot())
         with pytest.raises(SnapshotError):
             restore_adapter({"format": "gemini"})
+        good = ClaudeCodeAdapter().snapshot()
+        for bad in ({"step": "x"}, {"group": {"id": "m"}}, {"open": {"t": "Bash"}}, {"scope": 3}):
+            with pytest.raises(SnapshotError):
+                ClaudeCodeAdapter.restore({**good, **bad})
         with pytest.raises(SnapshotError):
-            ClaudeCodeAdapter.restore({"format": "claude-code", "version": 1, "step": "x"})
+            CodexAdapter.restore({**CodexAdapter().snapshot(), "sessions": {"1": 2}})
 
 
 class TestDetection:
