@@ -259,21 +259,74 @@ def run_total(adapter_cls: Any, objects: list[dict[str, Any]]) -> None:
 class TestTotality:
     """No JSON object makes an adapter raise or fall into its safety net."""
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(shaped(CLAUDE_KEYS, CLAUDE_VALUES))
     def test_claude_code(self, objects: list[dict[str, Any]]) -> None:
         """Arbitrary Claude-shaped objects."""
         run_total(ClaudeCodeAdapter, objects)
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(shaped(CODEX_KEYS, CODEX_VALUES))
     def test_codex(self, objects: list[dict[str, Any]]) -> None:
         """Arbitrary Codex-shaped objects."""
         run_total(CodexAdapter, objects)
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=60, deadline=None)
     @given(st.lists(st.dictionaries(st.text(max_size=10), JSON, max_size=6), max_size=8))
     def test_native_and_auto(self, objects: list[dict[str, Any]]) -> None:
         """Arbitrary objects, any keys."""
         run_total(NativeAdapter, objects)
         run_total(AutoAdapter, objects)
+
+
+FIXTURE_LINES = {
+    p: [orjson.loads(line) for line in p.read_bytes().splitlines()] for p in ALL_FIXTURES
+}
+ODD_VALUES = st.sampled_from([None, 0, -1, 2.5, True, "", "x", [], [None], {}, {"type": 1}])
+
+
+def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside nested dicts and lists (bounded depth)."""
+    found = [prefix] if prefix else []
+    if len(prefix) < 5:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                found += paths_of(inner, (*prefix, key))
+        elif isinstance(value, list):
+            for index, inner in enumerate(value[:4]):
+                found += paths_of(inner, (*prefix, index))
+    return found
+
+
+def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: replaced(value[head], rest, new)}
+    copy = list(value)
+    copy[head] = replaced(copy[head], rest, new)
+    return copy
+
+
+class TestMutatedFixtures:
+    """Real records with one field of an unexpected type never break an adapter."""
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.data())
+    def test_one_field_changed_anywhere(self, data: st.DataObject) -> None:
+        """Any field, at any depth, of any record of any fixture, set to an odd value."""
+        path = data.draw(st.sampled_from(ALL_FIXTURES), label="fixture")
+        objects = FIXTURE_LINES[path]
+        index = data.draw(st.integers(0, len(objects) - 1), label="line")
+        field = data.draw(st.sampled_from(paths_of(objects[index]) or [()]), label="field")
+        mutated = [*objects]
+        mutated[index] = replaced(objects[index], field, data.draw(ODD_VALUES, label="value"))
+        if not isinstance(mutated[index], dict):
+            mutated[index] = {}
+        adapter: Any = make_adapter(FORMAT_OF_DIR[path.parent.name])
+        records = [r for offset, obj in enumerate(mutated) for r in adapter.feed(obj, offset)]
+        records += adapter.finish()
+        assert not any(
+            isinstance(r, SkippedLine) and r.reason.startswith("internal error") for r in records
+        )
