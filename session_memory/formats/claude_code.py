@@ -317,14 +317,15 @@ class ClaudeCodeAdapter(AdapterBase):
             if name == "Bash" and details is not None and details.get("interrupted") is not True:
                 exit_code = 0
             elif name == "AskUserQuestion" and details is not None:
-                answers = as_dict(details.get("answers"))
-                if answers:
-                    text = "\n".join(f"{q} = {a}" for q, a in answers.items())
+                text = _answers(details) or text
             elif name == "ExitPlanMode" and details is not None:
                 plan = as_str(details.get("plan"))
+                where = as_str(details.get("filePath"))
                 if plan:
                     text = plan
                     extra["args"] = {"plan": cap_text(plan)}
+                elif where:
+                    text = f"plan saved at {where}\n{text}"
         self._tool_end(
             out,
             f"{event_id}:{'failed' if failed else 'completed'}",
@@ -489,6 +490,20 @@ def _is_call_map(value: object) -> bool:
     return isinstance(value, dict) and all(
         isinstance(v, list) and len(v) == 2 for v in value.values()
     )
+
+
+def _answers(details: JsonObject) -> str:
+    """AskUserQuestion answers: a one-line digest by question header, then each in full."""
+    answers = as_dict(details.get("answers"))
+    if not answers:
+        return ""
+    headers: dict[str, str] = {}
+    questions = details.get("questions")
+    for q in questions if isinstance(questions, list) else ():
+        if isinstance(q, dict) and (question := as_str(q.get("question"))):
+            headers[question] = as_str(q.get("header")) or question
+    digest = "; ".join(f"{headers.get(q, q)}: {a}" for q, a in answers.items())
+    return digest + "\n" + "\n".join(f"{q} = {a}" for q, a in answers.items())
 
 
 def _texts(blocks: list[Any]) -> str:

@@ -61,6 +61,8 @@ def classify_object(obj: object) -> FormatName | None:
     if "event_type" in obj and "event_id" in obj:
         return "native"
     rtype = obj.get("type")
+    if not isinstance(rtype, str):
+        rtype = None
     if rtype in _CODEX_TYPES and "payload" in obj:
         return "codex"
     if rtype in _CLAUDE_TYPES or ("sessionId" in obj and "uuid" in obj):

@@ -108,6 +108,7 @@ class TestDetection:
         assert detect_format([{"type": "mystery"}]) == "native"
         assert classify_object({"type": "user", "message": {}}) == "claude-code"
         assert classify_object({"type": "event_msg", "payload": {}}) == "codex"
+        assert classify_object({"type": ["user"], "payload": {}}) is None
 
     def test_native_reads_as_the_reader_does(self) -> None:
         """format native and auto on a native file equal read_records."""

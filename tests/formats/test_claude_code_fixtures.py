@@ -181,18 +181,21 @@ class TestTaskPlanModeSubagentParent:
         assert len(names) == 16
 
     def test_user_answers_are_the_question_result(self, read: Any) -> None:
-        """AskUserQuestion's answers become its result text."""
+        """AskUserQuestion's answers become its result: a digest by header, then in full."""
         (answer,) = read(self.NAME).calls("completed", "AskUserQuestion")
-        assert answer["result"].endswith(
-            "= No rig\nWhich tools should we set up? = Credo + Dialyxir + mix_audit"
-        )
+        lines = answer["result"].split("\n")
+        assert lines[0] == "Rig prefix: No rig; Tools: Credo + Dialyxir + mix_audit"
+        assert lines[2] == "Which tools should we set up? = Credo + Dialyxir + mix_audit"
 
     def test_plan_approval_and_interrupt(self, read: Any) -> None:
         """ExitPlanMode completes (its plan is in plan.md, toolUseResult.plan is null); the
         user then interrupts."""
         r = read(self.NAME)
         (exit_plan,) = r.calls("completed", "ExitPlanMode")
-        assert exit_plan["result"] == "User has approved exiting plan mode. You can now proceed."
+        assert exit_plan["result"] == (
+            "plan saved at /home/marco/.claude/plans/humble-seeking-umbrella.md\n"
+            "User has approved exiting plan mode. You can now proceed."
+        )
         assert [t.payload["reason"] for t in r.of_type("terminal")] == ["interrupted"]
 
     def test_commands_succeed_with_exit_code_zero(self, read: Any) -> None:
