@@ -116,3 +116,7 @@ def _run_derive(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

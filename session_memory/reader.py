@@ -99,7 +99,8 @@ def iter_lines(
             nl = buf.find(b"\n", pos)
             if nl < 0:
                 break
-            yield buf_start + pos, buf[pos:nl], buf_start + nl + 1
+            line = buf[pos:nl] if nl - pos <= max_line_bytes else None
+            yield buf_start + pos, line, buf_start + nl + 1
             pos = nl + 1
         buf_start += pos
         buf = buf[pos:]
