@@ -135,12 +135,14 @@ def main() -> int:
             rows.append((fmt, mb, records, read_s, derive_s))
 
     native = rows[0]
-    print(f"{'format':12} {'MB':>6} {'records':>8} {'read ms/MB':>11} {'x native':>9}", end="")
+    print(f"{'format':12} {'MB':>6} {'records':>8} {'us/record':>10}", end="")
+    print(f" {'read ms/MB':>11} {'x native':>9}", end="")
     print(f" {'derive ms/MB':>13} {'x native':>9}")
     for fmt, mb, records, read_s, derive_s in rows:
         read_ms = 1000 * read_s / mb
         ratio = read_ms / (1000 * native[3] / native[1])
-        line = f"{fmt:12} {mb:6.1f} {records:8d} {read_ms:11.1f} {ratio:9.2f}"
+        per_record = 1e6 * read_s / max(records, 1)
+        line = f"{fmt:12} {mb:6.1f} {records:8d} {per_record:10.1f} {read_ms:11.1f} {ratio:9.2f}"
         if derive_s is not None and native[4] is not None:
             derive_ms = 1000 * derive_s / mb
             line += f" {derive_ms:13.1f} {derive_ms / (1000 * native[4] / native[1]):9.2f}"
