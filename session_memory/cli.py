@@ -15,9 +15,10 @@ from typing import IO
 import orjson
 
 from session_memory.errors import SessionMemoryError
-from session_memory.reader import Record, read_records
+from session_memory.formats import FORMAT_CHOICES, read_transcript
+from session_memory.reader import Record
 
-__all__ = ["cli", "main"]
+__all__ = ["add_format_argument", "cli", "main", "open_records"]
 
 EXIT_USAGE = 2
 """Exit code for unusable input: a missing file, an unreadable one, a bad option."""
@@ -66,20 +67,31 @@ def _add_budget_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_format_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--format auto|native|claude-code|codex`` (default auto) to a subcommand."""
+    parser.add_argument(
+        "--format",
+        choices=FORMAT_CHOICES,
+        default="auto",
+        help="transcript format (default auto: detected from the first records)",
+    )
+
+
 def _add_derive_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("derive", help="derive the memory of one transcript and print it")
     p.add_argument("path", help="transcript file (JSONL), or - for standard input")
     _add_budget_argument(p)
+    add_format_argument(p)
     p.add_argument("--json", action="store_true", help="print the SessionMemory as JSON")
     p.set_defaults(run=_run_derive)
 
 
-def open_records(path: str) -> Iterator[Record]:
+def open_records(path: str, format: str = "auto") -> Iterator[Record]:
     """The records of a transcript named on the command line (``-`` is standard input)."""
     if path == "-":
         stdin: IO[bytes] = sys.stdin.buffer
-        return read_records(stdin)
-    return read_records(path)
+        return read_transcript(stdin, format)
+    return read_transcript(path, format)
 
 
 def _run_derive(args: argparse.Namespace) -> int:
@@ -87,7 +99,7 @@ def _run_derive(args: argparse.Namespace) -> int:
     from viewbuilder import render_memory
 
     deriver = SessionMemoryDeriver(budget_tokens=args.budget)
-    deriver.apply_all(open_records(args.path))
+    deriver.apply_all(open_records(args.path, getattr(args, "format", "auto")))
     memory = deriver.memory
     if args.json:
         sys.stdout.buffer.write(

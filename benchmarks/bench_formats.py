@@ -1,0 +1,157 @@
+"""Cost per megabyte of reading (and, once the deriver is present, deriving) each format.
+
+Plain script: ``python benchmarks/bench_formats.py [--mb 8] [--repeat 3]``.
+
+It builds one large file per format by repeating real recordings with rewritten ids (so the
+copies are distinct calls, messages and sessions-worth of events), and a native file of
+similar size from ``examples/sample_transcript.jsonl`` (or a synthetic one when it is
+missing). It then times ``read_transcript`` alone and ``read_transcript`` + the deriver's
+``apply_all``, and prints milliseconds per MB and the ratio to the native path. The target
+is at most 2x native per MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from session_memory.formats import read_transcript  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures"
+CLAUDE_SOURCES = [
+    "claude_code/cc-1.0.108_todowrite_inline-sidechain_5c0375b4.jsonl",
+    "claude_code/cc-2.1.4_interleaved-summary-records_9eda1058.jsonl",
+    "claude_code/cc-2.1.38_rejected-tools_interrupt_short.jsonl",
+    "claude_code/cc-2.1.38_task-plan-mode_subagent-parent.jsonl",
+    "claude_code/cc-2.1.39_auto-compaction_EXCERPT_4d5611e5_L741-773.jsonl",
+    "claude_code/cc-2.1.39_manual-compact_EXCERPT_ae4a77f8_L1472-1499.jsonl",
+]
+CODEX_SOURCES = [
+    "codex/codex-0.125.0-cli_turn1_EXCERPT_019e1625_L1-19.jsonl",
+    "codex/codex-0.125.0-cli_update-plan_apply-patch_EXCERPT_019e1625_L228-386.jsonl",
+    "codex/codex-0.104.0a1-desktop_mcp-tools_REDACTED_019c8bfe.jsonl",
+    "codex/codex-0.104.0a1-desktop_compaction_REDACTED_EXCERPT_019c8a59_L1778-1800.jsonl",
+    "codex/codex-0.104.0a1-desktop_abandoned-call_resume_REDACTED_EXCERPT_019c8a53_L770-837.jsonl",
+]
+NATIVE_SOURCE = ROOT / "examples" / "sample_transcript.jsonl"
+
+# Ids to make unique per copy: uuids, Anthropic message/tool ids, Codex call ids, native ids.
+_IDS = re.compile(
+    rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    rb"|(?:toolu|msg|call|ws|req)_[A-Za-z0-9_]+"
+    rb'|(?<="event_id":")[^"]+'
+)
+
+
+def build(sources: list[bytes], target_bytes: int, path: Path) -> int:
+    """Write copies of ``sources`` (ids suffixed per copy) until ``target_bytes``."""
+    written = 0
+    copy = 0
+    with path.open("wb") as out:
+        while written < target_bytes:
+            suffix = b"-c%d" % copy
+            for data in sources:
+                chunk = _IDS.sub(lambda m, s=suffix: m.group(0) + s, data)
+                out.write(chunk if chunk.endswith(b"\n") else chunk + b"\n")
+                written += len(chunk) + 1
+            copy += 1
+    return written
+
+
+def native_source() -> bytes:
+    if NATIVE_SOURCE.exists():
+        return NATIVE_SOURCE.read_bytes()
+    lines = []
+    for i in range(2000):
+        lines.append(
+            b'{"event_id":"e%d","event_type":"tool_lifecycle","session_id":"s","run_id":"r%d",'
+            b'"step":%d,"payload":{"tool_name":"Bash","tool_call_id":"c%d","status":"completed",'
+            b'"args":{"command":"pytest -q"},"result":"3 passed"}}' % (i, i // 20, i, i)
+        )
+    return b"\n".join(lines) + b"\n"
+
+
+def timed(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
+    """Best-of-``repeat`` seconds (least disturbed by the machine), and fn's count."""
+    times = []
+    count = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=float, default=8.0, help="size of each test file (MB)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
+    args = parser.parse_args()
+    target = int(args.mb * 1024 * 1024)
+
+    try:
+        from deriver import SessionMemoryDeriver  # type: ignore[attr-defined]
+    except ImportError:
+        SessionMemoryDeriver = None  # the deriver lands separately
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {
+            "native": (Path(tmp) / "native.jsonl", [native_source()]),
+            "claude-code": (
+                Path(tmp) / "claude.jsonl",
+                [(FIXTURES / s).read_bytes() for s in CLAUDE_SOURCES],
+            ),
+            "codex": (
+                Path(tmp) / "codex.jsonl",
+                [(FIXTURES / s).read_bytes() for s in CODEX_SOURCES],
+            ),
+        }
+        rows = []
+        for fmt, (path, sources) in files.items():
+            size = build(sources, target, path)
+            mb = size / (1024 * 1024)
+
+            def read_only(path: Path = path, fmt: str = fmt) -> int:
+                return sum(1 for _ in read_transcript(path, fmt))
+
+            read_s, records = timed(read_only, args.repeat)
+            derive_s = None
+            if SessionMemoryDeriver is not None:
+
+                def derive(path: Path = path, fmt: str = fmt) -> int:
+                    deriver = SessionMemoryDeriver(budget_tokens=1200)
+                    deriver.apply_all(read_transcript(path, fmt))
+                    return int(deriver.memory.event_count)
+
+                derive_s, _ = timed(derive, args.repeat)
+            rows.append((fmt, mb, records, read_s, derive_s))
+
+    native = rows[0]
+    print(f"{'format':12} {'MB':>6} {'records':>8} {'us/record':>10}", end="")
+    print(f" {'read ms/MB':>11} {'x native':>9}", end="")
+    print(f" {'derive ms/MB':>13} {'x native':>9}")
+    for fmt, mb, records, read_s, derive_s in rows:
+        read_ms = 1000 * read_s / mb
+        ratio = read_ms / (1000 * native[3] / native[1])
+        per_record = 1e6 * read_s / max(records, 1)
+        line = f"{fmt:12} {mb:6.1f} {records:8d} {per_record:10.1f} {read_ms:11.1f} {ratio:9.2f}"
+        if derive_s is not None and native[4] is not None:
+            derive_ms = 1000 * derive_s / mb
+            line += f" {derive_ms:13.1f} {derive_ms / (1000 * native[4] / native[1]):9.2f}"
+        else:
+            line += f" {'(no deriver)':>13}"
+        print(line)
+    print(f"python {sys.version.split()[0]}, best of {args.repeat}; records = events + skips")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,485 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) as native events.
+
+Mapping (``docs/formats.md`` has the full table):
+
+* ``session_meta`` gives the session id (the first one owns identity); ``task_started`` and
+  ``turn_context`` give the run id (the turn id);
+* ``event_msg/user_message`` is the typed prompt and becomes ``message(user)``; the
+  ``response_item`` user and developer messages (AGENTS.md, environment context,
+  permissions, resumption context) are injected context and are dropped;
+* assistant ``response_item`` messages become ``message(assistant)``, ``phase:
+  final_answer`` marked ``action_type: final`` (``task_complete`` supplies the final answer
+  when no message carried the phase); ``agent_message`` duplicates are dropped;
+* ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
+  ``started``, joined with their outputs on ``call_id``; ``exec_command_end`` and
+  ``patch_apply_end`` are authoritative when present; an output saying
+  ``Process exited with code N`` (N != 0), ``metadata.exit_code`` != 0 or ``aborted`` fails
+  the call; ``Process running with session ID N`` leaves it open, and the ``write_stdin``
+  polls of session N are folded into the original call instead of becoming calls of
+  their own;
+* ``update_plan`` is a ``tool_lifecycle`` with ``args: {"plan": [{"step", "status"}]}``;
+* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Final
+
+import orjson
+
+from session_memory.events import JsonObject
+from session_memory.formats._base import (
+    AdapterBase,
+    as_dict,
+    as_int,
+    as_str,
+    cap_text,
+    join_texts,
+)
+from session_memory.memory import SkippedLine
+from session_memory.reader import Record
+
+__all__ = ["CodexAdapter"]
+
+_RESPONSE_ITEMS: Final = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "ghost_snapshot",
+        "image_generation_call",
+        "tool_search_call",
+        "tool_search_output",
+        "compaction",
+        "context_compaction",
+    }
+)
+_EVENTS: Final = frozenset(
+    {
+        "user_message",
+        "agent_message",
+        "agent_reasoning",
+        "agent_reasoning_raw_content",
+        "agent_reasoning_section_break",
+        "token_count",
+        "context_compacted",
+        "entered_review_mode",
+        "exited_review_mode",
+        "undo_started",
+        "undo_completed",
+        "task_started",
+        "task_complete",
+        "turn_aborted",
+        "exec_command_begin",
+        "exec_command_end",
+        "patch_apply_begin",
+        "patch_apply_end",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "web_search_begin",
+        "web_search_end",
+        "thread_rolled_back",
+        "thread_goal_updated",
+        "sub_agent_activity",
+        "item_completed",
+        "plan_update",
+        "turn_diff",
+        "error",
+        "stream_error",
+        "background_event",
+    }
+)
+_MAX_SESSIONS: Final = 256
+_RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
+_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+
+class CodexAdapter(AdapterBase):
+    """Incremental adapter for Codex CLI / Codex Desktop rollout files."""
+
+    format_name: ClassVar[str] = "codex"
+    _STATE: ClassVar[tuple[str, ...]] = (
+        "_open",
+        "_sessions",
+        "_polls",
+        "_final_seen",
+        "_compacted",
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._open: dict[str, list[str | None]] = {}
+        """Open tool calls: call_id -> [tool name, run id]."""
+        self._sessions: dict[str, str] = {}
+        """Running unified-exec processes: session id -> the call_id that started them."""
+        self._polls: dict[str, str] = {}
+        """Open ``write_stdin`` polls: their call_id -> the original call_id."""
+        self._final_seen = False
+        self._compacted = False
+
+    def _state_is_valid(self) -> bool:
+        return (
+            super()._state_is_valid()
+            and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
+            and all(isinstance(v, str) for v in self._sessions.values())
+            and all(isinstance(v, str) for v in self._polls.values())
+        )
+
+    def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
+        rtype = record.get("type")
+        payload = record.get("payload")
+        if rtype not in ("session_meta", "turn_context", "response_item", "event_msg", "compacted"):
+            out.append(SkippedLine(offset=offset, reason=f"unknown Codex record type {rtype!r}"))
+            return
+        if not isinstance(payload, dict):
+            out.append(
+                SkippedLine(
+                    offset=offset, reason=f"Codex {rtype} record: 'payload' is not an object"
+                )
+            )
+            return
+        ts = as_str(record.get("timestamp"))
+        eid = f"cx@{offset}"
+        if rtype == "session_meta":
+            if self._session_id is None:
+                self._session_id = as_str(payload.get("id"))
+        elif rtype == "turn_context":
+            self._run_id = as_str(payload.get("turn_id")) or self._run_id
+        elif rtype == "compacted":
+            self._checkpoint(payload, eid, ts, out)
+        else:
+            ptype = payload.get("type")
+            known = _RESPONSE_ITEMS if rtype == "response_item" else _EVENTS
+            if not isinstance(ptype, str) or ptype not in known:
+                out.append(
+                    SkippedLine(offset=offset, reason=f"unknown Codex {rtype} type {ptype!r}")
+                )
+            elif rtype == "response_item":
+                self._response_item(ptype, payload, offset, eid, ts, out)
+            else:
+                self._event_msg(ptype, payload, offset, eid, ts, out)
+
+    # -- response items -------------------------------------------------------------------
+
+    def _response_item(
+        self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        if ptype == "message":
+            if p.get("role") != "assistant":
+                return  # user/developer items repeat the prompt plus injected context
+            content = p.get("content")
+            if not isinstance(content, list):
+                out.append(
+                    SkippedLine(offset=offset, reason="Codex message: 'content' is not a list")
+                )
+                return
+            text = join_texts(
+                t for c in content if isinstance(c, dict) and (t := as_str(c.get("text")))
+            )
+            if not text:
+                return
+            final = p.get("phase") == "final_answer"
+            self._final_seen = self._final_seen or final
+            payload: JsonObject = {
+                "role": "assistant",
+                "content": cap_text(text),
+                "metadata": {"action_type": "final"} if final else {},
+            }
+            out.append(self._event(f"{eid}:assistant", "message", payload, ts))
+        elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(ptype, p, offset, eid, ts, out)
+        elif ptype in ("function_call_output", "custom_tool_call_output"):
+            self._output(p, offset, eid, ts, out)
+
+    def _call(
+        self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        call_id = as_str(p.get("call_id")) or as_str(p.get("id"))
+        if call_id is None:
+            out.append(SkippedLine(offset=offset, reason=f"Codex {ptype} without a string call_id"))
+            return
+        args: JsonObject
+        if ptype == "local_shell_call":
+            name = "local_shell"
+            args = as_dict(p.get("action")) or {}
+        else:
+            name_value = as_str(p.get("name"))
+            if name_value is None:
+                out.append(
+                    SkippedLine(offset=offset, reason=f"Codex {ptype} without a string name")
+                )
+                return
+            name = name_value
+            if ptype == "custom_tool_call":
+                raw = as_str(p.get("input")) or ""
+                args = {"input": cap_text(raw)}
+                files = _PATCH_FILE.findall(raw)
+                if files:
+                    args["files"] = files
+                    args["file_path"] = files[0]
+            else:
+                args = _decode_arguments(p.get("arguments"))
+        if name == "write_stdin":
+            session = args.get("session_id")
+            original = self._sessions.get(str(session)) if session is not None else None
+            if original is not None:
+                # A poll of a command we already track: its outcome belongs to that command
+                # (which exec_command_end may have closed already), not to a call of its own.
+                self._polls[call_id] = original
+                _trim(self._polls, _MAX_SESSIONS)
+                return
+        self._tool_call(out, eid, name, call_id, args, ts, self._open)
+
+    def _output(
+        self, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        call_id = as_str(p.get("call_id"))
+        if call_id is None:
+            out.append(
+                SkippedLine(offset=offset, reason="Codex tool output without a string call_id")
+            )
+            return
+        text, exit_code, running, failed = _parse_output(p.get("output"))
+        original = self._polls.pop(call_id, None)
+        if original is not None:
+            if running is not None or exit_code is None:
+                return  # still running
+            self._forget_session(original)
+            entry = self._open.pop(original, None)
+            if entry is not None:
+                self._tool_end(
+                    out,
+                    f"{eid}:{_status(failed)}",
+                    original,
+                    entry,
+                    failed=failed,
+                    text=text,
+                    timestamp=ts,
+                    exit_code=exit_code,
+                )
+            return
+        entry = self._open.get(call_id)
+        if entry is None:
+            return  # closed already (exec_command_end came first) or not in this file
+        if running is not None and entry[0] in ("exec_command", "shell", "local_shell"):
+            self._sessions[running] = call_id
+            _trim(self._sessions, _MAX_SESSIONS)
+            return
+        del self._open[call_id]
+        self._tool_end(
+            out,
+            f"{eid}:{_status(failed)}",
+            call_id,
+            entry,
+            failed=failed,
+            text=text,
+            timestamp=ts,
+            exit_code=exit_code,
+        )
+
+    # -- events ---------------------------------------------------------------------------
+
+    def _event_msg(
+        self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        turn_id = as_str(p.get("turn_id"))
+        if ptype == "task_started":
+            self._run_id = turn_id or self._run_id
+            self._final_seen = False
+        elif self._run_id is None and turn_id is not None:
+            self._run_id = turn_id  # a file that starts mid-turn learns its turn here
+        if ptype == "user_message":
+            message = p.get("message")
+            if not isinstance(message, str):
+                out.append(
+                    SkippedLine(
+                        offset=offset, reason="Codex user_message: 'message' is not a string"
+                    )
+                )
+                return
+            if message.strip():
+                payload: JsonObject = {
+                    "role": "user",
+                    "content": cap_text(message.strip()),
+                    "metadata": {},
+                }
+                out.append(self._event(f"{eid}:user", "message", payload, ts))
+        elif ptype == "exec_command_end":
+            self._exec_end(p, eid, ts, out)
+        elif ptype == "patch_apply_end":
+            call_id = as_str(p.get("call_id"))
+            entry = self._open.pop(call_id, None) if call_id else None
+            if call_id and entry is not None:
+                failed = p.get("success") is False or p.get("status") == "failed"
+                text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
+                self._tool_end(
+                    out,
+                    f"{eid}:{_status(failed)}",
+                    call_id,
+                    entry,
+                    failed=failed,
+                    text=text or ("patch failed" if failed else "patch applied"),
+                    timestamp=ts,
+                )
+        elif ptype == "web_search_end":
+            call_id = as_str(p.get("call_id")) or eid
+            query = as_str(p.get("query")) or ""
+            self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
+            entry = self._open.pop(call_id)
+            self._tool_end(
+                out, f"{eid}:completed", call_id, entry, failed=False, text=query, timestamp=ts
+            )
+        elif ptype == "context_compacted":
+            if not self._compacted:
+                payload = {
+                    "from_state": "running",
+                    "to_state": "running",
+                    "reason": "context_compacted",
+                    "details": {},
+                }
+                out.append(self._event(f"{eid}:compacted", "state_transition", payload, ts))
+            self._compacted = False
+        elif ptype == "task_complete":
+            last = as_str(p.get("last_agent_message"))
+            if not self._final_seen and last and last.strip():
+                payload = {
+                    "role": "assistant",
+                    "content": cap_text(last.strip()),
+                    "metadata": {"action_type": "final"},
+                }
+                out.append(self._event(f"{eid}:assistant", "message", payload, ts))
+            details: JsonObject = {"turn_id": turn_id} if turn_id else {}
+            if (ms := as_int(p.get("duration_ms"))) is not None:
+                details["duration_ms"] = ms
+            out.append(
+                self._event(
+                    f"{eid}:terminal", "terminal", {"reason": "completed", "details": details}, ts
+                )
+            )
+            self._final_seen = False
+        elif ptype == "turn_aborted":
+            details = {"turn_id": turn_id} if turn_id else {}
+            if reason := as_str(p.get("reason")):
+                details["abort_reason"] = reason
+            out.append(
+                self._event(
+                    f"{eid}:terminal", "terminal", {"reason": "interrupted", "details": details}, ts
+                )
+            )
+            self._final_seen = False
+
+    def _exec_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
+        call_id = as_str(p.get("call_id"))
+        entry = self._open.pop(call_id, None) if call_id else None
+        if call_id is None or entry is None:
+            return
+        exit_code = as_int(p.get("exit_code"))
+        failed = p.get("status") == "failed" or (exit_code is not None and exit_code != 0)
+        text = (
+            as_str(p.get("aggregated_output"))
+            or as_str(p.get("formatted_output"))
+            or join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
+        )
+        if failed and not text:
+            text = f"exited with code {exit_code}" if exit_code is not None else "failed"
+        self._tool_end(
+            out,
+            f"{eid}:{_status(failed)}",
+            call_id,
+            entry,
+            failed=failed,
+            text=text,
+            timestamp=ts,
+            exit_code=exit_code,
+        )
+
+    def _checkpoint(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
+        message = as_str(p.get("message")) or ""
+        history = p.get("replacement_history")
+        retained = len(history) if isinstance(history, list) else 0
+        if message.strip():
+            summary = f"Context compacted\n{message.strip()}"
+        else:
+            summary = "Context compacted (summary not readable: encrypted)"
+        payload: JsonObject = {
+            "checkpoint_id": eid,
+            "summary": cap_text(summary),
+            "trigger": "auto",
+            "retained_items": retained,
+        }
+        out.append(self._event(f"{eid}:checkpoint", "checkpoint", payload, ts))
+        self._compacted = True
+
+    def _forget_session(self, call_id: str) -> None:
+        for session, owner in list(self._sessions.items()):
+            if owner == call_id:
+                del self._sessions[session]
+        for poll, owner in list(self._polls.items()):
+            if owner == call_id:
+                del self._polls[poll]
+
+
+def _status(failed: bool) -> str:
+    return "failed" if failed else "completed"
+
+
+def _trim(mapping: dict[str, Any], limit: int) -> None:
+    while len(mapping) > limit:
+        del mapping[next(iter(mapping))]
+
+
+def _decode_arguments(raw: object) -> JsonObject:
+    """Function-call arguments: a JSON object encoded as a string (sometimes already decoded)."""
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return {}
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {"raw": cap_text(raw)}
+    return value if isinstance(value, dict) else {"raw": cap_text(raw)}
+
+
+def _parse_output(output: object) -> tuple[str, int | None, str | None, bool]:
+    """``(text, exit_code, running_session, failed)`` from a tool output of any known shape."""
+    exit_code: int | None = None
+    if isinstance(output, dict):  # {"content": ..., "success": bool} in some builds
+        text = as_str(output.get("content")) or ""
+        failed = output.get("success") is False
+        return text, None, None, failed
+    if not isinstance(output, str):
+        return "", None, None, False
+    text = output
+    if text.startswith("{"):
+        try:
+            decoded = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            decoded = None
+        if isinstance(decoded, dict) and "output" in decoded:
+            text = as_str(decoded.get("output")) or ""
+            metadata = as_dict(decoded.get("metadata")) or {}
+            exit_code = as_int(metadata.get("exit_code"))
+            return text, exit_code, None, exit_code is not None and exit_code != 0
+    if text.strip() == "aborted" or text.startswith("write_stdin failed"):
+        return text, None, None, True
+    header, sep, body = text.partition("\nOutput:\n")
+    if not sep:
+        header, body = text[:400], text
+    running = _RUNNING.search(header)
+    exited = _EXITED.search(header)
+    if exited:
+        exit_code = int(exited.group(1))
+    return (
+        body,
+        exit_code,
+        running.group(1) if running else None,
+        exit_code is not None and exit_code != 0,
+    )

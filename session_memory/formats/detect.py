@@ -1,0 +1,207 @@
+"""Choosing an adapter: detection from a file's first records, and reading a whole file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import IO, ClassVar, Final, Literal, get_args
+
+import orjson
+
+from session_memory.errors import ConfigError, SnapshotError, TranscriptError
+from session_memory.events import JsonObject
+from session_memory.formats._base import AdapterBase, FormatName, first_line
+from session_memory.formats.claude_code import ClaudeCodeAdapter
+from session_memory.formats.codex import CodexAdapter
+from session_memory.formats.native import NativeAdapter
+from session_memory.memory import SkippedLine
+from session_memory.reader import MAX_LINE_BYTES, Record, Source, iter_lines, read_records
+
+__all__ = [
+    "FORMAT_CHOICES",
+    "AutoAdapter",
+    "FormatChoice",
+    "classify_object",
+    "detect_format",
+    "make_adapter",
+    "read_transcript",
+    "restore_adapter",
+]
+
+FormatChoice = Literal["auto", "native", "claude-code", "codex"]
+"""What a user may ask for: a concrete format, or detection."""
+
+FORMAT_CHOICES: Final[tuple[str, ...]] = get_args(FormatChoice)
+
+_ADAPTERS: Final[dict[str, type[AdapterBase]]] = {
+    "native": NativeAdapter,
+    "claude-code": ClaudeCodeAdapter,
+    "codex": CodexAdapter,
+}
+_CODEX_TYPES: Final = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+)
+_CLAUDE_TYPES: Final = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+    }
+)
+
+
+def classify_object(obj: object) -> FormatName | None:
+    """The format one decoded record belongs to, or None when it says nothing."""
+    if not isinstance(obj, dict):
+        return None
+    if "event_type" in obj and "event_id" in obj:
+        return "native"
+    rtype = obj.get("type")
+    if not isinstance(rtype, str):
+        rtype = None
+    if rtype in _CODEX_TYPES and "payload" in obj:
+        return "codex"
+    if rtype in _CLAUDE_TYPES or ("sessionId" in obj and "uuid" in obj):
+        return "claude-code"
+    return None
+
+
+def detect_format(first_objects: Iterable[object]) -> FormatName:
+    """The format of a file from its first valid JSON records; native when none says."""
+    for obj in first_objects:
+        found = classify_object(obj)
+        if found is not None:
+            return found
+    return "native"
+
+
+def make_adapter(fmt: str) -> AdapterBase:
+    """A fresh adapter for ``fmt`` (one of :data:`FORMAT_CHOICES`)."""
+    if fmt == "auto":
+        return AutoAdapter()
+    try:
+        return _ADAPTERS[fmt]()
+    except KeyError:
+        raise ConfigError(
+            f"unknown transcript format {fmt!r}; choose from {', '.join(FORMAT_CHOICES)}"
+        ) from None
+
+
+def restore_adapter(state: JsonObject) -> AdapterBase:
+    """The adapter a :meth:`snapshot` describes, whatever its format."""
+    fmt = state.get("format") if isinstance(state, dict) else None
+    if fmt == "auto":
+        return AutoAdapter.restore(state)
+    cls = _ADAPTERS.get(fmt) if isinstance(fmt, str) else None
+    if cls is None:
+        raise SnapshotError(f"adapter snapshot of unknown format {fmt!r}")
+    return cls.restore(state)
+
+
+class AutoAdapter(AdapterBase):
+    """Detects the format on the first telling record, then delegates to that adapter.
+
+    Records before it (an empty object, a record of no known shape) are skipped as such.
+    """
+
+    format_name: ClassVar[str] = "auto"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner: AdapterBase | None = None
+
+    @property
+    def detected(self) -> str | None:
+        """The detected format, None until a record told."""
+        return None if self.inner is None else self.inner.format_name
+
+    def feed(self, record: JsonObject, offset: int) -> list[Record]:
+        """Detect on the first telling record, then delegate."""
+        if self.inner is None:
+            fmt = classify_object(record)
+            if fmt is None:
+                return [SkippedLine(offset=offset, reason="record of no known transcript format")]
+            self.inner = _ADAPTERS[fmt]()
+        return self.inner.feed(record, offset)
+
+    def finish(self) -> list[Record]:
+        """Delegate."""
+        return [] if self.inner is None else self.inner.finish()
+
+    def snapshot(self) -> JsonObject:
+        """The inner adapter's snapshot wrapped with the ``auto`` marker."""
+        return {
+            "format": "auto",
+            "version": 1,
+            "inner": None if self.inner is None else self.inner.snapshot(),
+        }
+
+    @classmethod
+    def restore(cls, state: JsonObject) -> AutoAdapter:
+        """Restore the wrapper and, when detection had happened, its inner adapter."""
+        if not isinstance(state, dict) or state.get("format") != "auto" or "inner" not in state:
+            raise SnapshotError("not an auto adapter snapshot")
+        adapter = cls()
+        inner = state["inner"]
+        if inner is not None:
+            if not isinstance(inner, dict) or inner.get("format") == "auto":
+                raise SnapshotError("auto adapter snapshot has an invalid inner adapter")
+            adapter.inner = restore_adapter(inner)
+        return adapter
+
+
+def read_transcript(
+    source: Source, format: str = "auto", *, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Record]:
+    """Every record of a transcript in any supported format, as native events and skips.
+
+    ``format`` is ``auto`` (detect), ``native``, ``claude-code`` or ``codex``. A missing or
+    unreadable file is a :class:`TranscriptError` and an unknown format a
+    :class:`ConfigError`; nothing in the file's content raises.
+    """
+    if format == "native":
+        yield from read_records(source, max_line_bytes=max_line_bytes)
+        return
+    adapter = make_adapter(format)
+    if isinstance(source, str | os.PathLike):
+        try:
+            stream: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise TranscriptError(
+                f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
+            ) from exc
+        with stream:
+            yield from _adapted(stream, adapter, max_line_bytes)
+    else:
+        yield from _adapted(source, adapter, max_line_bytes)
+
+
+def _adapted(stream: IO[bytes], adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
+    try:
+        for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
+            if line is None:
+                yield SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
+                continue
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                reason = f"not valid JSON: {first_line(str(exc))}"
+                if end == offset + len(line):
+                    reason = f"incomplete last line: {reason}"
+                yield SkippedLine(offset=offset, reason=reason)
+                continue
+            if not isinstance(obj, dict):
+                yield SkippedLine(
+                    offset=offset, reason=f"not a JSON object but {type(obj).__name__}"
+                )
+                continue
+            yield from adapter.feed(obj, offset)
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript: {exc}") from exc
+    yield from adapter.finish()
