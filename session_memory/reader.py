@@ -8,6 +8,7 @@ raises for the content of a transcript: every line that is not a valid event bec
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from typing import IO, Final
@@ -16,15 +17,18 @@ import orjson
 import pydantic
 
 from session_memory.errors import TranscriptError
-from session_memory.events import TranscriptEvent
+from session_memory.events import JsonObject, TranscriptEvent
 from session_memory.memory import SkippedLine
 
 __all__ = [
     "MAX_LINE_BYTES",
     "Record",
     "Source",
+    "decode_line",
     "event_from_object",
     "iter_lines",
+    "iter_objects",
+    "open_source",
     "parse_line",
     "read_events",
     "read_records",
@@ -40,18 +44,24 @@ Record = TranscriptEvent | SkippedLine
 """What reading yields: an event to apply, or a line that was skipped and why."""
 
 
-def parse_line(line: bytes, offset: int) -> Record:
-    """Parse one line (without its newline) into an event, or say why it is skipped."""
+def decode_line(line: bytes, offset: int) -> JsonObject | SkippedLine:
+    """Decode one line (without its newline) into a JSON object, or say why it is skipped."""
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         return SkippedLine(offset=offset, reason=f"not valid JSON: {_first_line(str(exc))}")
     if not isinstance(obj, dict):
         return SkippedLine(offset=offset, reason=f"not a JSON object but {type(obj).__name__}")
-    return event_from_object(obj, offset)
+    return obj
 
 
-def event_from_object(obj: dict[str, object], offset: int) -> Record:
+def parse_line(line: bytes, offset: int) -> Record:
+    """Parse one line (without its newline) into an event, or say why it is skipped."""
+    obj = decode_line(line, offset)
+    return obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
+
+
+def event_from_object(obj: JsonObject, offset: int) -> Record:
     """Validate a decoded JSON object as a :class:`TranscriptEvent`."""
     try:
         return TranscriptEvent.model_validate(obj)
@@ -116,39 +126,54 @@ def iter_lines(
             yield buf_start, buf, buf_start + len(buf)
 
 
-def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
-    """Yield every line of a transcript as an event or a skip, in order.
+@contextlib.contextmanager
+def open_source(source: Source) -> Iterator[IO[bytes]]:
+    """A binary stream for a path or an open binary file; OSError becomes TranscriptError."""
+    if not isinstance(source, str | os.PathLike):
+        yield source
+        return
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise TranscriptError(
+            f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
+        ) from exc
+    with stream:
+        yield stream
 
-    Blank lines are neither: they are passed over silently. A missing or unreadable file is a
-    :class:`TranscriptError`; nothing in the file's content raises.
+
+def iter_objects(
+    stream: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, JsonObject | SkippedLine]]:
+    """Yield ``(offset, object or skip)`` for every non-blank line of a whole stream.
+
+    Blank lines are passed over silently; a read error is a :class:`TranscriptError`.
     """
-    if isinstance(source, str | os.PathLike):
-        try:
-            stream: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise TranscriptError(
-                f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
-            ) from exc
-        with stream:
-            yield from _records(stream, max_line_bytes)
-    else:
-        yield from _records(source, max_line_bytes)
-
-
-def _records(stream: IO[bytes], max_line_bytes: int) -> Iterator[Record]:
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
             if line is None:
-                yield SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
+                yield (
+                    offset,
+                    SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes"),
+                )
             elif line.strip():
-                record = parse_line(line, offset)
-                if isinstance(record, SkippedLine) and end == offset + len(line):
-                    record = SkippedLine(
-                        offset=offset, reason=f"incomplete last line: {record.reason}"
-                    )
-                yield record
+                obj = decode_line(line, offset)
+                if isinstance(obj, SkippedLine) and end == offset + len(line):
+                    obj = SkippedLine(offset=offset, reason=f"incomplete last line: {obj.reason}")
+                yield offset, obj
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc
+
+
+def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
+    """Yield every line of a native transcript as an event or a skip, in order.
+
+    A missing or unreadable file is a :class:`TranscriptError`; nothing in the file's
+    content raises.
+    """
+    with open_source(source) as stream:
+        for offset, obj in iter_objects(stream, max_line_bytes=max_line_bytes):
+            yield obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
 
 
 def read_events(

@@ -13,12 +13,10 @@ import re
 from collections.abc import Iterable
 from typing import ClassVar, Final, Literal, Protocol, TypeVar
 
-import orjson
-
 from session_memory.errors import SnapshotError
 from session_memory.events import JsonObject, TranscriptEvent
 from session_memory.memory import SkippedLine
-from session_memory.reader import Record
+from session_memory.reader import Record, decode_line
 
 __all__ = [
     "MAX_OPEN_CALLS",
@@ -137,15 +135,8 @@ class AdapterBase:
 
     def feed_line(self, line: bytes, offset: int) -> list[Record]:
         """Decode one line (without its newline) and feed it."""
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            return [SkippedLine(offset=offset, reason=f"not valid JSON: {first_line(str(exc))}")]
-        if not isinstance(obj, dict):
-            return [
-                SkippedLine(offset=offset, reason=f"not a JSON object but {type(obj).__name__}")
-            ]
-        return self.feed(obj, offset)
+        obj = decode_line(line, offset)
+        return [obj] if isinstance(obj, SkippedLine) else self.feed(obj, offset)
 
     def finish(self) -> list[Record]:
         """Release held-back output; the default holds nothing back."""

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
-from typing import IO, ClassVar, Final, Literal, get_args
+from typing import ClassVar, Final, Literal, get_args
 
-import orjson
-
-from session_memory.errors import ConfigError, SnapshotError, TranscriptError
+from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import JsonObject
-from session_memory.formats._base import AdapterBase, FormatName, first_line
+from session_memory.formats._base import AdapterBase, FormatName
 from session_memory.formats.claude_code import ClaudeCodeAdapter
 from session_memory.formats.codex import CodexAdapter
 from session_memory.formats.native import NativeAdapter
 from session_memory.memory import SkippedLine
-from session_memory.reader import MAX_LINE_BYTES, Record, Source, iter_lines, read_records
+from session_memory.reader import (
+    MAX_LINE_BYTES,
+    Record,
+    Source,
+    iter_objects,
+    open_source,
+    read_records,
+)
 
 __all__ = [
     "FORMAT_CHOICES",
@@ -167,41 +171,10 @@ def read_transcript(
         yield from read_records(source, max_line_bytes=max_line_bytes)
         return
     adapter = make_adapter(format)
-    if isinstance(source, str | os.PathLike):
-        try:
-            stream: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise TranscriptError(
-                f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
-            ) from exc
-        with stream:
-            yield from _adapted(stream, adapter, max_line_bytes)
-    else:
-        yield from _adapted(source, adapter, max_line_bytes)
-
-
-def _adapted(stream: IO[bytes], adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
-    try:
-        for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-            if line is None:
-                yield SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
-                continue
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                reason = f"not valid JSON: {first_line(str(exc))}"
-                if end == offset + len(line):
-                    reason = f"incomplete last line: {reason}"
-                yield SkippedLine(offset=offset, reason=reason)
-                continue
-            if not isinstance(obj, dict):
-                yield SkippedLine(
-                    offset=offset, reason=f"not a JSON object but {type(obj).__name__}"
-                )
-                continue
-            yield from adapter.feed(obj, offset)
-    except OSError as exc:
-        raise TranscriptError(f"cannot read transcript: {exc}") from exc
+    with open_source(source) as stream:
+        for offset, obj in iter_objects(stream, max_line_bytes=max_line_bytes):
+            if isinstance(obj, SkippedLine):
+                yield obj
+            else:
+                yield from adapter.feed(obj, offset)
     yield from adapter.finish()
