@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import orjson
 
@@ -193,13 +193,13 @@ def build_model_view(
 
     if not isinstance(history, Sequence) or isinstance(history, str | bytes):
         raise ViewInputError(f"history must be a list of messages, not {type(history).__name__}")
-    costs = _history_tokens(history, tok)
+    facts = _history_facts(history, shape, tok)
     keep_from = 0
     if context_window is not None:
         available = context_window - reserve_output_tokens
-        keep_from = _fit(history, costs, shape, available, system_tokens + memory_tokens)
+        keep_from = _fit(facts, available, system_tokens + memory_tokens)
     kept = history[keep_from:]
-    history_tokens = sum(costs[keep_from:])
+    history_tokens = sum(f.tokens for f in facts[keep_from:])
 
     memory_block: dict[str, Any] | None = None
     if memory_text:
@@ -232,7 +232,7 @@ def build_model_view(
         memory_tokens=memory_tokens,
         history_tokens=history_tokens,
         dropped_messages=keep_from,
-        dropped_tokens=sum(costs[:keep_from]),
+        dropped_tokens=sum(f.tokens for f in facts[:keep_from]),
         memory_changed=previous is None or previous.memory_text != memory_text,
         context_window=context_window,
         reserve_output_tokens=reserve_output_tokens,
@@ -264,19 +264,35 @@ def clear_message_token_cache() -> None:
     _CACHE.clear()
 
 
+class _Facts(NamedTuple):
+    """What fitting needs to know about one history message, computed once per content."""
+
+    tokens: int
+    issued: tuple[str, ...]
+    """Ids of the tool calls this message makes."""
+    answered: tuple[str, ...]
+    """Ids of the tool calls whose results this message carries."""
+    user_turn: bool
+    """Whether the user wrote it (role user, and not only tool results)."""
+
+
+_CacheKey = tuple[str, str, bytes]
+"""(encoding, shape or "text", digest of the canonical JSON)."""
+
+
 class _TokenCache:
-    """A bounded LRU map from (encoding, digest of canonical JSON) to a token count."""
+    """A bounded LRU map from a message's content to its :class:`_Facts` (or a text's count)."""
 
     def __init__(self, maxsize: int) -> None:
-        self._data: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+        self._data: OrderedDict[_CacheKey, Any] = OrderedDict()
         self._maxsize = maxsize
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
 
-    def get_many(self, keys: Sequence[tuple[str, bytes]]) -> list[int | None]:
+    def get_many(self, keys: Sequence[_CacheKey]) -> list[Any]:
         data = self._data
-        found: list[int | None] = []
+        found: list[Any] = []
         with self._lock:
             for key in keys:
                 value = data.get(key)
@@ -288,7 +304,7 @@ class _TokenCache:
             self._misses += len(found) - hits
         return found
 
-    def put_many(self, items: Sequence[tuple[tuple[str, bytes], int]]) -> None:
+    def put_many(self, items: Sequence[tuple[_CacheKey, Any]]) -> None:
         data = self._data
         with self._lock:
             for key, value in items:
@@ -318,38 +334,47 @@ def _canonical(message: object, what: str) -> bytes:
 
 
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return hashlib.sha256(data).digest()
 
 
-def _history_tokens(history: Sequence[Message], tok: TiktokenCounter) -> list[int]:
-    """The estimated tokens of each history message, counting only messages not seen before."""
+def _history_facts(history: Sequence[Message], shape: Shape, tok: TiktokenCounter) -> list[_Facts]:
+    """The facts of each history message, computing them only for content not seen before."""
     name = tok.encoding
-    keys: list[tuple[str, bytes]] = []
+    keys: list[_CacheKey] = []
     for i, message in enumerate(history):
-        if not isinstance(message, Mapping):
+        # type(...) is dict first: isinstance against the Mapping ABC is slow.
+        if type(message) is not dict and not isinstance(message, Mapping):
             raise ViewInputError(
                 f"history message {i} is a {type(message).__name__}, not a JSON object"
             )
-        keys.append((name, _digest(_canonical(message, f"history message {i}"))))
+        keys.append((name, shape, _digest(_canonical(message, f"history message {i}"))))
     found = _CACHE.get_many(keys)
-    new: list[tuple[tuple[str, bytes], int]] = []
-    costs: list[int] = []
-    for key, value, message in zip(keys, found, history, strict=True):
-        if value is None:
-            value = _uncached_tokens(message, tok)
-            new.append((key, value))
-        costs.append(value)
+    new: list[tuple[_CacheKey, Any]] = []
+    for i, (key, facts) in enumerate(zip(keys, found, strict=True)):
+        if facts is None:
+            facts = _facts(history[i], shape, tok)
+            new.append((key, facts))
+            found[i] = facts
     if new:
         _CACHE.put_many(new)
-    return costs
+    return found
+
+
+def _facts(message: Message, shape: Shape, tok: TiktokenCounter) -> _Facts:
+    answered = _answered_ids(message, shape)
+    user_turn = message.get("role") == "user" and not (
+        shape == "anthropic" and _only_tool_results(message)
+    )
+    return _Facts(_uncached_tokens(message, tok), _issued_ids(message, shape), answered, user_turn)
 
 
 def _cached_text_tokens(text: str, tok: TiktokenCounter) -> int:
-    key = (tok.encoding, _digest(b"text\0" + text.encode("utf-8", "surrogatepass")))
+    key = (tok.encoding, "text", _digest(text.encode("utf-8", "surrogatepass")))
     (value,) = _CACHE.get_many([key])
     if value is None:
         value = tok.count(text)
         _CACHE.put_many([(key, value)])
+    assert isinstance(value, int)
     return value
 
 
@@ -475,13 +500,7 @@ def _anthropic_block(message: Message) -> Message:
     raise ViewInputError("a system message needs string or text-part content")
 
 
-def _fit(
-    history: Sequence[Message],
-    costs: Sequence[int],
-    shape: Shape,
-    available: int,
-    fixed: int,
-) -> int:
+def _fit(facts: Sequence[_Facts], available: int, fixed: int) -> int:
     """The index of the first history message to keep so that the view fits ``available``.
 
     ``fixed`` is what cannot be dropped (system prompt and memory). A cut at ``i`` keeps
@@ -489,20 +508,29 @@ def _fit(
     and ``i`` is not after the latest user message. The smallest allowed cut that fits wins:
     the oldest messages go first, and as few as possible go.
     """
-    n = len(history)
+    n = len(facts)
     suffix = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + costs[i]
+        suffix[i] = suffix[i + 1] + facts[i].tokens
     room = available - fixed
     if suffix[0] <= room:
         return 0
-    anchors = _call_anchors(history, shape)
-    last_user = _latest_user_index(history, shape)
+    # anchor: for each message, the earliest message holding a call it answers (else itself).
+    issued: dict[str, int] = {}
+    anchors = list(range(n + 1))
+    last_user: int | None = None
+    for i, f in enumerate(facts):
+        for call_id in f.answered:
+            anchors[i] = min(anchors[i], issued.get(call_id, i))
+        for call_id in f.issued:
+            issued[call_id] = i
+        if f.user_turn:
+            last_user = i
     limit = n if last_user is None else last_user
     # lowest[i]: the earliest message that some message of history[i:] depends on.
-    lowest = list(range(n + 1))
+    lowest = anchors
     for i in range(n - 1, -1, -1):
-        lowest[i] = min(anchors[i], lowest[i + 1])
+        lowest[i] = min(lowest[i], lowest[i + 1])
     best = 0
     for i in range(limit + 1):
         if lowest[i] < i:
@@ -523,45 +551,30 @@ def _fit(
     )
 
 
-def _call_anchors(history: Sequence[Message], shape: Shape) -> list[int]:
-    """For each message, the index of the earliest message holding a call it answers.
-
-    A message that answers no call (or only calls not found earlier) anchors to itself.
-    """
-    issued: dict[str, int] = {}
-    anchors: list[int] = []
-    for i, message in enumerate(history):
-        anchor = i
-        for call_id in _answered_ids(message, shape):
-            anchor = min(anchor, issued.get(call_id, i))
-        anchors.append(anchor)
-        for call_id in _issued_ids(message, shape):
-            issued[call_id] = i
-    return anchors
-
-
-def _issued_ids(message: Message, shape: Shape) -> list[str]:
+def _issued_ids(message: Message, shape: Shape) -> tuple[str, ...]:
     if shape == "openai":
         calls = message.get("tool_calls")
         if not isinstance(calls, list):
-            return []
-        return [c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)]
-    return [
+            return ()
+        return tuple(
+            c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)
+        )
+    return tuple(
         b["id"]
         for b in _blocks(message)
         if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-    ]
+    )
 
 
-def _answered_ids(message: Message, shape: Shape) -> list[str]:
+def _answered_ids(message: Message, shape: Shape) -> tuple[str, ...]:
     if shape == "openai":
         call_id = message.get("tool_call_id")
-        return [call_id] if message.get("role") == "tool" and isinstance(call_id, str) else []
-    return [
+        return (call_id,) if message.get("role") == "tool" and isinstance(call_id, str) else ()
+    return tuple(
         b["tool_use_id"]
         for b in _blocks(message)
         if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
-    ]
+    )
 
 
 def _blocks(message: Message) -> list[Mapping[str, Any]]:
@@ -569,18 +582,6 @@ def _blocks(message: Message) -> list[Mapping[str, Any]]:
     if not isinstance(content, list):
         return []
     return [b for b in content if isinstance(b, Mapping)]
-
-
-def _latest_user_index(history: Sequence[Message], shape: Shape) -> int | None:
-    """The latest message the user wrote: role ``user`` and not only tool results."""
-    for i in range(len(history) - 1, -1, -1):
-        message = history[i]
-        if message.get("role") != "user":
-            continue
-        if shape == "anthropic" and _only_tool_results(message):
-            continue
-        return i
-    return None
 
 
 def _only_tool_results(message: Message) -> bool:
