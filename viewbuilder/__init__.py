@@ -5,6 +5,7 @@ from viewbuilder.view import (
     ModelView,
     ViewInputError,
     build_model_view,
+    clear_message_token_cache,
     message_token_cache_info,
     message_tokens,
 )
@@ -13,6 +14,7 @@ __all__ = [
     "ModelView",
     "ViewInputError",
     "build_model_view",
+    "clear_message_token_cache",
     "message_token_cache_info",
     "message_tokens",
     "render_memory",

@@ -345,7 +345,7 @@ def _history_facts(history: Sequence[Message], shape: Shape, tok: TiktokenCounte
         # type(...) is dict first: isinstance against the Mapping ABC is slow.
         if type(message) is not dict and not isinstance(message, Mapping):
             raise ViewInputError(
-                f"history message {i} is a {type(message).__name__}, not a JSON object"
+                f"history message {i} is not a JSON object but {type(message).__name__}"
             )
         keys.append((name, shape, _digest(_canonical(message, f"history message {i}"))))
     found = _CACHE.get_many(keys)
@@ -467,7 +467,7 @@ def _system_messages(system_prompt: SystemPrompt) -> list[Message]:
     for i, item in enumerate(system_prompt):
         if not isinstance(item, Mapping):
             raise ViewInputError(
-                f"system prompt item {i} is a {type(item).__name__}, not an object"
+                f"system prompt item {i} is not a JSON object but {type(item).__name__}"
             )
         if "role" in item:
             messages.append(item)

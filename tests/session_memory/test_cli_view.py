@@ -217,7 +217,7 @@ class TestViewInputs:
         [
             (b'[{"role": ', "is not valid JSON"),
             (b'{"role": "user"}', "must be a JSON list of messages"),
-            (b"[1, 2]", "history message 0 is a int"),
+            (b"[1, 2]", "history message 0 is not a JSON object but int"),
         ],
     )
     def test_malformed_history(
