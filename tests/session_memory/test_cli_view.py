@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -165,9 +166,11 @@ class TestView:
             "--history",
             str(files["history"]),
         )
-        code, out, _ = run(capsys, *base)
+        code, out, err = run(capsys, *base)
         full = len(orjson.loads(out)["messages"])
-        code, out, err = run(capsys, *base, "--context-window", "400", "--reserve-output", "200")
+        total = int(re.search(r"~(\d+) tokens", err).group(1))  # type: ignore[union-attr]
+        window = str(total - 1 + 100)
+        code, out, err = run(capsys, *base, "--context-window", window, "--reserve-output", "100")
         assert code == 0, err
         messages = orjson.loads(out)["messages"]
         assert len(messages) < full
