@@ -133,8 +133,10 @@ def _run_view(args: argparse.Namespace) -> int:
     try:
         with open(args.system, encoding="utf-8") as f:
             system_prompt = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ViewInputError(f"cannot read system prompt {args.system!r}: {exc}") from exc
+    except OSError as exc:
+        raise ViewInputError(f"cannot read system prompt {args.system!r}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ViewInputError(f"system prompt {args.system!r} is not UTF-8 text: {exc}") from exc
     history: list[object] = []
     if args.history is not None:
         try:

@@ -538,16 +538,16 @@ def _fit(facts: Sequence[_Facts], available: int, fixed: int) -> int:
         best = i
         if suffix[i] <= room:
             return i
-    need = fixed + suffix[best]
-    if last_user is not None:
+    over = fixed + suffix[best] - available
+    what = f"system prompt and memory take {fixed} tokens"
+    if last_user is None:
+        what = f"system prompt and memory alone take {fixed} tokens"
+    else:
         count = n - best
         noun = "message" if count == 1 else "messages"
-        kept = f"the {count} history {noun} from the latest user message on"
-    else:
-        kept = "no history"
+        what += f" and the {count} history {noun} from the latest user message on {suffix[best]}"
     raise BudgetError(
-        f"the view is {need - available} tokens over the {available} available for input: "
-        f"system prompt and memory take {fixed} tokens, {kept} {suffix[best]} (estimated)"
+        f"the view is {over} tokens over the {available} available for input: {what} (estimates)"
     )
 
 
