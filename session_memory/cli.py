@@ -58,6 +58,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_derive_parser(sub)
+    _add_view_parser(sub)
     return parser
 
 
@@ -116,6 +117,78 @@ def _run_derive(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "view", help="derive the memory and print the messages of a model call as JSON"
+    )
+    p.add_argument("path", help="transcript file (JSONL), or - for standard input")
+    p.add_argument("--system", required=True, metavar="FILE", help="system prompt (text file)")
+    p.add_argument(
+        "--history",
+        metavar="FILE",
+        help="chat history: a JSON list of messages, or an object with a messages list",
+    )
+    p.add_argument("--shape", choices=("openai", "anthropic"), default="openai")
+    p.add_argument("--context-window", type=int, metavar="N", help="fit the view into N tokens")
+    p.add_argument(
+        "--reserve-output", type=int, default=0, metavar="N", help="tokens kept for the answer"
+    )
+    _add_budget_argument(p)
+    p.set_defaults(run=_run_view)
+
+
+def _run_view(args: argparse.Namespace) -> int:
+    from viewbuilder import ViewInputError, build_model_view
+
+    try:
+        with open(args.system, encoding="utf-8") as f:
+            system_prompt = f.read()
+    except OSError as exc:
+        raise ViewInputError(f"cannot read system prompt {args.system!r}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ViewInputError(f"system prompt {args.system!r} is not UTF-8 text: {exc}") from exc
+    history: list[object] = []
+    if args.history is not None:
+        try:
+            with open(args.history, "rb") as fb:
+                data = orjson.loads(fb.read())
+        except OSError as exc:
+            raise ViewInputError(f"cannot read history {args.history!r}: {exc.strerror}") from exc
+        except orjson.JSONDecodeError as exc:
+            raise ViewInputError(f"history {args.history!r} is not valid JSON: {exc}") from exc
+        if isinstance(data, dict) and isinstance(data.get("messages"), list):
+            data = data["messages"]
+        if not isinstance(data, list):
+            raise ViewInputError(f"history {args.history!r} must be a JSON list of messages")
+        history = data
+
+    from deriver import SessionMemoryDeriver
+
+    deriver = SessionMemoryDeriver(budget_tokens=args.budget)
+    deriver.apply_all(open_records(args.path))
+    view = build_model_view(
+        system_prompt,
+        deriver.memory,
+        history,  # type: ignore[arg-type]  # checked message by message by build_model_view
+        shape=args.shape,
+        context_window=args.context_window,
+        reserve_output_tokens=args.reserve_output,
+    )
+    sys.stdout.buffer.write(orjson.dumps(view.to_request(), option=_VIEW_JSON))
+    sys.stdout.buffer.write(b"\n")
+    sys.stdout.flush()
+    print(
+        f"session-memory: {len(view.messages)} messages, ~{view.total_tokens} tokens "
+        f"(system {view.system_tokens}, memory {view.memory_tokens}, "
+        f"history {view.history_tokens}), {view.dropped_messages} history messages dropped",
+        file=sys.stderr,
+    )
+    return 0
+
+
+_VIEW_JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
 if __name__ == "__main__":

@@ -1,5 +1,21 @@
 """Rendering the session memory and building the messages of a model call."""
 
 from viewbuilder.render import render_memory
+from viewbuilder.view import (
+    ModelView,
+    ViewInputError,
+    build_model_view,
+    clear_message_token_cache,
+    message_token_cache_info,
+    message_tokens,
+)
 
-__all__ = ["render_memory"]
+__all__ = [
+    "ModelView",
+    "ViewInputError",
+    "build_model_view",
+    "clear_message_token_cache",
+    "message_token_cache_info",
+    "message_tokens",
+    "render_memory",
+]
