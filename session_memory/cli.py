@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO
@@ -16,6 +17,7 @@ import orjson
 
 from session_memory.errors import SessionMemoryError
 from session_memory.formats import FORMAT_CHOICES, read_transcript
+from session_memory.memory import SessionMemory
 from session_memory.reader import Record
 
 __all__ = ["add_format_argument", "cli", "main", "open_records"]
@@ -43,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`... | head`): not an error of ours, and no traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def cli(*args: str) -> int:
@@ -78,11 +84,24 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_transcript_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="transcript file (JSONL), or - for standard input")
+    _add_budget_argument(parser)
+    add_format_argument(parser)
+
+
+def _derive(args: argparse.Namespace) -> SessionMemory:
+    """The memory of the transcript named by ``path``, ``--budget`` and ``--format``."""
+    from deriver import SessionMemoryDeriver
+
+    deriver = SessionMemoryDeriver(budget_tokens=args.budget)
+    deriver.apply_all(open_records(args.path, args.format))
+    return deriver.memory
+
+
 def _add_derive_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("derive", help="derive the memory of one transcript and print it")
-    p.add_argument("path", help="transcript file (JSONL), or - for standard input")
-    _add_budget_argument(p)
-    add_format_argument(p)
+    _add_transcript_arguments(p)
     p.add_argument("--json", action="store_true", help="print the SessionMemory as JSON")
     p.set_defaults(run=_run_derive)
 
@@ -96,12 +115,9 @@ def open_records(path: str, format: str = "auto") -> Iterator[Record]:
 
 
 def _run_derive(args: argparse.Namespace) -> int:
-    from deriver import SessionMemoryDeriver
     from viewbuilder import render_memory
 
-    deriver = SessionMemoryDeriver(budget_tokens=args.budget)
-    deriver.apply_all(open_records(args.path, getattr(args, "format", "auto")))
-    memory = deriver.memory
+    memory = _derive(args)
     if args.json:
         sys.stdout.buffer.write(
             orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
@@ -123,7 +139,7 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p = sub.add_parser(
         "view", help="derive the memory and print the messages of a model call as JSON"
     )
-    p.add_argument("path", help="transcript file (JSONL), or - for standard input")
+    _add_transcript_arguments(p)
     p.add_argument("--system", required=True, metavar="FILE", help="system prompt (text file)")
     p.add_argument(
         "--history",
@@ -135,7 +151,6 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--reserve-output", type=int, default=0, metavar="N", help="tokens kept for the answer"
     )
-    _add_budget_argument(p)
     p.set_defaults(run=_run_view)
 
 
@@ -164,13 +179,9 @@ def _run_view(args: argparse.Namespace) -> int:
             raise ViewInputError(f"history {args.history!r} must be a JSON list of messages")
         history = data
 
-    from deriver import SessionMemoryDeriver
-
-    deriver = SessionMemoryDeriver(budget_tokens=args.budget)
-    deriver.apply_all(open_records(args.path))
     view = build_model_view(
         system_prompt,
-        deriver.memory,
+        _derive(args),
         history,  # type: ignore[arg-type]  # checked message by message by build_model_view
         shape=args.shape,
         context_window=args.context_window,
