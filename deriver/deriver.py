@@ -7,6 +7,7 @@ then changes state. Rebuild is the same fold from the empty state.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -71,7 +72,8 @@ class SessionMemoryDeriver:
                 f"use at least {minimum}"
             )
         self._rules = Rules(self._store)
-        self._seen: dict[str, None] = {}
+        self._seen: set[str] = set()
+        self._seen_order: deque[str] = deque()
         self._dedup_window = dedup_window
         self._event_count = 0
         self._last_event_id: str | None = None
@@ -172,10 +174,13 @@ class SessionMemoryDeriver:
         return deriver
 
     def _remember(self, event_id: str) -> None:
-        seen = self._seen
-        seen[event_id] = None
-        if len(seen) > self._dedup_window:
-            del seen[next(iter(seen))]
+        # A set for membership and a deque for age: dropping the oldest id from the front of
+        # an insertion-ordered dict instead would scan its deleted slots on every event.
+        self._seen.add(event_id)
+        order = self._seen_order
+        order.append(event_id)
+        if len(order) > self._dedup_window:
+            self._seen.discard(order.popleft())
 
     def _count_unknown_type(self, event_type: str) -> None:
         counts: dict[str, int] = self._diag["unknown_event_types"]
@@ -250,7 +255,7 @@ class SessionMemoryDeriver:
         state = {
             "format": SNAPSHOT_FORMAT,
             "config": self._config,
-            "seen": list(self._seen),
+            "seen": list(self._seen_order),
             "event_count": self._event_count,
             "last_event_id": self._last_event_id,
             "session_id": self._session_id,
@@ -269,7 +274,8 @@ class SessionMemoryDeriver:
             if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
                 raise SnapshotError("not a session-memory deriver snapshot of a known format")
             deriver = cls(**state["config"])
-            deriver._seen = dict.fromkeys(state["seen"])
+            deriver._seen_order = deque(state["seen"])
+            deriver._seen = set(deriver._seen_order)
             deriver._event_count = state["event_count"]
             deriver._last_event_id = state["last_event_id"]
             deriver._session_id = state["session_id"]

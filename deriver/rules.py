@@ -168,6 +168,12 @@ def _code(text: str, max_chars: int = _ARG_CHARS) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
+def _line(text: str, max_chars: int) -> str:
+    """Agent-written text (a todo, a decision) on one contained line; memoised like _code."""
+    return contain_trusted_line(text, max_chars)
+
+
+@functools.lru_cache(maxsize=4096)
 def _describe(tool: str, key: str | None) -> str:
     name = contain_trusted_line(tool, 60) or "tool"
     return f"{name} {_code(key)}" if key else name
@@ -630,7 +636,7 @@ class Rules:
                 store.remove(item, stamp)
         done = self._todos_done
         for content, status in todos:
-            text = contain_trusted_line(content, 300)
+            text = _line(content, 300)
             if status == "completed":
                 if text not in done:
                     done.append(text)
