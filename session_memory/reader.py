@@ -145,9 +145,10 @@ def open_source(source: Source) -> Iterator[IO[bytes]]:
 def iter_objects(
     stream: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, JsonObject | SkippedLine]]:
-    """Yield ``(offset, object or skip)`` for every non-blank line of a whole stream.
+    """Yield ``(offset, object or skip)`` for every line of a whole stream.
 
-    Blank lines are passed over silently; a read error is a :class:`TranscriptError`.
+    Blank lines are skipped and counted like any other line that is not an event; a read
+    error is a :class:`TranscriptError`.
     """
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
@@ -156,7 +157,9 @@ def iter_objects(
                     offset,
                     SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes"),
                 )
-            elif line.strip():
+            elif not line.strip():
+                yield offset, SkippedLine(offset=offset, reason="blank line")
+            else:
                 obj = decode_line(line, offset)
                 if isinstance(obj, SkippedLine) and end == offset + len(line):
                     obj = SkippedLine(offset=offset, reason=f"incomplete last line: {obj.reason}")

@@ -59,9 +59,14 @@ class TestReadRecords:
         [record] = records(GOOD)
         assert isinstance(record, TranscriptEvent)
 
-    def test_blank_lines_are_passed_over(self) -> None:
-        """Blank lines are neither events nor skips."""
-        assert len(records(b"\n\n  \n" + GOOD + b"\n\n")) == 1
+    def test_blank_lines_are_skipped_and_counted(self) -> None:
+        """Blank lines are skipped with their offsets, like any line that is not an event."""
+        found = records(b"\n  \n" + GOOD + b"\n\n")
+        assert [(r.offset, r.reason) for r in found if isinstance(r, SkippedLine)] == [
+            (0, "blank line"),
+            (1, "blank line"),
+            (5 + len(GOOD), "blank line"),
+        ]
 
     def test_over_long_line_is_skipped_in_bounded_memory(self) -> None:
         """A line longer than the limit is skipped without being held whole."""
