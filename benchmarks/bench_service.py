@@ -71,7 +71,7 @@ def wait_count(path: Path, want: int, timeout: float = 30.0, interval: float = 0
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Watch:
@@ -159,9 +159,7 @@ def bench_concurrent(tmp: Path, files: int, per_file: int) -> dict[str, Any]:
     for t in threads:
         t.join()
     watch.stop()
-    lost = sum(
-        event_count(out / f"c{k:03d}.memory.json") != per_file + 1 for k in range(files)
-    )
+    lost = sum(event_count(out / f"c{k:03d}.memory.json") != per_file + 1 for k in range(files))
     return {
         "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * pct(latencies, 0.99),

@@ -28,7 +28,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -71,6 +71,7 @@ DEFAULT_STATE_DIRNAME: Final = ".session-memory-state"
 
 JSON_SUFFIX: Final = ".memory.json"
 MD_SUFFIX: Final = ".memory.md"
+SKIPS_LOGGED: Final = 10
 
 
 def output_paths(out_dir: Path, name: str) -> tuple[Path, Path]:
@@ -106,7 +107,8 @@ class _Transcript:
     on_disk: bytes | None = None
     saved_offset: int | None = None
     saved_version: int | None = None
-    counts: list[int] = field(default_factory=lambda: [0, 0])
+    events_read: int = 0
+    lines_skipped: int = 0
 
 
 class MemoryService:
@@ -333,26 +335,41 @@ class MemoryService:
                 record = item.record
                 if isinstance(record, TranscriptEvent):
                     t.deriver.apply(record)
-                    t.counts[0] += 1
+                    t.events_read += 1
                 elif isinstance(record, SkippedLine):
-                    logger.info(
-                        "skipped line at byte %d of %s: %s", record.offset, t.path, record.reason
-                    )
                     t.deriver.record_skip(record)
-                    t.counts[1] += 1
+                    t.lines_skipped += 1
+                    self._log_skip(t, record)
         except TranscriptError as exc:
             # Whatever was folded before the error is consistent with tail.offset: keep it.
             logger.warning("reading %s stopped: %s", t.path, exc)
         self._publish(t)
 
+    def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
+        # Every skip is counted in the memory's diagnostics; the log names the first few
+        # per transcript so a file of garbage cannot flood it.
+        if t.lines_skipped <= SKIPS_LOGGED:
+            logger.info("skipped line at byte %d of %s: %s", record.offset, t.path, record.reason)
+            if t.lines_skipped == SKIPS_LOGGED:
+                logger.info("further skipped lines of %s are logged at debug level", t.path)
+        else:
+            logger.debug("skipped line at byte %d of %s: %s", record.offset, t.path, record.reason)
+
     def _publish(self, t: _Transcript) -> None:
-        """Write the outputs if the memory changed, then the state if anything moved."""
+        """Write the outputs if the memory changed, then the state if anything moved.
+
+        A failed write (disk full, permissions) is logged and retried on the next change or
+        sweep; it leaves the previous outputs and state in place, which stay consistent.
+        """
         version = t.deriver.version
-        if t.tail.offset > 0 and version != t.published_version:
-            self._write_outputs(t)
-            t.published_version = version
-        if t.tail.offset != t.saved_offset or version != t.saved_version:
-            self._save(t)
+        try:
+            if t.tail.offset > 0 and version != t.published_version:
+                self._write_outputs(t)
+                t.published_version = version
+            if t.tail.offset != t.saved_offset or version != t.saved_version:
+                self._save(t)
+        except OSError as exc:
+            logger.error("cannot write the memory of %s: %s", t.path, exc)
 
     def _write_outputs(self, t: _Transcript) -> None:
         if t.name is None:
@@ -416,7 +433,7 @@ class MemoryService:
         ts = self._transcripts.values()
         return ServiceSummary(
             transcripts=len(self._transcripts),
-            events=sum(t.counts[0] for t in ts),
-            skipped=sum(t.counts[1] for t in ts),
+            events=sum(t.events_read for t in ts),
+            skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,
         )
