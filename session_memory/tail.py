@@ -215,8 +215,11 @@ def tail_file(
     is replaced is noticed too.
     """
     tail = FileTail(path, start)
-    if tail.check(verify=False) is TailStatus.DELETED:
+    status = tail.check(verify=False)
+    if status is TailStatus.DELETED:
         raise TranscriptError(f"no such transcript: {tail.path}")
+    if status is TailStatus.REPLACED:
+        raise TranscriptReplaced(f"{tail.path} is shorter than the start offset {start}")
     if start:
         with open(tail.path, "rb") as stream:
             tail.fingerprint = fingerprint(stream.fileno(), start)

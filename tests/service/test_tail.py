@@ -180,6 +180,14 @@ class TestTailFile:
             next(gen)
 
 
+    def test_start_past_the_end_raises_replaced(self, tmp_path: Path) -> None:
+        """A start offset beyond the file's size means the file is not the one that was read."""
+        path = tmp_path / "t.jsonl"
+        path.write_bytes(user(1, "a"))
+        with pytest.raises(TranscriptReplaced):
+            next(tail_file(path, 10_000))
+
+
 class TestWatchChanges:
     def test_reports_new_transcripts_and_ticks(self, tmp_path: Path) -> None:
         """A new *.jsonl file in a subdirectory is reported; quiet time yields an empty tick."""
