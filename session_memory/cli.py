@@ -91,7 +91,9 @@ def _run_derive(args: argparse.Namespace) -> int:
     deriver.apply_all(open_records(args.path))
     memory = deriver.memory
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(
+            orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+        )
         sys.stdout.buffer.write(b"\n")
     else:
         sys.stdout.write(render_memory(memory))
@@ -156,3 +158,7 @@ def _run_watch(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,8 +23,8 @@ __all__ = [
     "MAX_LINE_BYTES",
     "Record",
     "Source",
-    "iter_lines",
     "event_from_object",
+    "iter_lines",
     "parse_line",
     "read_events",
     "read_records",
@@ -77,6 +77,7 @@ def iter_lines(
     """
     buf = b""
     buf_start = start
+    line_start = start
     oversized = False
     while True:
         chunk = stream.read(_CHUNK)
@@ -98,7 +99,8 @@ def iter_lines(
             nl = buf.find(b"\n", pos)
             if nl < 0:
                 break
-            yield buf_start + pos, buf[pos:nl], buf_start + nl + 1
+            line = buf[pos:nl] if nl - pos <= max_line_bytes else None
+            yield buf_start + pos, line, buf_start + nl + 1
             pos = nl + 1
         buf_start += pos
         buf = buf[pos:]
@@ -124,7 +126,9 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
         try:
             stream: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
-            raise TranscriptError(f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}") from exc
+            raise TranscriptError(
+                f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
+            ) from exc
         with stream:
             yield from _records(stream, max_line_bytes)
     else:
@@ -135,13 +139,13 @@ def _records(stream: IO[bytes], max_line_bytes: int) -> Iterator[Record]:
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
             if line is None:
-                yield SkippedLine(
-                    offset=offset, reason=f"line longer than {max_line_bytes} bytes"
-                )
+                yield SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
             elif line.strip():
                 record = parse_line(line, offset)
                 if isinstance(record, SkippedLine) and end == offset + len(line):
-                    record = SkippedLine(offset=offset, reason=f"incomplete last line: {record.reason}")
+                    record = SkippedLine(
+                        offset=offset, reason=f"incomplete last line: {record.reason}"
+                    )
                 yield record
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc

@@ -1,0 +1,5 @@
+"""The fold: SessionMemoryDeriver and the rules it applies."""
+
+from deriver.deriver import SessionMemoryDeriver
+
+__all__ = ["SessionMemoryDeriver"]

@@ -1,0 +1,308 @@
+"""SessionMemoryDeriver: the deterministic fold from transcript events to session memory.
+
+The fold reads no files, no clock and no environment. One handler per event type; each
+handler first pulls what it needs out of the payload (tolerating any JSON shape) and only
+then changes state. Rebuild is the same fold from the empty state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+import orjson
+
+from deriver.rules import Rules
+from deriver.store import MemoryStore
+from session_memory.errors import ConfigError, SnapshotError
+from session_memory.events import TranscriptEvent
+from session_memory.memory import (
+    Diagnostics,
+    SessionMemory,
+    SkippedLine,
+)
+from session_memory.reader import Record, event_from_object
+from session_memory.tokens import DEFAULT_ENCODING, counter
+
+__all__ = ["SessionMemoryDeriver"]
+
+SNAPSHOT_FORMAT: Final = 1
+_MAX_SKIPPED_KEPT: Final = 50
+_MAX_UNKNOWN_TYPES_KEPT: Final = 50
+
+
+class SessionMemoryDeriver:
+    """Keeps the session memory current, one transcript event at a time.
+
+    ``budget_tokens`` bounds the exact token count of ``render_memory(self.memory)``;
+    ``goal_tokens`` caps the current goal's block (default: a quarter of the budget, at
+    most 400). ``dedup_window`` is how many recent event ids are remembered to ignore a
+    re-delivered event; it bounds state independently of the transcript's length.
+    """
+
+    def __init__(
+        self,
+        budget_tokens: int = 1200,
+        encoding: str = DEFAULT_ENCODING,
+        *,
+        goal_tokens: int | None = None,
+        dedup_window: int = 2048,
+    ) -> None:
+        if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int):
+            raise ConfigError(f"budget_tokens must be an integer, not {budget_tokens!r}")
+        if goal_tokens is None:
+            goal_tokens = max(24, min(400, budget_tokens // 4))
+        if goal_tokens < 24:
+            raise ConfigError(f"goal_tokens must be at least 24, not {goal_tokens}")
+        if dedup_window < 1:
+            raise ConfigError(f"dedup_window must be positive, not {dedup_window}")
+        self._config: dict[str, Any] = {
+            "budget_tokens": budget_tokens,
+            "encoding": encoding,
+            "goal_tokens": goal_tokens,
+            "dedup_window": dedup_window,
+        }
+        self._store = MemoryStore(counter(encoding), budget_tokens, goal_tokens)
+        minimum = self._store.fixed_tokens_worst_case()
+        if budget_tokens < minimum:
+            raise ConfigError(
+                f"a budget of {budget_tokens} tokens cannot hold the memory's fixed parts "
+                f"(header, a goal of {goal_tokens} tokens, section markers): "
+                f"use at least {minimum}"
+            )
+        self._rules = Rules(self._store)
+        self._seen: dict[str, None] = {}
+        self._dedup_window = dedup_window
+        self._event_count = 0
+        self._last_event_id: str | None = None
+        self._session_id: str | None = None
+        self._version = 0
+        self._diag: dict[str, Any] = {
+            "lines_skipped": 0,
+            "skipped": [],
+            "duplicate_events": 0,
+            "unknown_event_types": {},
+            "events_with_unknown_fields": 0,
+            "malformed_payloads": 0,
+        }
+        self._memory: SessionMemory | None = None
+        self._handlers: dict[str, Callable[[TranscriptEvent], bool]] = {
+            "message": self._rules.on_message,
+            "state_transition": self._rules.on_state_transition,
+            "tool_lifecycle": self._rules.on_tool_lifecycle,
+            "checkpoint": self._rules.on_checkpoint,
+            "terminal": self._rules.on_terminal,
+        }
+
+    # -- the fold -----------------------------------------------------------------------
+
+    def apply(self, event: TranscriptEvent | Mapping[str, Any]) -> bool:
+        """Apply one event; False when it was not applied (a duplicate or not an event).
+
+        Never raises for any input: a mapping that is not a valid event is counted as a
+        skipped line (offset -1), a payload of an unexpected shape is counted as malformed.
+        """
+        if not isinstance(event, TranscriptEvent):
+            record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
+            if not isinstance(record, TranscriptEvent):
+                self.record_skip(
+                    record
+                    if isinstance(record, SkippedLine)
+                    else SkippedLine(offset=-1, reason="not an event object")
+                )
+                return False
+            event = record
+        if not (event.event_id.isascii() and (event.run_id or "").isascii()):
+            event = _without_surrogates(event)
+        event_id = event.event_id
+        if event_id in self._seen:
+            self._diag["duplicate_events"] += 1
+            self._memory = None
+            return False
+        self._remember(event_id)
+        self._event_count += 1
+        self._last_event_id = event_id
+        if self._session_id is None and event.session_id:
+            self._session_id = event.session_id
+        if event.model_extra:
+            self._diag["events_with_unknown_fields"] += 1
+        handler = self._handlers.get(event.event_type)
+        changed = False
+        if handler is None:
+            self._count_unknown_type(event.event_type)
+        else:
+            try:
+                changed = handler(event)
+            except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError):
+                # Handlers validate before they change state; this is the last line of
+                # defence so that nothing in a transcript can stop the fold.
+                self._diag["malformed_payloads"] += 1
+                changed = True
+        if changed:
+            self._store.fit()
+            self._version += 1
+        self._memory = None
+        return True
+
+    def record_skip(self, skip: SkippedLine) -> None:
+        """Count a transcript line that could not be applied, keeping the first few."""
+        self._diag["lines_skipped"] += 1
+        kept: list[SkippedLine] = self._diag["skipped"]
+        if len(kept) < _MAX_SKIPPED_KEPT:
+            kept.append(skip)
+        self._memory = None
+
+    def apply_all(self, records: Iterable[Record | Mapping[str, Any]]) -> int:
+        """Apply events and record skips in order; returns how many events were applied."""
+        applied = 0
+        for record in records:
+            if isinstance(record, SkippedLine):
+                self.record_skip(record)
+            elif self.apply(record):
+                applied += 1
+        return applied
+
+    @classmethod
+    def rebuild(
+        cls, records: Iterable[Record | Mapping[str, Any]], **config: Any
+    ) -> SessionMemoryDeriver:
+        """A new deriver with every record applied: the same fold from the empty state."""
+        deriver = cls(**config)
+        deriver.apply_all(records)
+        return deriver
+
+    def _remember(self, event_id: str) -> None:
+        seen = self._seen
+        seen[event_id] = None
+        if len(seen) > self._dedup_window:
+            del seen[next(iter(seen))]
+
+    def _count_unknown_type(self, event_type: str) -> None:
+        counts: dict[str, int] = self._diag["unknown_event_types"]
+        if event_type in counts or len(counts) < _MAX_UNKNOWN_TYPES_KEPT:
+            counts[event_type] = counts.get(event_type, 0) + 1
+        else:
+            counts["(other)"] = counts.get("(other)", 0) + 1
+
+    # -- views --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """Increases whenever the content of the memory may have changed."""
+        return self._version
+
+    @property
+    def event_count(self) -> int:
+        return self._event_count
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    @property
+    def budget_tokens(self) -> int:
+        return self._store.budget_tokens
+
+    @property
+    def memory(self) -> SessionMemory:
+        """The memory as a frozen :class:`SessionMemory`, built on demand and cached."""
+        if self._memory is None:
+            self._memory = self._build_memory()
+        return self._memory
+
+    def _build_memory(self) -> SessionMemory:
+        store = self._store
+        sections = {name: self._rules.ordered(name) for name in store.sections}
+        diag = self._diag
+        return SessionMemory(
+            session_id=self._session_id,
+            current_goal=store.goal_view(),
+            earlier_goals=tuple(i.view() for i in sections["earlier_goals"]),
+            todo_items=tuple(i.view() for i in sections["todo_items"]),
+            completed_work=tuple(i.view() for i in sections["completed_work"]),
+            key_decisions=tuple(i.view() for i in sections["key_decisions"]),
+            failed_attempts=tuple(i.view() for i in sections["failed_attempts"]),
+            verification_status=tuple(i.view() for i in sections["verification_status"]),
+            omitted=dict(sorted(store.omitted.items())),
+            omitted_kinds=dict(sorted(store.omitted_kinds.items())),
+            event_count=self._event_count,
+            last_event_id=self._last_event_id,
+            version=self._version,
+            budget_tokens=store.budget_tokens,
+            encoding=self._config["encoding"],
+            tokens_used=store.total_tokens(),
+            diagnostics=Diagnostics(
+                lines_skipped=diag["lines_skipped"],
+                skipped=tuple(diag["skipped"]),
+                duplicate_events=diag["duplicate_events"],
+                unknown_event_types=dict(sorted(diag["unknown_event_types"].items())),
+                events_with_unknown_fields=diag["events_with_unknown_fields"],
+                malformed_payloads=diag["malformed_payloads"],
+            ),
+        )
+
+    # -- snapshots ----------------------------------------------------------------------
+
+    def snapshot(self) -> bytes:
+        """The whole fold state as bytes; :meth:`restore` continues exactly from here."""
+        diag = dict(self._diag)
+        diag["skipped"] = [[s.offset, s.reason] for s in self._diag["skipped"]]
+        state = {
+            "format": SNAPSHOT_FORMAT,
+            "config": self._config,
+            "seen": list(self._seen),
+            "event_count": self._event_count,
+            "last_event_id": self._last_event_id,
+            "session_id": self._session_id,
+            "version": self._version,
+            "diagnostics": diag,
+            "store": self._store.to_state(),
+            "rules": self._rules.to_state(),
+        }
+        return orjson.dumps(state)
+
+    @classmethod
+    def restore(cls, data: bytes) -> SessionMemoryDeriver:
+        """A deriver in the state :meth:`snapshot` captured; SnapshotError if unusable."""
+        try:
+            state = orjson.loads(data)
+            if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
+                raise SnapshotError("not a session-memory deriver snapshot of a known format")
+            deriver = cls(**state["config"])
+            deriver._seen = dict.fromkeys(state["seen"])
+            deriver._event_count = state["event_count"]
+            deriver._last_event_id = state["last_event_id"]
+            deriver._session_id = state["session_id"]
+            deriver._version = state["version"]
+            diag = state["diagnostics"]
+            diag["skipped"] = [SkippedLine(offset=o, reason=r) for o, r in diag["skipped"]]
+            deriver._diag = diag
+            deriver._store.load_state(state["store"])
+            deriver._rules.load_state(state["rules"])
+        except SnapshotError:
+            raise
+        except (
+            ConfigError,
+            orjson.JSONDecodeError,
+            KeyError,
+            TypeError,
+            ValueError,
+            IndexError,
+        ) as exc:
+            raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
+        return deriver
+
+
+def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:
+    """The event with lone surrogates in its ids replaced, so the memory serialises."""
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else text.encode("utf-8", "replace").decode("utf-8")
+
+    return event.model_copy(
+        update={
+            "event_id": clean(event.event_id),
+            "run_id": clean(event.run_id),
+            "session_id": clean(event.session_id),
+        }
+    )

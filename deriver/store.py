@@ -1,0 +1,494 @@
+"""The budget-keeping store behind the deriver: items, sections, eviction tiers, token totals.
+
+Every change is O(1) amortised: an item's body is counted once when its text changes, its
+prefix comes from a small cache, and the store keeps a running total of the tokens the
+rendered memory will take (see :mod:`session_memory.layout` for why parts add up exactly).
+When the total goes over the budget, the oldest item of the lowest tier goes first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from session_memory.layout import (
+    HEADER,
+    RENDER_ORDER,
+    body,
+    goal_block,
+    item_prefix,
+    marker_line,
+    section_header,
+)
+from session_memory.memory import (
+    Goal,
+    MemoryItem,
+    Provenance,
+    SectionName,
+)
+from session_memory.tokens import TokenCounter
+
+__all__ = ["EVICTION_TIERS", "Item", "MemoryStore", "Stamp"]
+
+Stamp = tuple[str, int | None]
+"""An event id and its step: where a fact came from."""
+
+# Tier names in the order they are sacrificed when the budget is tight (DESIGN section 4).
+EVICTION_TIERS: Final[tuple[str, ...]] = (
+    "completed_work",
+    "earlier_goals",
+    "resolved_failures",
+    "key_decisions",
+    "verification_status",
+    "open_failures",
+    "todo_items",
+)
+_TIER_INDEX: Final = {name: i for i, name in enumerate(EVICTION_TIERS)}
+_HISTORY_TIERS: Final = _TIER_INDEX["open_failures"]
+
+_MAX_MARKER_DIGITS: Final = 12
+_SPARED_PER_TIER: Final = 3
+_BODY_CACHE_SIZE: Final = 8192
+
+
+class Item:
+    """One mutable memory item; :meth:`view` freezes it into a :class:`MemoryItem`."""
+
+    __slots__ = (
+        "body_tokens",
+        "changed",
+        "closed",
+        "count",
+        "created",
+        "id",
+        "key",
+        "kind",
+        "prefix_tokens",
+        "safe_to_replay",
+        "section",
+        "status",
+        "text",
+        "tier",
+    )
+
+    def __init__(
+        self,
+        item_id: str,
+        section: SectionName,
+        kind: str,
+        text: str,
+        status: str | None,
+        created: Stamp,
+        key: str | None,
+        safe_to_replay: bool | None,
+    ) -> None:
+        self.id = item_id
+        self.section: SectionName = section
+        self.kind = kind
+        self.text = text
+        self.status = status
+        self.count = 1
+        self.safe_to_replay = safe_to_replay
+        self.created = created
+        self.changed = created
+        self.closed: Stamp | None = None
+        self.key = key
+        self.tier = 0
+        self.body_tokens = 0
+        self.prefix_tokens = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prefix_tokens + self.body_tokens
+
+    def view(self) -> MemoryItem:
+        return MemoryItem(
+            id=self.id,
+            kind=self.kind,
+            text=self.text,
+            status=self.status,
+            count=self.count,
+            safe_to_replay=self.safe_to_replay,
+            tokens=self.tokens,
+            provenance=Provenance(
+                created_by=self.created[0],
+                created_step=self.created[1],
+                changed_by=self.changed[0],
+                changed_step=self.changed[1],
+                closed_by=self.closed[0] if self.closed else None,
+                closed_step=self.closed[1] if self.closed else None,
+            ),
+        )
+
+    def to_state(self) -> list[Any]:
+        return [
+            self.id,
+            self.section,
+            self.kind,
+            self.text,
+            self.status,
+            self.count,
+            self.safe_to_replay,
+            list(self.created),
+            list(self.changed),
+            list(self.closed) if self.closed else None,
+            self.key,
+            self.tier,
+            self.body_tokens,
+            self.prefix_tokens,
+        ]
+
+    @classmethod
+    def from_state(cls, state: list[Any]) -> Item:
+        item = cls(
+            state[0],
+            state[1],
+            state[2],
+            state[3],
+            state[4],
+            (state[7][0], state[7][1]),
+            state[10],
+            state[6],
+        )
+        item.count = state[5]
+        item.changed = (state[8][0], state[8][1])
+        item.closed = (state[9][0], state[9][1]) if state[9] else None
+        item.tier = state[11]
+        item.body_tokens = state[12]
+        item.prefix_tokens = state[13]
+        return item
+
+
+class _GoalState:
+    __slots__ = ("acknowledgements", "last_ack", "run_id", "source", "text", "tokens", "truncated")
+
+    def __init__(self, text: str, source: Stamp, run_id: str | None) -> None:
+        self.text = text
+        self.truncated = False
+        self.source = source
+        self.run_id = run_id
+        self.acknowledgements = 0
+        self.last_ack = ""
+        self.tokens = 0
+
+
+class MemoryStore:
+    """Items by section, eviction order by tier, and the running token total."""
+
+    def __init__(self, counter: TokenCounter, budget_tokens: int, goal_tokens: int) -> None:
+        self._counter = counter
+        self.budget_tokens = budget_tokens
+        self.goal_tokens = goal_tokens
+        self.sections: dict[SectionName, dict[str, Item]] = {s: {} for s in RENDER_ORDER}
+        self._tiers: list[dict[str, Item]] = [{} for _ in EVICTION_TIERS]
+        self.by_key: dict[str, Item] = {}
+        self.omitted: dict[SectionName, int] = {}
+        self.omitted_kinds: dict[str, int] = {}
+        self.goal: _GoalState | None = None
+        self._next_id = 0
+        self._items_tokens = 0
+        self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
+        self._body_cache: dict[str, int] = {}
+        self._marker_cache: dict[tuple[SectionName, int], int] = {}
+        self._header_tokens = counter.count(HEADER)
+        self._section_tokens = {s: counter.count(section_header(s)) for s in RENDER_ORDER}
+        # Headings and markers of the sections that render, kept as a running total.
+        self._section_costs: dict[SectionName, int] = dict.fromkeys(RENDER_ORDER, 0)
+        self._structure_tokens = 0
+
+    # -- counting -----------------------------------------------------------------------
+
+    def _count_body(self, text: str) -> int:
+        cache = self._body_cache
+        tokens = cache.get(text)
+        if tokens is None:
+            if len(cache) >= _BODY_CACHE_SIZE:
+                cache.clear()
+            tokens = cache[text] = self._counter.count(body(text))
+        return tokens
+
+    def _count_prefix(self, item: Item) -> int:
+        key = (item.status, item.count, item.safe_to_replay)
+        tokens = self._prefix_cache.get(key)
+        if tokens is None:
+            tokens = self._prefix_cache[key] = self._counter.count(item_prefix(*key))
+        return tokens
+
+    def marker_tokens(self, section: SectionName, omitted: int) -> int:
+        """Exact tokens of a marker line; numbers of equal length count alike (1-3 digit
+        groups are single tokens), so one count per section and digit length suffices."""
+        digits = len(str(omitted))
+        key = (section, digits)
+        tokens = self._marker_cache.get(key)
+        if tokens is None:
+            tokens = self._marker_cache[key] = self._counter.count(
+                marker_line(section, 10 ** (digits - 1))
+            )
+        return tokens
+
+    def fixed_tokens_worst_case(self) -> int:
+        """Tokens that cannot be evicted: header, goal and every section's marker."""
+        markers = sum(
+            self._section_tokens[s]
+            + self._counter.count(marker_line(s, 10**_MAX_MARKER_DIGITS - 1))
+            for s in RENDER_ORDER
+        )
+        return self._header_tokens + self.goal_tokens + markers
+
+    def total_tokens(self) -> int:
+        """Tokens of the rendered memory as it stands (0 when it renders empty)."""
+        if self.goal is None and not self._structure_tokens:
+            return 0
+        total = self._header_tokens + self._items_tokens + self._structure_tokens
+        if self.goal is not None:
+            total += self.goal.tokens
+        return total
+
+    def _restructure(self, section: SectionName) -> None:
+        """Recount a section's heading and marker after its items or omitted count changed."""
+        omitted = self.omitted.get(section, 0)
+        cost = 0
+        if omitted or self.sections[section]:
+            cost = self._section_tokens[section]
+            if omitted:
+                cost += self.marker_tokens(section, omitted)
+        self._structure_tokens += cost - self._section_costs[section]
+        self._section_costs[section] = cost
+
+    # -- items --------------------------------------------------------------------------
+
+    def add(
+        self,
+        section: SectionName,
+        kind: str,
+        text: str,
+        stamp: Stamp,
+        *,
+        status: str | None = None,
+        key: str | None = None,
+        safe_to_replay: bool | None = None,
+        tier: str | None = None,
+    ) -> Item:
+        """Add an item at the end of its section (the most recent place)."""
+        self._next_id += 1
+        item = Item(
+            f"{_ID_PREFIX[section]}{self._next_id}",
+            section,
+            kind,
+            text,
+            status,
+            stamp,
+            key,
+            safe_to_replay,
+        )
+        item.tier = _TIER_INDEX[tier or section]
+        item.body_tokens = self._count_body(text)
+        item.prefix_tokens = self._count_prefix(item)
+        items = self.sections[section]
+        items[item.id] = item
+        self._tiers[item.tier][item.id] = item
+        if key is not None:
+            self.by_key[key] = item
+        self._items_tokens += item.tokens
+        if len(items) == 1:
+            self._restructure(section)
+        return item
+
+    def update(
+        self,
+        item: Item,
+        stamp: Stamp,
+        *,
+        text: str | None = None,
+        status: str | None = None,
+        count: int | None = None,
+        safe_to_replay: bool | None = None,
+        tier: str | None = None,
+        touch: bool = True,
+    ) -> None:
+        """Change an item in place; ``touch`` moves it to the most recent place."""
+        if item.id not in self.sections[item.section]:
+            return
+        before = item.tokens
+        if text is not None and text != item.text:
+            item.text = text
+            item.body_tokens = self._count_body(text)
+        if status is not None:
+            item.status = status
+        if count is not None:
+            item.count = count
+        if safe_to_replay is not None:
+            item.safe_to_replay = safe_to_replay
+        item.prefix_tokens = self._count_prefix(item)
+        item.changed = stamp
+        new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
+        if new_tier != item.tier:
+            del self._tiers[item.tier][item.id]
+            item.tier = new_tier
+            self._tiers[new_tier][item.id] = item
+        elif touch:
+            tier_items = self._tiers[item.tier]
+            tier_items[item.id] = tier_items.pop(item.id)
+        if touch:
+            section_items = self.sections[item.section]
+            section_items[item.id] = section_items.pop(item.id)
+        self._items_tokens += item.tokens - before
+
+    def remove(self, item: Item, stamp: Stamp | None = None) -> None:
+        """Take an item out of the memory because it is closed (not counted as omitted)."""
+        items = self.sections[item.section]
+        if items.pop(item.id, None) is None:
+            return
+        del self._tiers[item.tier][item.id]
+        if item.key is not None and self.by_key.get(item.key) is item:
+            del self.by_key[item.key]
+        if stamp is not None:
+            item.closed = stamp
+        self._items_tokens -= item.tokens
+        if not items:
+            self._restructure(item.section)
+
+    def items_of(self, section: SectionName) -> list[Item]:
+        return list(self.sections[section].values())
+
+    def is_live(self, item: Item) -> bool:
+        return item.id in self.sections[item.section]
+
+    # -- goal ---------------------------------------------------------------------------
+
+    def set_goal(self, text: str, stamp: Stamp, run_id: str | None) -> None:
+        self.goal = _GoalState(text, stamp, run_id)
+        self._fit_goal()
+
+    def acknowledge(self, text: str) -> None:
+        if self.goal is None:
+            return
+        self.goal.acknowledgements += 1
+        self.goal.last_ack = text
+        self._fit_goal()
+
+    def _fit_goal(self) -> None:
+        """Shorten the goal text until its block fits the goal cap; never drop it."""
+        goal = self.goal
+        assert goal is not None
+        count = self._counter.count
+        full = goal.text
+
+        def block(text: str, truncated: bool) -> int:
+            return count(goal_block(text, truncated, goal.acknowledgements, goal.last_ack))
+
+        tokens = block(full, False)
+        if tokens <= self.goal_tokens:
+            goal.tokens, goal.truncated = tokens, False
+            return
+        # Longest prefix whose block fits; a token covers at most a few dozen characters,
+        # so the search starts from a bounded cut of a possibly huge text.
+        lo, hi = 0, min(len(full), self.goal_tokens * 64)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if block(full[:mid].rstrip(), True) <= self.goal_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        goal.text = full[:lo].rstrip()
+        goal.truncated = True
+        goal.tokens = block(goal.text, True)
+
+    # -- budget -------------------------------------------------------------------------
+
+    def fit(self) -> None:
+        """Evict the oldest items of the lowest tiers until the memory fits the budget."""
+        while self.total_tokens() > self.budget_tokens:
+            victim = self._next_victim()
+            if victim is None:  # only the goal and markers are left; the cap keeps them in
+                return
+            self.remove(victim)
+            section = victim.section
+            self.omitted[section] = self.omitted.get(section, 0) + 1
+            self.omitted_kinds[victim.kind] = self.omitted_kinds.get(victim.kind, 0) + 1
+            self._restructure(section)
+
+    def _next_victim(self) -> Item | None:
+        # First pass: spare each history tier's most recent few items, so that a tight
+        # budget thins every section of history before it empties the lowest one. Open
+        # failures and todos are not history: they go only after all history is gone.
+        for tier in self._tiers[:_HISTORY_TIERS]:
+            if len(tier) > _SPARED_PER_TIER:
+                return next(iter(tier.values()))
+        for tier in self._tiers:
+            if tier:
+                return next(iter(tier.values()))
+        return None
+
+    # -- views and snapshots --------------------------------------------------------------
+
+    def goal_view(self) -> Goal | None:
+        goal = self.goal
+        if goal is None:
+            return None
+        return Goal(
+            text=goal.text,
+            truncated=goal.truncated,
+            acknowledgements=goal.acknowledgements,
+            last_acknowledgement=goal.last_ack,
+            event_id=goal.source[0],
+            step=goal.source[1],
+            run_id=goal.run_id,
+            tokens=goal.tokens,
+        )
+
+    def to_state(self) -> dict[str, Any]:
+        goal = self.goal
+        return {
+            "next_id": self._next_id,
+            "items": [i.to_state() for items in self.sections.values() for i in items.values()],
+            "tiers": [list(tier) for tier in self._tiers],
+            "omitted": self.omitted,
+            "omitted_kinds": self.omitted_kinds,
+            "goal": None
+            if goal is None
+            else [
+                goal.text,
+                goal.truncated,
+                list(goal.source),
+                goal.run_id,
+                goal.acknowledgements,
+                goal.last_ack,
+                goal.tokens,
+            ],
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self._next_id = state["next_id"]
+        items = {}
+        for raw in state["items"]:
+            item = Item.from_state(raw)
+            items[item.id] = item
+            self.sections[item.section][item.id] = item
+            if item.key is not None:
+                self.by_key[item.key] = item
+            self._items_tokens += item.tokens
+        self._tiers = [{i: items[i] for i in ids} for ids in state["tiers"]]
+        self.omitted = dict(state["omitted"])
+        self.omitted_kinds = dict(state["omitted_kinds"])
+        for section in RENDER_ORDER:
+            self._restructure(section)
+        raw_goal = state["goal"]
+        if raw_goal is not None:
+            goal = _GoalState(raw_goal[0], (raw_goal[2][0], raw_goal[2][1]), raw_goal[3])
+            goal.truncated, goal.acknowledgements, goal.last_ack, goal.tokens = (
+                raw_goal[1],
+                raw_goal[4],
+                raw_goal[5],
+                raw_goal[6],
+            )
+            self.goal = goal
+
+
+_ID_PREFIX: Final[dict[SectionName, str]] = {
+    "earlier_goals": "g",
+    "todo_items": "t",
+    "verification_status": "v",
+    "failed_attempts": "f",
+    "key_decisions": "d",
+    "completed_work": "c",
+}

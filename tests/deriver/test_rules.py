@@ -1,0 +1,408 @@
+"""One example per derivation rule (DESIGN section 3; docs/rules.md)."""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+import pytest
+
+from deriver import SessionMemoryDeriver
+from session_memory.errors import ConfigError
+from session_memory.memory import SessionMemory
+from session_memory.redact import quote_untrusted
+from viewbuilder import render_memory
+
+_ids = count()
+
+
+def event(event_type: str, run_id: str = "run-1", **payload: Any) -> dict[str, Any]:
+    n = next(_ids)
+    return {
+        "event_id": f"evt-{n}",
+        "session_id": "s-1",
+        "run_id": run_id,
+        "step": n,
+        "event_type": event_type,
+        "payload": payload,
+    }
+
+
+def user(content: str, **metadata: Any) -> dict[str, Any]:
+    return event("message", role="user", content=content, metadata=metadata)
+
+
+def assistant(content: str, **metadata: Any) -> dict[str, Any]:
+    return event("message", role="assistant", content=content, metadata=metadata)
+
+
+def tool(
+    status: str, name: str, call_id: str = "c1", run_id: str = "run-1", **fields: Any
+) -> dict[str, Any]:
+    return event(
+        "tool_lifecycle",
+        run_id=run_id,
+        tool_name=name,
+        tool_call_id=call_id,
+        status=status,
+        **fields,
+    )
+
+
+def call(
+    name: str,
+    args: dict[str, Any],
+    outcome: str = "completed",
+    call_id: str = "c1",
+    run_id: str = "run-1",
+    **fields: Any,
+) -> list[dict[str, Any]]:
+    """The whole lifecycle of one tool call."""
+    return [
+        tool("requested", name, call_id, run_id, args=args),
+        tool("started", name, call_id, run_id, args=args),
+        tool(outcome, name, call_id, run_id, **fields),
+    ]
+
+
+def derive(*events: dict[str, Any] | list[dict[str, Any]], budget: int = 1200) -> SessionMemory:
+    flat: list[dict[str, Any]] = []
+    for e in events:
+        flat.extend(e if isinstance(e, list) else [e])
+    return SessionMemoryDeriver.rebuild(flat, budget_tokens=budget).memory
+
+
+def texts(items: tuple[Any, ...]) -> list[str]:
+    return [i.text for i in items]
+
+
+class TestGoal:
+    def test_user_message_becomes_goal(self) -> None:
+        """The latest real user request is the current goal, verbatim."""
+        memory = derive(user("Refactor the auth module\nkeep the API stable"))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Refactor the auth module\nkeep the API stable"
+
+    def test_new_request_keeps_previous_goal_as_earlier(self) -> None:
+        """A new request replaces the goal; the previous one stays as an earlier goal."""
+        memory = derive(user("Fix the login bug"), user("Now add rate limiting"))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Now add rate limiting"
+        assert texts(memory.earlier_goals) == ["“Fix the login bug”"]
+
+    def test_completion_gate_message_is_not_a_goal(self) -> None:
+        """A synthetic completion_gate user message does not replace the goal."""
+        memory = derive(user("Fix the login bug"), user("Verify first", source="completion_gate"))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Fix the login bug"
+
+    @pytest.mark.parametrize("reply", ["continue", "yes", "ok", "继续", "Go on."])
+    def test_acknowledgement_is_not_a_goal(self, reply: str) -> None:
+        """A short reply that continues the task is recorded, not made the goal."""
+        memory = derive(user("Fix the login bug"), user(reply))
+        goal = memory.current_goal
+        assert goal is not None
+        assert goal.text == "Fix the login bug"
+        assert goal.acknowledgements == 1
+        assert memory.earlier_goals == ()
+
+    def test_goal_records_provenance(self) -> None:
+        """The goal says which event it came from."""
+        e = user("Fix it")
+        goal = derive(e).current_goal
+        assert goal is not None
+        assert (goal.event_id, goal.step, goal.run_id) == (e["event_id"], e["step"], "run-1")
+
+
+class TestToolCalls:
+    def test_completed_edit_is_completed_work(self) -> None:
+        """A completed Edit lists the file as changed."""
+        memory = derive(call("Edit", {"file_path": "src/a.py"}))
+        assert texts(memory.completed_work) == ["changed `src/a.py`"]
+        assert memory.todo_items == ()
+
+    def test_requested_only_call_is_a_replan_todo(self) -> None:
+        """A call requested but never started becomes a todo to replan."""
+        memory = derive(tool("requested", "Bash", args={"command": "rm -rf build"}))
+        [todo] = memory.todo_items
+        assert todo.status == "replan"
+        assert todo.text == "Bash `rm -rf build`"
+
+    def test_started_only_edit_is_uncertain(self) -> None:
+        """A started, unfinished Edit is an uncertain todo, not safe to replay, and a warning."""
+        memory = derive(call("Edit", {"file_path": "src/a.py"})[:2])
+        [todo] = memory.todo_items
+        assert (todo.status, todo.safe_to_replay) == ("uncertain", False)
+        assert "src/a.py" in todo.text
+        [warning] = memory.verification_status
+        assert warning.status == "warning"
+        assert "started but never finished" in warning.text
+
+    def test_started_only_read_is_safe_to_replay(self) -> None:
+        """A read-only call that never finished is uncertain but safe to replay."""
+        memory = derive(call("Read", {"file_path": "a.py"})[:2])
+        [todo] = memory.todo_items
+        assert todo.safe_to_replay is True
+
+    def test_finishing_the_call_clears_the_todo_and_warning(self) -> None:
+        """Once the call completes, neither the todo nor the warning remain."""
+        memory = derive(call("Bash", {"command": "ls"}))
+        assert memory.todo_items == ()
+        assert memory.verification_status == ()
+
+    def test_reused_call_id_across_runs_keeps_calls_apart(self) -> None:
+        """Calls are keyed by (run_id, tool_call_id): the same id in two runs is two calls."""
+        memory = derive(
+            tool("requested", "Edit", "call_1", "run-1", args={"file_path": "a.py"}),
+            tool("started", "Edit", "call_1", "run-1", args={"file_path": "a.py"}),
+            call("Write", {"file_path": "b.py"}, call_id="call_1", run_id="run-2"),
+        )
+        [todo] = memory.todo_items
+        assert todo.status == "uncertain" and "a.py" in todo.text
+        assert texts(memory.completed_work) == ["changed `b.py`"]
+
+    def test_failed_call_is_a_failed_attempt(self) -> None:
+        """A failed call records the tool, key argument and the error's first line."""
+        memory = derive(
+            call("Read", {"file_path": "x.py"}, "failed", error="FileNotFoundError: x.py\nmore")
+        )
+        [failure] = memory.failed_attempts
+        assert failure.text == "Read `x.py`: “FileNotFoundError: x.py”"
+        assert failure.status == "open"
+
+    def test_nonzero_exit_is_a_failed_attempt(self) -> None:
+        """A completed command that exited non-zero is a failed attempt."""
+        memory = derive(
+            call("Bash", {"command": "python -c 'import x'"}, result="ImportError", exit_code=1)
+        )
+        [failure] = memory.failed_attempts
+        assert "exited 1" in failure.text
+
+    def test_repeated_failure_counts_up_one_item(self) -> None:
+        """The same failure again increments a count instead of adding an item."""
+        failing = [
+            call("Read", {"file_path": "x.py"}, "failed", call_id=f"c{i}", error="not found")
+            for i in range(3)
+        ]
+        memory = derive(*failing)
+        [failure] = memory.failed_attempts
+        assert failure.count == 3
+        assert "(x3)" in render_memory(memory)
+
+    def test_later_success_resolves_the_failure(self) -> None:
+        """A failure whose same call later succeeds is marked resolved."""
+        memory = derive(
+            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", error="not found"),
+            call("Read", {"file_path": "x.py"}, call_id="c2"),
+        )
+        [failure] = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert failure.provenance.closed_by is not None
+
+    def test_reads_fold_into_one_rolling_item(self) -> None:
+        """Reads fold into one item listing the most recent files."""
+        reads = [call("Read", {"file_path": f"f{i}.py"}, call_id=f"c{i}") for i in range(8)]
+        memory = derive(*reads)
+        [item] = memory.completed_work
+        assert item.text.startswith("read 8 files, latest: `f7.py`, `f6.py`")
+
+    def test_repeated_edits_of_a_file_count_up(self) -> None:
+        """Editing the same file again counts up its item rather than adding one."""
+        memory = derive(
+            call("Edit", {"file_path": "a.py"}, call_id="c1"),
+            call("Edit", {"file_path": "a.py"}, call_id="c2"),
+        )
+        [item] = memory.completed_work
+        assert item.count == 2
+
+
+class TestTodoTools:
+    def test_todo_write_replaces_the_list_verbatim(self) -> None:
+        """The latest TodoWrite list becomes the todo items in order, with statuses."""
+        memory = derive(
+            call("TodoWrite", {"todos": [{"content": "old", "status": "pending"}]}, call_id="c1"),
+            call(
+                "TodoWrite",
+                {
+                    "todos": [
+                        {
+                            "content": "Write tests",
+                            "status": "in_progress",
+                            "activeForm": "Writing",
+                        },
+                        {"content": "Ship it", "status": "pending"},
+                    ]
+                },
+                call_id="c2",
+            ),
+        )
+        assert [(i.text, i.status) for i in memory.todo_items] == [
+            ("Write tests", "in_progress"),
+            ("Ship it", "pending"),
+        ]
+
+    def test_completed_todos_move_to_completed_work(self) -> None:
+        """An item that became completed leaves the list and appears as completed work."""
+        memory = derive(
+            call(
+                "TodoWrite",
+                {"todos": [{"content": "Write tests", "status": "pending"}]},
+                call_id="c1",
+            ),
+            call(
+                "TodoWrite",
+                {"todos": [{"content": "Write tests", "status": "completed"}]},
+                call_id="c2",
+            ),
+        )
+        assert memory.todo_items == ()
+        assert texts(memory.completed_work) == ["done: Write tests"]
+
+    def test_update_plan_feeds_the_todo_list(self) -> None:
+        """Codex update_plan steps become todo items."""
+        memory = derive(
+            call("update_plan", {"plan": [{"step": "Read code", "status": "in_progress"}]})
+        )
+        assert [(i.text, i.status) for i in memory.todo_items] == [("Read code", "in_progress")]
+
+
+class TestVerification:
+    def test_passing_test_command_is_verification(self) -> None:
+        """A pytest run that passed is a passed check with its counts."""
+        memory = derive(
+            call(
+                "Bash",
+                {"command": "pytest -q"},
+                result="===== 12 passed in 1.0s =====",
+                exit_code=0,
+            )
+        )
+        [check] = memory.verification_status
+        assert check.status == "passed"
+        assert check.text == "`pytest -q` (12 passed)"
+
+    def test_failing_test_command_is_failed_verification(self) -> None:
+        """A pytest run with failures is a failed check with its counts."""
+        memory = derive(
+            call("Bash", {"command": "pytest"}, result="3 failed, 12 passed in 0.2s", exit_code=1)
+        )
+        [check] = memory.verification_status
+        assert check.status == "failed"
+        assert "3 failed" in check.text and "12 passed" in check.text
+
+    def test_edit_after_passing_check_makes_it_stale(self) -> None:
+        """A later edit marks an earlier passing check stale until it runs again."""
+        passing = {"result": "5 passed in 0.1s", "exit_code": 0}
+        memory = derive(
+            call("Bash", {"command": "pytest"}, call_id="c1", **passing),
+            call("Edit", {"file_path": "a.py"}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "stale"
+        assert "passed before later edits" in render_memory(memory)
+        rerun = derive(
+            call("Bash", {"command": "pytest"}, call_id="c1", **passing),
+            call("Edit", {"file_path": "a.py"}, call_id="c2"),
+            call("Bash", {"command": "pytest"}, call_id="c3", **passing),
+        )
+        [check] = rerun.verification_status
+        assert check.status == "passed"
+
+    def test_stop_hook_blocking_is_verification(self) -> None:
+        """stop_hook_blocking says completion is blocked pending verification."""
+        memory = derive(event("state_transition", reason="stop_hook_blocking", details="tests"))
+        [item] = memory.verification_status
+        assert item.status == "blocked"
+
+    def test_terminal_event_says_how_the_run_ended(self) -> None:
+        """A terminal event records how the run ended."""
+        memory = derive(event("terminal", reason="max_steps"))
+        [item] = memory.verification_status
+        assert (item.status, item.text) == ("ended", "run-1 max_steps")
+
+
+class TestDecisionsAndFailures:
+    def test_checkpoint_is_a_key_decision(self) -> None:
+        """A checkpoint is a key decision with the first line of its summary."""
+        memory = derive(event("checkpoint", checkpoint_id="ck-1", summary="Goal: X\nmore"))
+        assert texts(memory.key_decisions) == ["checkpoint `ck-1`: “Goal: X”"]
+
+    def test_context_compacted_is_a_key_decision(self) -> None:
+        """A context_compacted transition is a key decision."""
+        memory = derive(event("state_transition", reason="context_compacted"))
+        assert texts(memory.key_decisions) == ["context compacted"]
+
+    def test_decision_markers_are_key_decisions(self) -> None:
+        """metadata.decision and assistant lines starting 'Decision:' are key decisions."""
+        memory = derive(
+            assistant("Looked around.\nDecision: use PostgreSQL\nok"),
+            assistant("x", decision="keep the v1 API"),
+        )
+        assert texts(memory.key_decisions) == ["use PostgreSQL", "keep the v1 API"]
+
+    def test_model_recovery_failed_is_a_failed_attempt(self) -> None:
+        """model_recovery_failed is a failed attempt."""
+        memory = derive(event("state_transition", reason="model_recovery_failed", details="429"))
+        [failure] = memory.failed_attempts
+        assert failure.text == "model recovery failed: “429”"
+
+    def test_final_answer_is_completed_work(self) -> None:
+        """An assistant final answer is completed work."""
+        memory = derive(assistant("All done: tests pass.", action_type="final"))
+        assert texts(memory.completed_work) == ["final answer: “All done: tests pass.”"]
+
+    def test_plan_mode_exit_is_a_decision(self) -> None:
+        """An approved plan (ExitPlanMode) is a key decision."""
+        memory = derive(call("ExitPlanMode", {"plan": "1. Add cache\n2. Test"}))
+        assert texts(memory.key_decisions) == [f"approved plan: {quote_untrusted('1. Add cache')}"]
+
+
+class TestBudgetAndBookkeeping:
+    def test_impossible_budget_is_a_config_error(self) -> None:
+        """A budget too small for the fixed skeleton fails at construction."""
+        with pytest.raises(ConfigError, match="use at least"):
+            SessionMemoryDeriver(budget_tokens=50)
+
+    def test_eviction_leaves_markers_and_counts(self) -> None:
+        """Items dropped for the budget are counted in omitted and marked in the text."""
+        edits = [call("Edit", {"file_path": f"src/m{i}.py"}, call_id=f"c{i}") for i in range(80)]
+        memory = derive(user("Refactor everything"), *edits, budget=300)
+        omitted = memory.omitted["completed_work"]
+        assert omitted > 0
+        assert len(memory.completed_work) + omitted == 80
+        assert f"+{omitted} earlier completed items" in render_memory(memory)
+        assert memory.omitted_kinds == {"file_changed": omitted}
+
+    def test_open_todos_outlive_completed_work(self) -> None:
+        """Under pressure completed work goes first; open todos and the goal stay."""
+        edits = [call("Edit", {"file_path": f"src/m{i}.py"}, call_id=f"c{i}") for i in range(80)]
+        memory = derive(
+            user("Refactor everything"),
+            call(
+                "TodoWrite", {"todos": [{"content": "Keep me", "status": "pending"}]}, call_id="t"
+            ),
+            *edits,
+            budget=300,
+        )
+        assert texts(memory.todo_items) == ["Keep me"]
+        assert memory.current_goal is not None
+
+    def test_unknown_types_and_fields_are_counted_not_shown(self) -> None:
+        """Unknown event types and fields stay out of the memory but are counted."""
+        odd = event("telemetry", x=1)
+        extra = dict(user("Fix it"), surprise=True)
+        memory = derive(odd, extra)
+        assert memory.diagnostics.unknown_event_types == {"telemetry": 1}
+        assert memory.diagnostics.events_with_unknown_fields == 1
+        assert "telemetry" not in render_memory(memory)
+
+    def test_duplicate_event_id_is_ignored(self) -> None:
+        """An event whose id was already applied is ignored and counted."""
+        e = user("Fix it")
+        memory = derive(e, dict(e))
+        assert memory.event_count == 1
+        assert memory.diagnostics.duplicate_events == 1
+
+    def test_empty_memory_renders_empty(self) -> None:
+        """With nothing derived the rendering is the empty string."""
+        assert render_memory(derive(event("state_transition", reason="other"))) == ""

@@ -1,0 +1,70 @@
+"""The command line: derive, its summary line, and its errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from session_memory.cli import cli
+
+SAMPLE = Path(__file__).parent.parent / "examples" / "sample_transcript.jsonl"
+
+
+class TestDerive:
+    def test_prints_rendered_memory_and_summary(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """derive prints the Markdown memory and a one-line summary on stderr."""
+        assert cli("derive", str(SAMPLE)) == 0
+        out, err = capsys.readouterr()
+        assert out.startswith("# Session memory\n")
+        assert "## Current goal" in out
+        assert "3000 events applied, 0 lines skipped" in err
+        assert "/1200 tokens" in err
+
+    def test_json_output(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """derive --json prints the SessionMemory as JSON."""
+        assert cli("derive", "--json", "--budget", "800", str(SAMPLE)) == 0
+        memory = orjson.loads(capsys.readouterr().out)
+        assert memory["event_count"] == 3000
+        assert memory["budget_tokens"] == 800
+        assert memory["tokens_used"] <= 800
+
+    def test_missing_file_exits_2_with_one_line(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A missing file is one line on stderr and exit code 2, no traceback."""
+        assert cli("derive", str(tmp_path / "nope.jsonl")) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert "cannot read transcript" in err
+
+    def test_impossible_budget_exits_2(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A budget below the skeleton is a clear error."""
+        assert cli("derive", "--budget", "10", str(SAMPLE)) == 2
+        assert "use at least" in capsys.readouterr().err
+
+    def test_standard_input(self, tmp_path: Path) -> None:
+        """PATH - reads the transcript from standard input."""
+        result = subprocess.run(
+            [sys.executable, "-m", "session_memory.cli", "derive", "-"],
+            input=SAMPLE.read_bytes(),
+            capture_output=True,
+            check=True,
+        )
+        assert result.stdout.startswith(b"# Session memory\n")
+
+    def test_output_is_deterministic_across_processes(self) -> None:
+        """Two processes with different hash seeds print the same bytes."""
+        outputs = []
+        for seed in ("1", "2"):
+            result = subprocess.run(
+                [sys.executable, "-m", "session_memory.cli", "derive", "--json", str(SAMPLE)],
+                capture_output=True,
+                check=True,
+                env={"PYTHONHASHSEED": seed, "PATH": ""},
+            )
+            outputs.append(result.stdout)
+        assert outputs[0] == outputs[1]
