@@ -103,10 +103,11 @@ class _Transcript:
     tail: FileTail
     deriver: SessionMemoryDeriver
     name: str | None = None
-    published_version: int | None = None
-    on_disk: bytes | None = None
-    saved_offset: int | None = None
-    saved_version: int | None = None
+    outputs_stale: bool = True
+    state_stale: bool = False
+    json_on_disk: bytes | None = None
+    md_on_disk: bytes | None = None
+    md_version: int | None = None
     events_read: int = 0
     lines_skipped: int = 0
 
@@ -268,8 +269,6 @@ class MemoryService:
             ),
             deriver=deriver,
             name=state.name,
-            saved_offset=state.offset,
-            saved_version=deriver.version,
         )
 
     def _on_change(self, path: str) -> None:
@@ -326,10 +325,12 @@ class MemoryService:
             t.deriver = SessionMemoryDeriver(
                 budget_tokens=self.budget_tokens, encoding=self.encoding
             )
+            t.outputs_stale = t.state_stale = True
         elif status is TailStatus.UNCHANGED:
             # Nothing new to read; a restored transcript still has its outputs reconciled.
             self._publish(t)
             return
+        before = t.tail.offset
         try:
             for item in t.tail.read(self._stop):
                 record = item.record
@@ -343,6 +344,8 @@ class MemoryService:
         except TranscriptError as exc:
             # Whatever was folded before the error is consistent with tail.offset: keep it.
             logger.warning("reading %s stopped: %s", t.path, exc)
+        if t.tail.offset != before:
+            t.outputs_stale = t.state_stale = True
         self._publish(t)
 
     def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
@@ -356,36 +359,51 @@ class MemoryService:
             logger.debug("skipped line at byte %d of %s: %s", record.offset, t.path, record.reason)
 
     def _publish(self, t: _Transcript) -> None:
-        """Write the outputs if the memory changed, then the state if anything moved.
+        """Write the outputs if the memory changed, then the state if anything was read.
 
         A failed write (disk full, permissions) is logged and retried on the next change or
         sweep; it leaves the previous outputs and state in place, which stay consistent.
         """
-        version = t.deriver.version
         try:
-            if t.tail.offset > 0 and version != t.published_version:
+            if t.outputs_stale and t.tail.offset > 0:
                 self._write_outputs(t)
-                t.published_version = version
-            if t.tail.offset != t.saved_offset or version != t.saved_version:
+            t.outputs_stale = False
+            if t.state_stale:
                 self._save(t)
         except OSError as exc:
             logger.error("cannot write the memory of %s: %s", t.path, exc)
 
     def _write_outputs(self, t: _Transcript) -> None:
+        """Write each output whose bytes differ from what is on disk.
+
+        The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
+        line, so it is compared byte for byte; the Markdown depends only on the content,
+        so it is rendered only when the deriver's ``version`` moved.
+        """
         if t.name is None:
             t.name = self._claim_name(t)
         json_path, md_path = output_paths(self.out_dir, t.name)
+        wrote = False
+        version = t.deriver.version
+        if version != t.md_version or t.md_on_disk is None:
+            text = render_memory(t.deriver.memory).encode("utf-8")
+            if t.md_on_disk is None:
+                t.md_on_disk = _read_or_none(md_path)
+            if text != t.md_on_disk:
+                atomic_write(md_path, text, sync_dir=False)
+                t.md_on_disk = text
+                wrote = True
+            t.md_version = version
         data = memory_json(t.deriver)
-        if t.on_disk is None:
-            with contextlib.suppress(OSError):
-                t.on_disk = json_path.read_bytes()
-        if data == t.on_disk and md_path.exists():
-            return
-        atomic_write(md_path, render_memory(t.deriver.memory).encode("utf-8"), sync_dir=False)
-        atomic_write(json_path, data, sync_dir=False)
-        fsync_dir(self.out_dir)
-        t.on_disk = data
-        self._outputs_written += 1
+        if t.json_on_disk is None:
+            t.json_on_disk = _read_or_none(json_path)
+        if data != t.json_on_disk:
+            atomic_write(json_path, data, sync_dir=False)
+            t.json_on_disk = data
+            wrote = True
+        if wrote:
+            fsync_dir(self.out_dir)
+            self._outputs_written += 1
 
     def _save(self, t: _Transcript) -> None:
         identity = t.tail.identity
@@ -406,8 +424,7 @@ class MemoryService:
                 snapshot=t.deriver.snapshot(),
             ),
         )
-        t.saved_offset = t.tail.offset
-        t.saved_version = t.deriver.version
+        t.state_stale = False
 
     def _claim_name(self, t: _Transcript) -> str:
         session = t.deriver.memory.session_id
@@ -437,3 +454,10 @@ class MemoryService:
             skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,
         )
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -179,7 +179,6 @@ class TestTailFile:
         with pytest.raises(TranscriptReplaced):
             next(gen)
 
-
     def test_start_past_the_end_raises_replaced(self, tmp_path: Path) -> None:
         """A start offset beyond the file's size means the file is not the one that was read."""
         path = tmp_path / "t.jsonl"
