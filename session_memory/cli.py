@@ -65,6 +65,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_derive_parser(sub)
     _add_view_parser(sub)
+    _add_watch_parser(sub)
     return parser
 
 
@@ -194,6 +195,59 @@ def _run_view(args: argparse.Namespace) -> int:
         f"session-memory: {len(view.messages)} messages, ~{view.total_tokens} tokens "
         f"(system {view.system_tokens}, memory {view.memory_tokens}, "
         f"history {view.history_tokens}), {view.dropped_messages} history messages dropped",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _add_watch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "watch",
+        help="keep <session>.memory.json and .memory.md current as transcripts grow",
+    )
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="transcript file, or directory watched for *.jsonl"
+    )
+    p.add_argument("--out", default=".", metavar="DIR", help="output directory (default .)")
+    p.add_argument(
+        "--state",
+        default=None,
+        metavar="DIR",
+        help="state directory (default OUT/.session-memory-state)",
+    )
+    _add_budget_argument(p)
+    p.add_argument("--once", action="store_true", help="derive everything present and exit")
+    p.set_defaults(run=_run_watch)
+
+
+def _run_watch(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from session_memory.service import MemoryService
+
+    stop = threading.Event()
+    service = MemoryService(
+        args.paths, args.out, args.state, budget_tokens=args.budget, stop_event=stop
+    )
+    if args.once:
+        summary = service.run_once()
+    else:
+        # SIGINT and SIGTERM only set the stop event: the service finishes the line it is
+        # on, writes outputs and state, and returns; exit status 0.
+        def on_signal(signum: int, _frame: object) -> None:
+            logging.getLogger(__name__).info("%s: stopping", signal.Signals(signum).name)
+            stop.set()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            summary = service.run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    print(
+        f"session-memory: {summary.transcripts} transcripts, {summary.events} events read, "
+        f"{summary.skipped} lines skipped, {summary.outputs_written} outputs written",
         file=sys.stderr,
     )
     return 0

@@ -1,0 +1,318 @@
+"""session_memory.service.MemoryService: outputs equal a full rebuild, whatever happens."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from service_helpers import append, event, file_mode, user, varied_lines, wait_for
+
+from deriver import SessionMemoryDeriver
+from session_memory.errors import ConfigError
+from session_memory.reader import read_records
+from session_memory.service import MemoryService, memory_json
+from session_memory.store import safe_name, state_path
+
+
+def rebuild(path: Path, budget: int = 1200) -> dict[str, Any]:
+    """The memory a full rebuild of the whole file gives, as JSON."""
+    deriver = SessionMemoryDeriver(budget_tokens=budget)
+    deriver.apply_all(read_records(path))
+    result: dict[str, Any] = orjson.loads(memory_json(deriver))
+    return result
+
+
+def output(out: Path, name: str) -> dict[str, Any] | None:
+    path = out / f"{name}.memory.json"
+    if not path.exists():
+        return None
+    result: dict[str, Any] = orjson.loads(path.read_bytes())
+    return result
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    watched = tmp_path / "transcripts"
+    watched.mkdir()
+    return watched, tmp_path / "out"
+
+
+@pytest.fixture
+def running() -> Iterator[list[tuple[MemoryService, threading.Thread]]]:
+    """Services started in threads; all are stopped and joined after the test."""
+    started: list[tuple[MemoryService, threading.Thread]] = []
+    yield started
+    for service, thread in started:
+        service.stop()
+        thread.join(10)
+        assert not thread.is_alive()
+
+
+def start(
+    running: list[tuple[MemoryService, threading.Thread]], *args: Any, **kwargs: Any
+) -> MemoryService:
+    kwargs.setdefault("sweep_seconds", 0.3)
+    service = MemoryService(*args, **kwargs)
+    thread = threading.Thread(target=service.run)
+    thread.start()
+    running.append((service, thread))
+    return service
+
+
+class TestRunOnce:
+    def test_outputs_equal_a_full_rebuild(self, dirs: tuple[Path, Path]) -> None:
+        """Each transcript gets <session>.memory.json equal to derive, and .memory.md."""
+        watched, out = dirs
+        (watched / "sub").mkdir()
+        a = watched / "a.jsonl"
+        b = watched / "sub" / "b.jsonl"
+        a.write_bytes(b"".join(varied_lines(200, seed=1, session="alpha")))
+        b.write_bytes(b"".join(varied_lines(50, seed=2, session="beta")))
+        summary = MemoryService([watched], out).run_once()
+        assert summary.transcripts == 2
+        assert output(out, "alpha") == rebuild(a)
+        assert output(out, "beta") == rebuild(b)
+        assert (out / "alpha.memory.md").read_text().startswith("# Session memory")
+
+    def test_private_modes(self, dirs: tuple[Path, Path]) -> None:
+        """Output and state directories are 0o700, every file in them 0o600."""
+        watched, out = dirs
+        (watched / "a.jsonl").write_bytes(b"".join(varied_lines(20)))
+        service = MemoryService([watched], out)
+        service.run_once()
+        assert file_mode(out) == 0o700
+        assert file_mode(service.state_dir) == 0o700
+        files = [p for p in out.rglob("*") if p.is_file()]
+        assert len(files) == 3
+        assert all(file_mode(p) == 0o600 for p in files)
+
+    def test_restart_reads_only_new_bytes(self, dirs: tuple[Path, Path]) -> None:
+        """A second service resumes from the saved offset and ends equal to a rebuild."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        lines = varied_lines(300, seed=3)
+        path.write_bytes(b"".join(lines[:200]))
+        MemoryService([watched], out).run_once()
+        append(path, b"".join(lines[200:]))
+        summary = MemoryService([watched], out).run_once()
+        assert summary.events + summary.skipped == 100
+        assert output(out, "s-1") == rebuild(path)
+
+    def test_unchanged_memory_is_not_rewritten(self, dirs: tuple[Path, Path]) -> None:
+        """Outputs are rewritten only when the memory changed, across restarts too."""
+        watched, out = dirs
+        (watched / "a.jsonl").write_bytes(b"".join(varied_lines(30)))
+        assert MemoryService([watched], out).run_once().outputs_written == 1
+        before = (out / "s-1.memory.json").stat().st_mtime_ns
+        assert MemoryService([watched], out).run_once().outputs_written == 0
+        assert (out / "s-1.memory.json").stat().st_mtime_ns == before
+
+    def test_outputs_are_reconciled_with_state(self, dirs: tuple[Path, Path]) -> None:
+        """Outputs lost or edited while stopped are rewritten from the state on start."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(30)))
+        MemoryService([watched], out).run_once()
+        (out / "s-1.memory.json").write_bytes(b"{}")
+        (out / "s-1.memory.md").unlink()
+        MemoryService([watched], out).run_once()
+        assert output(out, "s-1") == rebuild(path)
+        assert (out / "s-1.memory.md").exists()
+
+    def test_corrupt_middle_line_is_skipped(self, dirs: tuple[Path, Path]) -> None:
+        """A corrupt line in the middle is counted and skipped; the lines after it count."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(user(1, "a") + b'{"event_id": 3, oops\n' + user(2, "b"))
+        MemoryService([watched], out).run_once()
+        memory = output(out, "s-1")
+        assert memory == rebuild(path)
+        assert memory is not None
+        assert memory["event_count"] == 2
+        assert memory["diagnostics"]["lines_skipped"] == 1
+
+    def test_rewritten_file_is_derived_again(self, dirs: tuple[Path, Path]) -> None:
+        """A file rewritten between runs (shorter or same prefix length) is rebuilt."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(100, seed=4)))
+        MemoryService([watched], out).run_once()
+        path.write_bytes(b"".join(varied_lines(40, seed=5)))
+        MemoryService([watched], out).run_once()
+        assert output(out, "s-1") == rebuild(path)
+        path.write_bytes(b"".join(varied_lines(140, seed=6)))
+        MemoryService([watched], out).run_once()
+        assert output(out, "s-1") == rebuild(path)
+
+    def test_damaged_state_means_rebuild(self, dirs: tuple[Path, Path]) -> None:
+        """A damaged state file is not trusted: the transcript is derived from the start."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(50)))
+        service = MemoryService([watched], out)
+        service.run_once()
+        state_path(service.state_dir, str(path.resolve())).write_bytes(b"junk")
+        append(path, user(999, "more"))
+        MemoryService([watched], out).run_once()
+        assert output(out, "s-1") == rebuild(path)
+
+    def test_another_budget_means_rebuild(self, dirs: tuple[Path, Path]) -> None:
+        """A state derived with another budget is not resumed."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(80)))
+        MemoryService([watched], out, budget_tokens=1200).run_once()
+        MemoryService([watched], out, budget_tokens=600).run_once()
+        assert output(out, "s-1") == rebuild(path, budget=600)
+
+    def test_missing_path_is_a_config_error(self, tmp_path: Path) -> None:
+        """A path that does not exist fails at construction."""
+        with pytest.raises(ConfigError):
+            MemoryService([tmp_path / "nope"], tmp_path / "out")
+
+
+class TestNames:
+    @pytest.mark.parametrize("hostile", ["../../x", "/etc/passwd", "a\x00b", "y" * 10_000])
+    def test_hostile_session_ids_stay_inside_out(self, tmp_path: Path, hostile: str) -> None:
+        """A hostile session id becomes a safe name inside --out; nothing is written elsewhere."""
+        watched = tmp_path / "w" / "d"
+        watched.mkdir(parents=True)
+        out = tmp_path / "w" / "out"
+        path = watched / "t.jsonl"
+        path.write_bytes(user(1, "hello", session=hostile))
+        before = {p for p in tmp_path.rglob("*")}
+        MemoryService([watched], out).run_once()
+        created = {p for p in tmp_path.rglob("*")} - before
+        assert all(p.resolve().is_relative_to(out.resolve()) for p in created)
+        name = safe_name(hostile)
+        assert output(out, name) == rebuild(path)
+
+    def test_session_without_id_is_named_after_the_file(self, dirs: tuple[Path, Path]) -> None:
+        """Events without a session_id name the outputs after the transcript file."""
+        watched, out = dirs
+        line = orjson.dumps({"event_id": "e1", "event_type": "message", "payload": {}}) + b"\n"
+        (watched / "my run.jsonl").write_bytes(line)
+        MemoryService([watched], out).run_once()
+        assert output(out, safe_name("my run")) is not None
+
+    def test_two_files_same_session(self, dirs: tuple[Path, Path]) -> None:
+        """The first file keeps the session name; the second gets a path-hash suffix, stably."""
+        watched, out = dirs
+        a = watched / "a.jsonl"
+        b = watched / "b.jsonl"
+        a.write_bytes(b"".join(varied_lines(20, seed=1)))
+        b.write_bytes(b"".join(varied_lines(30, seed=2)))
+        MemoryService([watched], out).run_once()
+        names = sorted(p.name for p in out.glob("*.memory.json"))
+        assert len(names) == 2
+        assert "s-1.memory.json" in names
+        assert output(out, "s-1") == rebuild(a)
+        other = next(n for n in names if n != "s-1.memory.json")
+        append(b, user(500, "later"))
+        MemoryService([watched], out).run_once()
+        assert sorted(p.name for p in out.glob("*.memory.json")) == names
+        assert output(out, other.removesuffix(".memory.json")) == rebuild(b)
+
+    def test_symlink_outside_is_not_followed(self, tmp_path: Path) -> None:
+        """A link in the watched directory to a transcript elsewhere is not derived."""
+        watched = tmp_path / "w"
+        watched.mkdir()
+        elsewhere = tmp_path / "secret.jsonl"
+        elsewhere.write_bytes(user(1, "private", session="secret"))
+        (watched / "link.jsonl").symlink_to(elsewhere)
+        out = tmp_path / "out"
+        assert MemoryService([watched], out).run_once().transcripts == 0
+        assert not list(out.glob("*.memory.json"))
+
+
+class TestLive:
+    def test_follows_appends_new_files_and_split_lines(
+        self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
+    ) -> None:
+        """Real watcher, writer thread: a split line, a new file; outputs converge to rebuilds."""
+        watched, out = dirs
+        a = watched / "a.jsonl"
+        a.write_bytes(user(1, "first"))
+        start(running, [watched], out)
+        assert wait_for(lambda: output(out, "s-1") == rebuild(a))
+
+        def writer() -> None:
+            for i in range(2, 40):
+                line = event(i, "message", {"role": "assistant", "content": f"step {i}"})
+                if i == 20:
+                    append(a, line[:25])
+                    time.sleep(0.4)
+                    append(a, line[25:])
+                else:
+                    append(a, line)
+                time.sleep(0.01)
+            (watched / "new").mkdir()
+            (watched / "new" / "b.jsonl").write_bytes(user(1, "other", session="s-2"))
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        thread.join()
+        assert wait_for(lambda: output(out, "s-1") == rebuild(a))
+        memory = output(out, "s-1")
+        assert memory is not None
+        assert memory["event_count"] == 39
+        assert memory["diagnostics"]["lines_skipped"] == 0
+        assert wait_for(lambda: output(out, "s-2") == rebuild(watched / "new" / "b.jsonl"))
+
+    def test_truncation_while_tailed(
+        self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
+    ) -> None:
+        """A transcript truncated and rewritten under the service is derived again."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(60, seed=7)))
+        start(running, [watched], out)
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path))
+        with open(path, "r+b") as f:
+            f.truncate(0)
+            f.write(b"".join(varied_lines(10, seed=8)))
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path))
+
+    def test_deleted_file_keeps_outputs(
+        self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
+    ) -> None:
+        """A deleted transcript stops being tailed, keeps its outputs; others go on."""
+        watched, out = dirs
+        a = watched / "a.jsonl"
+        b = watched / "b.jsonl"
+        a.write_bytes(user(1, "a", session="A"))
+        b.write_bytes(user(1, "b", session="B"))
+        service = start(running, [watched], out)
+        assert wait_for(lambda: output(out, "A") is not None and output(out, "B") is not None)
+        kept = output(out, "A")
+        a.unlink()
+        assert wait_for(lambda: not state_path(service.state_dir, str(a)).exists())
+        append(b, user(2, "more", session="B"))
+        assert wait_for(lambda: output(out, "B") == rebuild(b))
+        assert output(out, "A") == kept
+
+    def test_missed_notification_is_caught_by_the_sweep(
+        self,
+        tmp_path: Path,
+        running: list[tuple[MemoryService, threading.Thread]],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """When notifications come late or never, the size check on the slow timer sees appends."""
+        watched = tmp_path / "w"
+        watched.mkdir()
+        out = tmp_path / "out"
+        path = watched / "a.jsonl"
+        path.write_bytes(user(1, "a"))
+        # Polling every 3 s: any update within 1.5 s comes from the 0.2 s sweep.
+        monkeypatch.setenv("WATCHFILES_POLL_DELAY_MS", "3000")
+        start(running, [watched], out, force_polling=True, sweep_seconds=0.2)
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path))
+        time.sleep(0.5)
+        for i in range(2, 6):
+            append(path, user(i, f"m{i}"))
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=1.5)
