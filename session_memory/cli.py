@@ -216,6 +216,7 @@ def _add_watch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="state directory (default OUT/.session-memory-state)",
     )
     _add_budget_argument(p)
+    add_format_argument(p)
     p.add_argument("--once", action="store_true", help="derive everything present and exit")
     p.set_defaults(run=_run_watch)
 
@@ -228,7 +229,12 @@ def _run_watch(args: argparse.Namespace) -> int:
 
     stop = threading.Event()
     service = MemoryService(
-        args.paths, args.out, args.state, budget_tokens=args.budget, stop_event=stop
+        args.paths,
+        args.out,
+        args.state,
+        budget_tokens=args.budget,
+        format=args.format,
+        stop_event=stop,
     )
     if args.once:
         summary = service.run_once()

@@ -28,6 +28,7 @@ __all__ = [
     "event_from_object",
     "iter_lines",
     "iter_objects",
+    "object_of_line",
     "open_source",
     "parse_line",
     "read_events",
@@ -53,6 +54,21 @@ def decode_line(line: bytes, offset: int) -> JsonObject | SkippedLine:
     if not isinstance(obj, dict):
         return SkippedLine(offset=offset, reason=f"not a JSON object but {type(obj).__name__}")
     return obj
+
+
+def object_of_line(
+    line: bytes | None, offset: int, max_line_bytes: int = MAX_LINE_BYTES
+) -> JsonObject | SkippedLine:
+    """What one line from :func:`iter_lines` holds: a JSON object, or why it is skipped.
+
+    The one mapping from lines to objects, shared by reading a whole file and tailing one,
+    so that a full rebuild and the tailer always see the same records.
+    """
+    if line is None:
+        return SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
+    if not line.strip():
+        return SkippedLine(offset=offset, reason="blank line")
+    return decode_line(line, offset)
 
 
 def parse_line(line: bytes, offset: int) -> Record:
@@ -152,18 +168,10 @@ def iter_objects(
     """
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-            if line is None:
-                yield (
-                    offset,
-                    SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes"),
-                )
-            elif not line.strip():
-                yield offset, SkippedLine(offset=offset, reason="blank line")
-            else:
-                obj = decode_line(line, offset)
-                if isinstance(obj, SkippedLine) and end == offset + len(line):
-                    obj = SkippedLine(offset=offset, reason=f"incomplete last line: {obj.reason}")
-                yield offset, obj
+            obj = object_of_line(line, offset, max_line_bytes)
+            if isinstance(obj, SkippedLine) and line is not None and end == offset + len(line):
+                obj = SkippedLine(offset=offset, reason=f"incomplete last line: {obj.reason}")
+            yield offset, obj
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc
 

@@ -36,8 +36,8 @@ import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError, SessionMemoryError, TranscriptError
-from session_memory.events import TranscriptEvent
-from session_memory.memory import SkippedLine
+from session_memory.formats import AdapterBase, make_adapter, restore_adapter
+from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
     StateError,
     TranscriptState,
@@ -79,9 +79,9 @@ def output_paths(out_dir: Path, name: str) -> tuple[Path, Path]:
     return out_dir / f"{name}{JSON_SUFFIX}", out_dir / f"{name}{MD_SUFFIX}"
 
 
-def memory_json(deriver: SessionMemoryDeriver) -> bytes:
+def memory_json(memory: SessionMemory) -> bytes:
     """The bytes of ``.memory.json``: the same as ``session-memory derive --json`` prints."""
-    dumped = deriver.memory.model_dump(mode="json")
+    dumped = memory.model_dump(mode="json")
     return orjson.dumps(dumped, option=orjson.OPT_INDENT_2) + b"\n"
 
 
@@ -102,12 +102,12 @@ class _Transcript:
     path: str
     tail: FileTail
     deriver: SessionMemoryDeriver
+    adapter: AdapterBase
     name: str | None = None
     outputs_stale: bool = True
     state_stale: bool = False
     json_on_disk: bytes | None = None
     md_on_disk: bytes | None = None
-    md_version: int | None = None
     events_read: int = 0
     lines_skipped: int = 0
 
@@ -130,6 +130,7 @@ class MemoryService:
         *,
         budget_tokens: int = 1200,
         encoding: str = DEFAULT_ENCODING,
+        format: str = "auto",
         stop_event: StopEvent | None = None,
         sweep_seconds: float = SWEEP_SECONDS,
         force_polling: bool | None = None,
@@ -147,10 +148,12 @@ class MemoryService:
             else:
                 raise ConfigError(f"no such transcript or directory: {os.fspath(p)}")
         self._dir_reals = [os.path.realpath(d) for d in self._dirs]
-        # Fail at construction on an impossible budget or an unknown encoding.
+        # Fail at construction on an impossible budget, an unknown encoding or format.
         SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding)
+        make_adapter(format)
         self.budget_tokens = budget_tokens
         self.encoding = encoding
+        self.format = format
         self.out_dir = Path(out_dir).absolute()
         self.state_dir = (
             Path(state_dir).absolute() if state_dir else self.out_dir / DEFAULT_STATE_DIRNAME
@@ -246,6 +249,7 @@ class MemoryService:
             path=real,
             tail=FileTail(real),
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
+            adapter=make_adapter(self.format),
         )
         spath = state_path(self.state_dir, real)
         if not spath.exists():
@@ -254,9 +258,18 @@ class MemoryService:
             state = load_state(spath)
             if state.path != real:
                 raise StateError(f"state {spath} belongs to {state.path}")
-            if (state.budget_tokens, state.encoding) != (self.budget_tokens, self.encoding):
-                raise StateError("state was derived with another budget or encoding")
+            if (state.budget_tokens, state.encoding, state.transcript_format) != (
+                self.budget_tokens,
+                self.encoding,
+                self.format,
+            ):
+                raise StateError("state was derived with another budget, encoding or format")
             deriver = SessionMemoryDeriver.restore(state.snapshot)
+            adapter = (
+                make_adapter(self.format)
+                if state.adapter is None
+                else restore_adapter(state.adapter)
+            )
         except SessionMemoryError as exc:
             logger.warning("rebuilding %s from scratch: %s", real, exc)
             return fresh
@@ -268,6 +281,7 @@ class MemoryService:
                 real, state.offset, state.fingerprint, FileIdentity(state.dev, state.ino)
             ),
             deriver=deriver,
+            adapter=adapter,
             name=state.name,
         )
 
@@ -325,6 +339,7 @@ class MemoryService:
             t.deriver = SessionMemoryDeriver(
                 budget_tokens=self.budget_tokens, encoding=self.encoding
             )
+            t.adapter = make_adapter(self.format)
             t.outputs_stale = t.state_stale = True
         elif status is TailStatus.UNCHANGED:
             # Nothing new to read; a restored transcript still has its outputs reconciled.
@@ -332,15 +347,19 @@ class MemoryService:
             return
         before = t.tail.offset
         try:
-            for item in t.tail.read(self._stop):
-                record = item.record
-                if isinstance(record, TranscriptEvent):
-                    t.deriver.apply(record)
-                    t.events_read += 1
-                elif isinstance(record, SkippedLine):
-                    t.deriver.record_skip(record)
-                    t.lines_skipped += 1
-                    self._log_skip(t, record)
+            for line in t.tail.read(self._stop):
+                item = line.item
+                records = (
+                    [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, line.offset)
+                )
+                for record in records:
+                    if isinstance(record, SkippedLine):
+                        t.deriver.record_skip(record)
+                        t.lines_skipped += 1
+                        self._log_skip(t, record)
+                    else:
+                        t.deriver.apply(record)
+                        t.events_read += 1
         except TranscriptError as exc:
             # Whatever was folded before the error is consistent with tail.offset: keep it.
             logger.warning("reading %s stopped: %s", t.path, exc)
@@ -377,24 +396,21 @@ class MemoryService:
         """Write each output whose bytes differ from what is on disk.
 
         The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
-        line, so it is compared byte for byte; the Markdown depends only on the content,
-        so it is rendered only when the deriver's ``version`` moved.
+        line; the Markdown only when the content does. Both are compared byte for byte.
         """
         if t.name is None:
             t.name = self._claim_name(t)
         json_path, md_path = output_paths(self.out_dir, t.name)
         wrote = False
-        version = t.deriver.version
-        if version != t.md_version or t.md_on_disk is None:
-            text = render_memory(t.deriver.memory).encode("utf-8")
-            if t.md_on_disk is None:
-                t.md_on_disk = _read_or_none(md_path)
-            if text != t.md_on_disk:
-                atomic_write(md_path, text, sync_dir=False)
-                t.md_on_disk = text
-                wrote = True
-            t.md_version = version
-        data = memory_json(t.deriver)
+        memory = _memory_so_far(t)
+        text = render_memory(memory).encode("utf-8")
+        if t.md_on_disk is None:
+            t.md_on_disk = _read_or_none(md_path)
+        if text != t.md_on_disk:
+            atomic_write(md_path, text, sync_dir=False)
+            t.md_on_disk = text
+            wrote = True
+        data = memory_json(memory)
         if t.json_on_disk is None:
             t.json_on_disk = _read_or_none(json_path)
         if data != t.json_on_disk:
@@ -422,6 +438,8 @@ class MemoryService:
                 budget_tokens=self.budget_tokens,
                 encoding=self.encoding,
                 snapshot=t.deriver.snapshot(),
+                transcript_format=self.format,
+                adapter=t.adapter.snapshot(),
             ),
         )
         t.state_stale = False
@@ -454,6 +472,22 @@ class MemoryService:
             skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,
         )
+
+
+def _memory_so_far(t: _Transcript) -> SessionMemory:
+    """The memory a full read of the transcript as it stands gives.
+
+    An adapter may hold a record back until a later one says what it was (Claude Code's
+    last assistant text is a final answer only if the turn then ends); a complete read
+    releases it at the end of the file. The outputs show it released, computed on copies,
+    while the tailed adapter and deriver keep waiting for the next line.
+    """
+    held = restore_adapter(t.adapter.snapshot()).finish()
+    if not held:
+        return t.deriver.memory
+    copy = SessionMemoryDeriver.restore(t.deriver.snapshot())
+    copy.apply_all(held)
+    return copy.memory
 
 
 def _read_or_none(path: Path) -> bytes | None:

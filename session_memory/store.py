@@ -21,6 +21,7 @@ from typing import Final, TypeVar
 import orjson
 
 from session_memory.errors import SessionMemoryError
+from session_memory.events import JsonObject
 
 __all__ = [
     "DIR_MODE",
@@ -42,7 +43,7 @@ FILE_MODE: Final = 0o600
 
 DIR_MODE: Final = 0o700
 
-STATE_FORMAT: Final = 1
+STATE_FORMAT: Final = 2
 """Bumped when the layout of a state file changes; a state of another format is ignored."""
 
 MAX_NAME: Final = 96
@@ -133,6 +134,8 @@ class TranscriptState:
     budget_tokens: int
     encoding: str
     snapshot: bytes
+    transcript_format: str = "auto"
+    adapter: JsonObject | None = None
 
 
 def state_path(state_dir: Path, transcript: str) -> Path:
@@ -153,6 +156,8 @@ def save_state(state_dir: Path, state: TranscriptState) -> None:
         "name": state.name,
         "budget_tokens": state.budget_tokens,
         "encoding": state.encoding,
+        "transcript_format": state.transcript_format,
+        "adapter": state.adapter,
         "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
     atomic_write(state_path(state_dir, state.path), orjson.dumps(header) + b"\n" + state.snapshot)
@@ -181,6 +186,8 @@ def load_state(path: Path) -> TranscriptState:
             budget_tokens=_typed(header["budget_tokens"], int),
             encoding=_typed(header["encoding"], str),
             snapshot=snapshot,
+            transcript_format=_typed(header["transcript_format"], str),
+            adapter=None if header["adapter"] is None else _typed(header["adapter"], dict),
         )
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
         raise StateError(f"state {path} is damaged: {exc}") from exc

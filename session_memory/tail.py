@@ -22,8 +22,9 @@ from typing import Final, NamedTuple, Protocol
 import watchfiles
 
 from session_memory.errors import TranscriptError
+from session_memory.events import JsonObject
 from session_memory.memory import SkippedLine
-from session_memory.reader import MAX_LINE_BYTES, Record, iter_lines, parse_line
+from session_memory.reader import MAX_LINE_BYTES, iter_lines, object_of_line
 
 __all__ = [
     "DEBOUNCE_MS",
@@ -83,9 +84,9 @@ class FileIdentity(NamedTuple):
 
 
 class Tailed(NamedTuple):
-    """One complete line: its record (``None`` for a blank line) and where it lies."""
+    """One complete line: the JSON object it holds (or why it is skipped) and where it lies."""
 
-    record: Record | None
+    item: JsonObject | SkippedLine
     offset: int
     end: int
 
@@ -179,7 +180,7 @@ class FileTail:
             )
             for offset, line, end in lines:
                 self.offset = end
-                yield Tailed(_record(line, offset, self._max_line_bytes), offset, end)
+                yield Tailed(object_of_line(line, offset, self._max_line_bytes), offset, end)
                 if stop_event is not None and stop_event.is_set():
                     break
         except OSError as exc:
@@ -187,16 +188,6 @@ class FileTail:
         finally:
             self.fingerprint = fingerprint(stream.fileno(), self.offset)
             stream.close()
-
-
-def _record(line: bytes | None, offset: int, max_line_bytes: int) -> Record | None:
-    # The same mapping as reader.read_records, which `derive` uses: a full rebuild and the
-    # tailer must see the same records.
-    if line is None:
-        return SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
-    if not line.strip():
-        return None
-    return parse_line(line, offset)
 
 
 def tail_file(

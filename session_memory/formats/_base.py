@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import ClassVar, Final, Literal, Protocol, TypeVar
 
+import orjson
+
 from session_memory.errors import SnapshotError
 from session_memory.events import JsonObject, TranscriptEvent
 from session_memory.memory import SkippedLine
@@ -143,11 +145,16 @@ class AdapterBase:
         return []
 
     def snapshot(self) -> JsonObject:
-        """The adapter state: format, version and the attributes named in ``_STATE``."""
+        """The adapter state: format, version and the attributes named in ``_STATE``.
+
+        A deep copy (through JSON, which it must survive anyway): an adapter restored from
+        it shares nothing with this one, so either can go on without touching the other.
+        """
         state: JsonObject = {"format": self.format_name, "version": _SNAPSHOT_VERSION}
         for name in ("_step", "_session_id", "_run_id", *self._STATE):
             state[name.lstrip("_")] = getattr(self, name)
-        return state
+        copied: JsonObject = orjson.loads(orjson.dumps(state))
+        return copied
 
     @classmethod
     def restore(cls: type[A], state: JsonObject) -> A:

@@ -23,7 +23,7 @@ def rebuild(path: Path, budget: int = 1200) -> dict[str, Any]:
     """The memory a full rebuild of the whole file gives, as JSON."""
     deriver = SessionMemoryDeriver(budget_tokens=budget)
     deriver.apply_all(read_records(path))
-    result: dict[str, Any] = orjson.loads(memory_json(deriver))
+    result: dict[str, Any] = orjson.loads(memory_json(deriver.memory))
     return result
 
 

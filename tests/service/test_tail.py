@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from service_helpers import append, event, user, wait_for
 
-from session_memory.events import TranscriptEvent
 from session_memory.memory import SkippedLine
 from session_memory.tail import (
     FileTail,
@@ -24,7 +23,7 @@ from session_memory.tail import (
 
 
 def _ids(items: list[Tailed]) -> list[str]:
-    return [t.record.event_id for t in items if isinstance(t.record, TranscriptEvent)]
+    return [t.item["event_id"] for t in items if not isinstance(t.item, SkippedLine)]
 
 
 class TestFileTail:
@@ -43,14 +42,15 @@ class TestFileTail:
         assert tail.check() is TailStatus.UNCHANGED
 
     def test_corrupt_and_blank_lines(self, tmp_path: Path) -> None:
-        """A corrupt line is a SkippedLine with its offset; a blank line is None; both advance."""
+        """Corrupt and blank lines are SkippedLines with their offsets; both advance."""
         path = tmp_path / "t.jsonl"
         first = user(1, "a")
         path.write_bytes(first + b"{not json\n" + b"\n" + user(3, "c"))
         items = list(FileTail(path).read())
-        assert isinstance(items[1].record, SkippedLine)
-        assert items[1].record.offset == len(first)
-        assert items[2].record is None
+        assert isinstance(items[1].item, SkippedLine)
+        assert items[1].item.offset == len(first)
+        assert isinstance(items[2].item, SkippedLine)
+        assert items[2].item.reason == "blank line"
         assert _ids(items) == ["evt-1", "evt-3"]
 
     def test_resume_from_saved_position(self, tmp_path: Path) -> None:
@@ -138,8 +138,8 @@ class TestTailFile:
 
         def reader() -> None:
             for item in tail_file(path, stop_event=stop, sweep_seconds=0.2):
-                if isinstance(item.record, TranscriptEvent):
-                    seen.append(item.record.event_id)
+                if not isinstance(item.item, SkippedLine):
+                    seen.append(item.item["event_id"])
 
         consumer = threading.Thread(target=reader)
         consumer.start()
