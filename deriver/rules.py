@@ -246,6 +246,7 @@ class Rules:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self._calls: dict[str, _Call] = {}
+        self._started_open = 0  # calls started and not finished: the uncertain actions
         self._folds: dict[str, list[Any]] = {}  # fold name -> [count, recent names]
         self._todos_done: list[str] = []  # todo contents already moved to completed work
         self._failures: dict[str, list[str]] = {}  # tool+key -> failure item keys
@@ -403,6 +404,7 @@ class Rules:
         if key is None or call.started:
             return False
         call.started = True
+        self._started_open += 1
         self._track(key, call)
         safe = not is_side_effecting(call.kind)
         item = self.store.by_key.get(key)
@@ -427,7 +429,8 @@ class Rules:
         calls[key] = call
         if len(calls) > _MAX_OPEN_CALLS:
             # A call whose todo was evicted long ago and never finished: forget the oldest.
-            del calls[next(iter(calls))]
+            oldest = calls.pop(next(iter(calls)))
+            self._started_open -= oldest.started
 
     def _close(self, key: str | None, stamp: Stamp) -> None:
         if key is None:
@@ -437,13 +440,13 @@ class Rules:
         if item is not None:
             self.store.remove(item, stamp)
         if call is not None and call.started:
+            self._started_open -= 1
             self._update_uncertain_warning(stamp)
 
     def _update_uncertain_warning(self, stamp: Stamp) -> None:
         store = self.store
-        by_key = store.by_key
-        open_started = sum(1 for k, c in self._calls.items() if c.started and k in by_key)
-        warning = by_key.get("verify:uncertain")
+        open_started = self._started_open
+        warning = store.by_key.get("verify:uncertain")
         if open_started == 0:
             if warning is not None:
                 store.remove(warning, stamp)
@@ -681,6 +684,7 @@ class Rules:
 
     def load_state(self, state: dict[str, Any]) -> None:
         self._calls = {k: _Call.from_state(c) for k, c in state["calls"]}
+        self._started_open = sum(c.started for c in self._calls.values())
         self._folds = state["folds"]
         self._todos_done = state["todos_done"]
         self._failures = state["failures"]
