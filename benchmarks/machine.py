@@ -9,7 +9,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["PACKAGES", "machine_facts"]
+__all__ = ["PACKAGES", "load_average", "machine_facts"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,6 +67,14 @@ def _commit() -> str:
     return f"{commit} (with uncommitted changes)" if dirty else commit
 
 
+def load_average() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "unknown"
+    return f"{one:.2f}, {five:.2f}, {fifteen:.2f} (1, 5, 15 min)"
+
+
 def _version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -85,6 +93,7 @@ def machine_facts(command: str) -> dict[str, str]:
     }
     for name in (*PACKAGES, "matplotlib"):
         facts[name] = _version(name)
+    facts["Load average at start"] = load_average()
     facts["Date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     facts["Commit"] = _commit()
     facts["Command"] = command

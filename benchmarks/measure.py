@@ -53,6 +53,9 @@ __all__ = [
 
 Progress = Callable[[str], None]
 
+_CHUNK = 10_000
+"""Events generated and validated ahead of the timed calls in the incremental pass."""
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -111,6 +114,8 @@ class PassResult:
     n: int
     cumulative: dict[int, float]
     """Seconds spent in ``apply`` over the first N events, for each N of the curve."""
+    prefix_folds: dict[int, float]
+    """For each N of the curve, the sum over k <= N of the ``apply`` time of the first k."""
     stats: list[LatencyStats]
     curve: list[tuple[int, float, float]]
     """(position, p50 µs, p99 µs) of ``apply`` over windows of events ending at position."""
@@ -159,7 +164,9 @@ def incremental_pass(
     marks = set(sizes) | set(curve_sizes)
     cumulative: dict[int, float] = {}
     snapshot_bytes: dict[int, int] = {}
-    result = PassResult(n=n, cumulative=cumulative, stats=[], curve=[], timer_overhead_ns=0.0)
+    result = PassResult(
+        n=n, cumulative=cumulative, prefix_folds={}, stats=[], curve=[], timer_overhead_ns=0.0
+    )
     result.timer_overhead_ns = _timer_overhead_ns()
 
     clock = time.perf_counter_ns
@@ -182,34 +189,45 @@ def incremental_pass(
 
     try:
         reading = window_after(0)
-        for i, raw in enumerate(generate_events(n, seed)):
-            if out is not None:
-                line = dumps(raw, option=newline)
-                out.write(line)
-                offset += len(line)
-            event = validate(raw)
-            t0 = clock()
-            apply(event)
-            elapsed = clock() - t0
-            latencies[i] = elapsed
-            total_ns += elapsed
-            done = i + 1
-            if reading is not None:
+        stream = generate_events(n, seed)
+        done = 0
+        while done < n:
+            # Generate, write and validate a chunk, then apply it back to back, so that the
+            # timed calls run as they do in a rebuild, not interleaved with generation.
+            chunk: list[TranscriptEvent] = []
+            ends: list[int] = []
+            for raw in itertools.islice(stream, _CHUNK):
+                if out is not None:
+                    line = dumps(raw, option=newline)
+                    out.write(line)
+                    offset += len(line)
+                    ends.append(offset)
+                chunk.append(validate(raw))
+            if not chunk:
+                break
+            for j, event in enumerate(chunk):
                 t0 = clock()
-                _ = deriver.memory
-                reading.append(clock() - t0)
-            if done in marks:
-                cumulative[done] = total_ns / 1e9
-                if done in reads:
-                    snapshot_bytes[done] = len(deriver.snapshot())
-            reading = window_after(done)
-            if snapshot_at is not None and done == snapshot_at:
-                result.snapshot = deriver.snapshot()
-                result.snapshot_events = done
-                result.snapshot_offset = offset
-            if done % report_every == 0:
-                rate = done / (time.perf_counter() - started)
-                progress(f"  {done:,} / {n:,} events ({rate:,.0f} events/s with generation)")
+                apply(event)
+                elapsed = clock() - t0
+                latencies[done] = elapsed
+                total_ns += elapsed
+                done += 1
+                if reading is not None:
+                    t0 = clock()
+                    _ = deriver.memory
+                    reading.append(clock() - t0)
+                if done in marks:
+                    cumulative[done] = total_ns / 1e9
+                    if done in reads:
+                        snapshot_bytes[done] = len(deriver.snapshot())
+                reading = window_after(done)
+                if snapshot_at is not None and done == snapshot_at:
+                    result.snapshot = deriver.snapshot()
+                    result.snapshot_events = done
+                    result.snapshot_offset = ends[j] if ends else 0
+                if done % report_every == 0:
+                    rate = done / (time.perf_counter() - started)
+                    progress(f"  {done:,} / {n:,} events ({rate:,.0f} events/s with generation)")
     finally:
         if out is not None:
             out.close()
@@ -236,7 +254,20 @@ def incremental_pass(
             )
         )
     result.curve = _latency_curve(latencies, window)
+    result.prefix_folds = _prefix_folds(latencies, marks)
     return result
+
+
+def _prefix_folds(latencies: array[int], marks: set[int]) -> dict[int, float]:
+    folds: dict[int, float] = {}
+    prefix = 0
+    total = 0
+    for i, elapsed in enumerate(latencies, 1):
+        prefix += elapsed
+        total += prefix
+        if i in marks:
+            folds[i] = total / 1e9
+    return folds
 
 
 def _latency_curve(latencies: array[int], window: int) -> list[tuple[int, float, float]]:
@@ -268,6 +299,8 @@ class FlatnessResult:
     repeats: int
     short_mean_us: float
     long_tail_mean_us: float
+    short_cpu_us: float
+    long_tail_cpu_us: float
     short_means_us: list[float] = field(default_factory=list)
     long_means_us: list[float] = field(default_factory=list)
 
@@ -275,13 +308,23 @@ class FlatnessResult:
     def ratio(self) -> float:
         return self.long_tail_mean_us / self.short_mean_us
 
+    @property
+    def cpu_ratio(self) -> float:
+        return self.long_tail_cpu_us / self.short_cpu_us
 
-def _timed_block(deriver: SessionMemoryDeriver, block: list[TranscriptEvent]) -> float:
+
+def _timed_block(
+    deriver: SessionMemoryDeriver, block: list[TranscriptEvent]
+) -> tuple[float, float]:
+    """Mean µs per ``apply`` over ``block``: wall-clock and this thread's CPU time."""
     apply = deriver.apply
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     for event in block:
         apply(event)
-    return (time.perf_counter() - t0) / len(block) * 1e6
+    wall = time.perf_counter() - t0
+    cpu = time.thread_time() - c0
+    return wall / len(block) * 1e6, cpu / len(block) * 1e6
 
 
 def flatness(
@@ -293,29 +336,40 @@ def flatness(
     repeats: int = 3,
     progress: Progress = _quiet,
 ) -> FlatnessResult:
-    """Issue 2's check: each figure is the median of ``repeats`` fresh derivers."""
-    short_events = list(events(short_n, seed))
-    short_means = []
-    long_means = []
+    """Issue 2's check: each figure is the median over ``repeats`` fresh derivers.
+
+    Repeat r uses seed ``seed + r`` for both transcripts, so that no repeat finds the
+    process-wide caches already filled with its own events.
+    """
+    short: list[tuple[float, float]] = []
+    long: list[tuple[float, float]] = []
     for r in range(repeats):
+        short_events = list(events(short_n, seed + r))
         gc.collect()
-        short_means.append(_timed_block(SessionMemoryDeriver(), short_events))
+        short.append(_timed_block(SessionMemoryDeriver(), short_events))
         progress(f"  long transcript {r + 1}/{repeats}: {long_n:,} events")
         deriver = SessionMemoryDeriver()
-        stream = events(long_n, seed)
+        stream = events(long_n, seed + r)
         for event in itertools.islice(stream, long_n - tail):
             deriver.apply(event)
         last = list(stream)
-        long_means.append(_timed_block(deriver, last))
+        gc.collect()
+        long.append(_timed_block(deriver, last))
+
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+
     return FlatnessResult(
         short_n=short_n,
         long_n=long_n,
         tail=tail,
         repeats=repeats,
-        short_mean_us=sorted(short_means)[repeats // 2],
-        long_tail_mean_us=sorted(long_means)[repeats // 2],
-        short_means_us=short_means,
-        long_means_us=long_means,
+        short_mean_us=median([w for w, _ in short]),
+        long_tail_mean_us=median([w for w, _ in long]),
+        short_cpu_us=median([c for _, c in short]),
+        long_tail_cpu_us=median([c for _, c in long]),
+        short_means_us=[w for w, _ in short],
+        long_means_us=[w for w, _ in long],
     )
 
 
@@ -324,65 +378,74 @@ def flatness(
 
 @dataclass
 class StepRebuildResult:
-    """Cumulative cost of ``rebuild(events[:k])`` for k = 1..N."""
+    """Cumulative cost of ``rebuild(events[:k])`` for k = 1..N.
 
-    fit_points: list[tuple[int, float]]
-    """(k, seconds of one rebuild of k events), the points of the fit."""
-    slope_s: float
-    intercept_s: float
+    One rebuild of k events, R(k), is timed at log-spaced k (best of three, so that another
+    process taking the core does not count); between those k it is interpolated linearly,
+    above the largest it grows by the per-event cost of its last segment. Rebuilding at
+    each of N steps costs the sum of R(k) over k = 1..N. That model is checked against the
+    real thing where the real thing stays under ``limit_s``.
+    """
+
+    points: list[tuple[int, float]]
+    """(k, seconds of one rebuild of k events)."""
     measured: dict[int, float]
     extrapolated: dict[int, float]
     limit_s: float
-    check: tuple[int, float, float] | None = None
-    """(N, measured, predicted) at the largest N measured, to show the fit holds."""
-
-    def predict(self, n: int) -> float:
-        return self.slope_s * n * (n + 1) / 2 + self.intercept_s * n
+    literal_check: tuple[int, float, float] | None = None
+    """(N, measured, modelled) at the largest N run for real."""
 
 
-def _linear_fit(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    if sxx == 0:
-        return 0.0, my
-    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
-    return slope, my - slope * mx
+def _rebuild_time(event_list: Sequence[TranscriptEvent], k: int, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        SessionMemoryDeriver.rebuild(itertools.islice(event_list, k))
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _sum_of_rebuilds(points: Sequence[tuple[int, float]], sizes: Sequence[int]) -> dict[int, float]:
+    """sum(R(k) for k in 1..N) for each N of ``sizes``, R interpolated through ``points``."""
+    wanted = sorted(sizes)
+    sums: dict[int, float] = {}
+    total = 0.0
+    segment = 0
+    last_k, last_r = points[-1]
+    prev_k, prev_r = points[-2] if len(points) > 1 else (0, 0.0)
+    tail_slope = (last_r - prev_r) / (last_k - prev_k) if last_k != prev_k else 0.0
+    for k in range(1, wanted[-1] + 1):
+        while segment + 1 < len(points) and points[segment + 1][0] < k:
+            segment += 1
+        k0, r0 = points[segment]
+        if k <= k0:
+            r = r0 * k / k0
+        elif segment + 1 < len(points):
+            k1, r1 = points[segment + 1]
+            r = r0 + (r1 - r0) * (k - k0) / (k1 - k0)
+        else:
+            r = last_r + tail_slope * (k - last_k)
+        total += r
+        if k in sizes:
+            sums[k] = total
+    return sums
 
 
 def step_rebuild(
     event_list: Sequence[TranscriptEvent],
-    fit_sizes: Sequence[int],
     curve_sizes: Sequence[int],
     limit_s: float,
     progress: Progress = _quiet,
 ) -> StepRebuildResult:
-    """Measure rebuild-at-each-step where it stays under ``limit_s``; extrapolate above.
-
-    One rebuild of k events costs about ``a*k + b`` (fitted on single rebuilds at
-    ``fit_sizes``); rebuilding at each of N steps then costs ``a*N(N+1)/2 + b*N``.
-    """
-    points: list[tuple[int, float]] = []
-    for k in fit_sizes:
-        repeats = 3 if k <= 10_000 else 1
-        best = float("inf")
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            SessionMemoryDeriver.rebuild(itertools.islice(event_list, k))
-            best = min(best, time.perf_counter() - t0)
-        points.append((k, best))
-    slope, intercept = _linear_fit([(float(k), t) for k, t in points])
-    result = StepRebuildResult(
-        fit_points=points,
-        slope_s=slope,
-        intercept_s=max(0.0, intercept),
-        measured={},
-        extrapolated={},
-        limit_s=limit_s,
-    )
+    """Run rebuild-at-each-step for real where the model predicts under ``limit_s``."""
+    ks = [1]
+    while ks[-1] * 3 <= len(event_list):
+        ks.append(ks[-1] * 3)
+    points = [(k, _rebuild_time(event_list, k)) for k in ks]
+    model = _sum_of_rebuilds(points, curve_sizes)
+    result = StepRebuildResult(points=points, measured={}, extrapolated={}, limit_s=limit_s)
     for n in sorted(curve_sizes):
-        predicted = result.predict(n)
+        predicted = model[n]
         if predicted <= limit_s and n <= len(event_list):
             progress(f"  rebuild at each of {n:,} steps (about {predicted:.1f} s)")
             total = 0.0
@@ -391,10 +454,22 @@ def step_rebuild(
                 SessionMemoryDeriver.rebuild(itertools.islice(event_list, k))
                 total += time.perf_counter() - t0
             result.measured[n] = total
-            result.check = (n, total, predicted)
+            result.literal_check = (n, total, predicted)
         else:
             result.extrapolated[n] = predicted
     return result
+
+
+def _linear_fit(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares (slope, intercept) of y against x."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    if sxx == 0:
+        return 0.0, my
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return slope, my - slope * mx
 
 
 # -- 1: the copy-on-update baseline -----------------------------------------------------------
@@ -501,6 +576,8 @@ class ThroughputResult:
     raw_s: float
     parse_s: float
     rebuild_s: float
+    cpu_s: dict[str, float] = field(default_factory=dict)
+    """CPU time of this process for each pass (raw, parse, rebuild)."""
     deriver: SessionMemoryDeriver | None = None
 
     def rate(self, seconds: float) -> tuple[float, float]:
@@ -520,24 +597,28 @@ def throughput(path: Path, n_events: int, progress: Progress = _quiet) -> Throug
     size = path.stat().st_size
     loads = orjson.loads
     progress("  raw limit: read + orjson.loads per line")
+    cpu: dict[str, float] = {}
     gc.collect()
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     count = 0
     with path.open("rb") as f:
         for line in f:
             loads(line)
             count += 1
     raw_s = time.perf_counter() - t0
+    cpu["raw"] = time.process_time() - c0
     progress("  read_records alone: parse + validate")
     gc.collect()
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     parsed = sum(1 for _ in read_records(path))
     parse_s = time.perf_counter() - t0
+    cpu["parse"] = time.process_time() - c0
     progress("  full rebuild: read_records + fold")
     gc.collect()
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     deriver = SessionMemoryDeriver.rebuild(read_records(path))
     rebuild_s = time.perf_counter() - t0
+    cpu["rebuild"] = time.process_time() - c0
     if not count == parsed == deriver.event_count == n_events:
         raise RuntimeError(
             f"event counts differ: {count} lines, {parsed} records, "
@@ -549,6 +630,7 @@ def throughput(path: Path, n_events: int, progress: Progress = _quiet) -> Throug
         raw_s=raw_s,
         parse_s=parse_s,
         rebuild_s=rebuild_s,
+        cpu_s=cpu,
         deriver=deriver,
     )
 

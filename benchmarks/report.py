@@ -99,7 +99,7 @@ def targets(results: Results) -> list[Target]:
                 f"{_us(flat.long_tail_mean_us)} vs {_us(flat.short_mean_us)}: "
                 f"{fmt_ratio(flat.ratio)}",
                 flat.ratio <= 1.3,
-                f"median of {flat.repeats} fresh derivers each"
+                f"median of {flat.repeats}; CPU time ratio {fmt_ratio(flat.cpu_ratio)}"
                 + ("" if flat.long_n >= 200_000 else f"; {config.name} run: not 200,000"),
             )
         )
@@ -137,9 +137,9 @@ def targets(results: Results) -> list[Target]:
         )
     steps = results.steps
     if pass_ is not None and steps is not None:
-        at = _at_or_below(pass_.cumulative, 100_000)
+        at = _at_or_below(steps.measured | steps.extrapolated, 100_000)
         if at is not None:
-            rebuild = steps.measured.get(at, steps.extrapolated.get(at, steps.predict(at)))
+            rebuild = steps.measured.get(at) or steps.extrapolated[at]
             ratio = rebuild / pass_.cumulative[at]
             how = "measured" if at in steps.measured else "rebuild extrapolated"
             found.append(
@@ -184,7 +184,13 @@ def markdown(results: Results) -> str:
         "|---|---|",
     ]
     lines += [f"| {key} | {value} |" for key, value in facts.items() if key != "Command"]
-    lines.append("")
+    lines += [
+        "",
+        "Times are wall-clock unless marked CPU. A load average above the number of cores means "
+        "other processes shared the machine during the run: wall-clock figures, means and "
+        "maxima include their interference; medians and CPU times much less so.",
+        "",
+    ]
 
     lines += [
         "## Targets",
@@ -242,20 +248,21 @@ def _section_cumulative(results: Results) -> list[str]:
             f"| {fmt_ratio(rebuild / inc) if rebuild else _NONE} "
             f"| {fmt_ratio(baseline / inc) if baseline else _NONE} |"
         )
-    fit = ", ".join(f"{_n(k)}: {fmt_time(t)}" for k, t in steps.fit_points)
+    largest_k = steps.points[-1][0]
+    points = ", ".join(f"{_n(k)}: {fmt_time(t)}" for k, t in steps.points if k >= 100)
     lines += [
         "",
-        f"\\* extrapolated, not measured. Rebuilding at each step was run for real only where "
-        f"predicted under {steps.limit_s:g} s; above that its cost is "
-        f"a·N(N+1)/2 + b·N from single rebuilds of k events ({fit}; "
-        f"a = {steps.slope_s * 1e6:.2f} µs per event, b = {fmt_time(steps.intercept_s)} per "
-        "rebuild).",
+        "\\* extrapolated, not measured. Rebuilding at each step was run for real only where "
+        f"predicted under {steps.limit_s:g} s. Above that its cost is the sum over k = 1..N of "
+        "one rebuild of k events, timed at k = 1, 3, 9, ... (best of three; "
+        f"{points}), interpolated between those k and, above {_n(largest_k)}, grown by the "
+        "per-event cost of the last interval.",
     ]
-    if steps.check is not None:
-        n, measured, predicted = steps.check
+    if steps.literal_check is not None:
+        n, measured, predicted = steps.literal_check
         lines.append(
-            f"At N = {_n(n)} the formula predicts {fmt_time(predicted)} against "
-            f"{fmt_time(measured)} measured."
+            f"Check of that model: rebuilding at each of {_n(n)} steps took "
+            f"{fmt_time(measured)}; the model says {fmt_time(predicted)}."
         )
     per = "; ".join(
         f"{_n(k)}: {_us(us)}{' (extrapolated)' if extra else ''}"
@@ -308,7 +315,10 @@ def _section_latency(results: Results) -> list[str]:
             f"Issue 2's check, block-timed with fresh derivers: mean `apply` over a "
             f"{_n(flat.short_n)}-event transcript {_us(flat.short_mean_us)} (runs: {shorts}); over "
             f"the last {_n(flat.tail)} events of a {_n(flat.long_n)}-event transcript "
-            f"{_us(flat.long_tail_mean_us)} (runs: {longs}); ratio {fmt_ratio(flat.ratio)}.",
+            f"{_us(flat.long_tail_mean_us)} (runs: {longs}); ratio {fmt_ratio(flat.ratio)}. "
+            f"In CPU time of the thread (not counting time other processes took the core): "
+            f"{_us(flat.short_cpu_us)} and {_us(flat.long_tail_cpu_us)}, ratio "
+            f"{fmt_ratio(flat.cpu_ratio)}. Each repeat uses its own seed.",
         ]
     lines.append("")
     return lines
@@ -325,25 +335,31 @@ def _section_throughput(results: Results) -> list[str]:
         "cache), each pass over the whole file in the same run. The raw limit reads the file "
         "line by line and calls `orjson.loads` on each line, nothing else.",
         "",
-        "| Pass | time | events/s | MB/s | share of raw limit |",
-        "|---|---:|---:|---:|---:|",
+        "| Pass | time | CPU time | events/s | MB/s | share of raw limit |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     rows = (
-        ("raw limit: read + `orjson.loads`", tp.raw_s),
-        ("`read_records` alone: parse + validate `TranscriptEvent`", tp.parse_s),
-        ("full rebuild: `SessionMemoryDeriver.rebuild(read_records(path))`", tp.rebuild_s),
+        ("raw limit: read + `orjson.loads`", tp.raw_s, "raw"),
+        ("`read_records` alone: parse + validate `TranscriptEvent`", tp.parse_s, "parse"),
+        (
+            "full rebuild: `SessionMemoryDeriver.rebuild(read_records(path))`",
+            tp.rebuild_s,
+            "rebuild",
+        ),
     )
-    for label, seconds in rows:
+    for label, seconds, key in rows:
         events, mb = tp.rate(seconds)
+        cpu = tp.cpu_s.get(key)
         lines.append(
-            f"| {label} | {fmt_time(seconds)} | {events:,.0f} | {mb:,.1f} "
-            f"| {tp.raw_s / seconds:.1%} |"
+            f"| {label} | {fmt_time(seconds)} | {fmt_time(cpu) if cpu else _NONE} "
+            f"| {events:,.0f} | {mb:,.1f} | {tp.raw_s / seconds:.1%} |"
         )
     fold = tp.rebuild_s - tp.parse_s
     lines += [
         "",
         f"Of the full rebuild, about {fold / tp.rebuild_s:.0%} ({fmt_time(fold)}) is the fold "
-        f"and {tp.parse_s / tp.rebuild_s:.0%} reading and validating.",
+        f"and {tp.parse_s / tp.rebuild_s:.0%} reading and validating. Rates are from wall-clock "
+        "time; the CPU time column shows how much of it other processes took.",
         "",
     ]
     return lines

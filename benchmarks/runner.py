@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from benchmarks import external, measure, plots, report
-from benchmarks.machine import machine_facts
+from benchmarks.machine import load_average, machine_facts
 
 __all__ = ["FULL", "QUICK", "Config", "Results", "main", "run"]
 
@@ -42,13 +42,12 @@ class Config:
     flat_short: int
     flat_long: int
     flat_repeats: int
-    fit_sizes: tuple[int, ...]
-    """Single rebuilds timed to extrapolate rebuilding at each step."""
     step_limit_s: float
     """Rebuild-at-each-step is run for real only where it is predicted under this."""
     baseline_limit_s: float
     list_events: int
-    """Events held in a list for the rebuild fit and the baseline."""
+    """Events held in a list for the single rebuilds and the baseline; rebuild-at-each-step
+    above this many is extrapolated."""
     rss_sizes: tuple[int, ...]
     externals: bool
     external_timeout_s: float
@@ -67,8 +66,7 @@ FULL = Config(
     curve=(100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000),
     flat_short=1_000,
     flat_long=200_000,
-    flat_repeats=3,
-    fit_sizes=(1_000, 3_000, 10_000, 30_000),
+    flat_repeats=5,
     step_limit_s=60.0,
     baseline_limit_s=60.0,
     list_events=30_000,
@@ -84,7 +82,6 @@ QUICK = Config(
     flat_short=1_000,
     flat_long=20_000,
     flat_repeats=3,
-    fit_sizes=(1_000, 3_000, 10_000),
     step_limit_s=5.0,
     baseline_limit_s=5.0,
     list_events=10_000,
@@ -177,12 +174,10 @@ def run(config: Config, out: Path, *, command: str, quiet: bool = False) -> Resu
         results.throughput.deriver = None
     gc.collect()
 
-    say(f"holding {config.list_events:,} validated events for the rebuild fit and baseline")
+    say(f"holding {config.list_events:,} validated events for rebuilds and the baseline")
     held = measure.materialise(config.list_events, config.seed)
-    say("rebuild at each step: single rebuilds for the fit, then for real where it is cheap")
-    results.steps = measure.step_rebuild(
-        held, config.fit_sizes, config.curve, config.step_limit_s, progress=say
-    )
+    say("rebuild at each step: single rebuilds for the model, then for real where it is cheap")
+    results.steps = measure.step_rebuild(held, config.curve, config.step_limit_s, progress=say)
     say(f"copy-on-update baseline, for up to {config.baseline_limit_s:.0f} s")
     results.baseline = measure.run_baseline(
         held, config.curve, config.baseline_limit_s, progress=say
@@ -200,6 +195,7 @@ def run(config: Config, out: Path, *, command: str, quiet: bool = False) -> Resu
             quick=config.name != "full", timeout_s=config.external_timeout_s, progress=say
         )
 
+    results.facts["Load average at end"] = load_average()
     say("plots")
     results.plots, results.plot_note = plots.draw(results, out)
     results.seconds = time.perf_counter() - say.t0

@@ -17,7 +17,6 @@ TINY = runner.Config(
     flat_short=50,
     flat_long=300,
     flat_repeats=1,
-    fit_sizes=(50, 100, 200),
     step_limit_s=0.3,
     baseline_limit_s=0.2,
     list_events=300,
