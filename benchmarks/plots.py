@@ -140,6 +140,9 @@ def _throughput(results: Results, ax: Any) -> bool:
             fontsize=8,
         )
     ax.axvline(100_000, color="tab:red", linestyle=":", label="issue 2 target: 100,000 events/s")
+    ax.axvline(
+        0.4 * rates[0], color="tab:purple", linestyle="--", label="issue 5 target: 40% of raw"
+    )
     ax.invert_yaxis()
     ax.set_xlim(0, max(rates) * 1.45)
     ax.set_xlabel("events per second")
