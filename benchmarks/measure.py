@@ -696,6 +696,9 @@ class RssResult:
     after_imports_kib: int
     snapshot_bytes: int
     seconds: float
+    ru_maxrss_kib: int
+    source: str
+    """Where ``peak_kib`` comes from: ``VmHWM`` (Linux) or ``ru_maxrss``."""
 
 
 def peak_rss(n: int, seed: int) -> RssResult:
@@ -717,6 +720,8 @@ def peak_rss(n: int, seed: int) -> RssResult:
         after_imports_kib=figures["after_imports_kib"],
         snapshot_bytes=figures["snapshot_bytes"],
         seconds=figures["seconds"],
+        ru_maxrss_kib=figures["ru_maxrss_kib"],
+        source=figures["source"],
     )
 
 
