@@ -112,7 +112,7 @@ def _per_event(results: Results, ax: Any) -> bool:
     ax.set_yscale("log")
     ax.set_xlabel("position of the event in the transcript")
     ax.set_ylabel("time per event (µs)")
-    ax.set_title("Per-event cost does not grow with the transcript")
+    ax.set_title("Cost of one event against its position in the transcript")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
     return True
