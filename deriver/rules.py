@@ -542,15 +542,18 @@ class Rules:
         item_key = f"fail:{call_key}\x00{line}"
         item = store.by_key.get(item_key)
         if item is not None:
+            item.closed = None  # failing again re-opens a resolved failure
             store.update(
                 item, stamp, text=text, status="open", count=item.count + 1, tier="open_failures"
             )
-            return
-        store.add(
-            "failed_attempts", kind, text, stamp, status="open", key=item_key, tier="open_failures"
-        )
+        else:
+            store.add(
+                "failed_attempts", kind, text, stamp, status="open", key=item_key,
+                tier="open_failures",
+            )  # fmt: skip
         keys = self._failures.setdefault(call_key, [])
-        keys.append(item_key)
+        if item_key not in keys:
+            keys.append(item_key)
         if len(self._failures) > _MAX_OPEN_CALLS:
             self._failures = {
                 k: live
@@ -565,9 +568,13 @@ class Rules:
             item = self.store.by_key.get(item_key)
             if item is not None and item.status == "open":
                 self.store.update(
-                    item, stamp, status="resolved", tier="resolved_failures", touch=False
+                    item,
+                    stamp,
+                    status="resolved",
+                    tier="resolved_failures",
+                    touch=False,
+                    closed=True,
                 )
-                item.closed = stamp
 
     def _check(self, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp) -> None:
         counts = parse_check_output(check.name, output)

@@ -54,6 +54,7 @@ class Item:
     """One mutable memory item; :meth:`view` freezes it into a :class:`MemoryItem`."""
 
     __slots__ = (
+        "_view",
         "body_tokens",
         "changed",
         "closed",
@@ -95,12 +96,19 @@ class Item:
         self.tier = 0
         self.body_tokens = 0
         self.prefix_tokens = 0
+        self._view: MemoryItem | None = None
 
     @property
     def tokens(self) -> int:
         return self.prefix_tokens + self.body_tokens
 
     def view(self) -> MemoryItem:
+        """The frozen item; cached, because most items outlive many events unchanged."""
+        if self._view is None:
+            self._view = self._build_view()
+        return self._view
+
+    def _build_view(self) -> MemoryItem:
         return MemoryItem(
             id=self.id,
             kind=self.kind,
@@ -304,10 +312,13 @@ class MemoryStore:
         safe_to_replay: bool | None = None,
         tier: str | None = None,
         touch: bool = True,
+        closed: bool = False,
     ) -> None:
-        """Change an item in place; ``touch`` moves it to the most recent place."""
+        """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
+        records ``stamp`` as the event that closed it (it stays in the memory)."""
         if item.id not in self.sections[item.section]:
             return
+        item._view = None
         before = item.tokens
         if text is not None and text != item.text:
             item.text = text
@@ -320,6 +331,8 @@ class MemoryStore:
             item.safe_to_replay = safe_to_replay
         item.prefix_tokens = self._count_prefix(item)
         item.changed = stamp
+        if closed:
+            item.closed = stamp
         new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
         if new_tier != item.tier:
             del self._tiers[item.tier][item.id]
@@ -343,6 +356,7 @@ class MemoryStore:
             del self.by_key[item.key]
         if stamp is not None:
             item.closed = stamp
+            item._view = None
         self._items_tokens -= item.tokens
         if not items:
             self._restructure(item.section)

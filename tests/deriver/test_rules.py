@@ -406,3 +406,24 @@ class TestBudgetAndBookkeeping:
     def test_empty_memory_renders_empty(self) -> None:
         """With nothing derived the rendering is the empty string."""
         assert render_memory(derive(event("state_transition", reason="other"))) == ""
+
+
+class TestFailureLifecycle:
+    def test_failure_again_after_success_reopens_and_resolves_again(self) -> None:
+        """A resolved failure that recurs is open again, and a later success resolves it."""
+        fail = {"error": "not found"}
+        reopened = derive(
+            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
+            call("Read", {"file_path": "x.py"}, call_id="c2"),
+            call("Read", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
+        )
+        [failure] = reopened.failed_attempts
+        assert (failure.status, failure.count, failure.provenance.closed_by) == ("open", 2, None)
+        resolved = derive(
+            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
+            call("Read", {"file_path": "x.py"}, call_id="c2"),
+            call("Read", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
+            call("Read", {"file_path": "x.py"}, call_id="c4"),
+        )
+        [failure] = resolved.failed_attempts
+        assert failure.status == "resolved"
