@@ -114,14 +114,20 @@ class SessionMemoryDeriver:
                 )
                 return False
             event = record
-        if not (event.event_id.isascii() and (event.run_id or "").isascii()):
+        if not (event.event_id.isascii() and _ascii(event.run_id) and _ascii(event.session_id)):
             event = _without_surrogates(event)
         event_id = event.event_id
         if event_id in self._seen:
             self._diag["duplicate_events"] += 1
             self._memory = None
             return False
-        self._remember(event_id)
+        # Remember the id: a set for membership, a deque for age (dropping the oldest key of
+        # an insertion-ordered dict instead would scan its deleted slots on every event).
+        self._seen.add(event_id)
+        seen_order = self._seen_order
+        seen_order.append(event_id)
+        if len(seen_order) > self._dedup_window:
+            self._seen.discard(seen_order.popleft())
         self._event_count += 1
         self._last_event_id = event_id
         if self._session_id is None and event.session_id:
@@ -172,15 +178,6 @@ class SessionMemoryDeriver:
         deriver = cls(**config)
         deriver.apply_all(records)
         return deriver
-
-    def _remember(self, event_id: str) -> None:
-        # A set for membership and a deque for age: dropping the oldest id from the front of
-        # an insertion-ordered dict instead would scan its deleted slots on every event.
-        self._seen.add(event_id)
-        order = self._seen_order
-        order.append(event_id)
-        if len(order) > self._dedup_window:
-            self._seen.discard(order.popleft())
 
     def _count_unknown_type(self, event_type: str) -> None:
         counts: dict[str, int] = self._diag["unknown_event_types"]
@@ -297,6 +294,10 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
+
+
+def _ascii(text: str | None) -> bool:
+    return text is None or text.isascii()
 
 
 def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:

@@ -7,6 +7,7 @@ tool event, so patterns are compiled once and lookups are dict and frozenset hit
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -120,8 +121,12 @@ _SIDE_EFFECTING: Final = frozenset({ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK
 
 
 def _normalise_name(name: object) -> str:
-    if not isinstance(name, str):
-        return ""
+    return _normalise_str(name) if isinstance(name, str) else ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalise_str(name: str) -> str:
+    # Memoised: a session uses a handful of tool names, each looked up on every call.
     key = name.strip().lower().replace("-", "_").replace(" ", "_")
     for prefix in _NAME_PREFIXES:
         if key.startswith(prefix):
