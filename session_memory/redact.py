@@ -1,0 +1,564 @@
+"""Secret redaction for text that reaches the memory (DESIGN section 3).
+
+Pure functions over ``str``, stdlib ``re`` only, no I/O. Every function is total: any ``str``
+(lone surrogates, NULs, megabytes) gives a result, never an exception, and every regular
+expression here is linear in its input (possessive quantifiers, bounded repeats, anchored
+starts), so an adversarial string cannot make the work blow up.
+
+``redact_secrets`` replaces secrets with ``[redacted:<kind>]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+__all__ = [
+    "REDACTION_KINDS",
+    "redact_secrets",
+]
+
+REDACTION_KINDS: Final[tuple[str, ...]] = (
+    "private-key",
+    "aws-access-key",
+    "aws-secret-key",
+    "github-token",
+    "anthropic-key",
+    "openai-key",
+    "slack-token",
+    "google-api-key",
+    "stripe-key",
+    "jwt",
+    "url-password",
+    "bearer-token",
+    "password",
+    "secret",
+    "token",
+)
+"""Every ``<kind>`` that can appear in a ``[redacted:<kind>]`` marker."""
+
+_MARKER_PREFIX: Final = "[redacted:"
+
+
+def _marker(kind: str) -> str:
+    return f"{_MARKER_PREFIX}{kind}]"
+
+
+# --------------------------------------------------------------------------------------------
+# Secret rules
+#
+# Each rule is an anchored regular expression that starts with one of its literal triggers.
+# redact_secrets finds trigger positions with str.find (C speed; case-insensitive triggers are
+# found in the lowercased text), tries the rules only there, and keeps the leftmost match; at
+# one position the earlier rule wins (anthropic before openai: both start with "sk-"). That is
+# the semantics of one big alternation, without paying for ~16 alternatives at every
+# character: a text with no trigger costs only the finds. Because the leftmost match wins, a
+# key name ("GITHUB_TOKEN=", "Authorization:") is seen before the value it introduces; the
+# value is then classified by the specific rules, so the more precise kind is kept.
+
+_TOKEN_END: Final = r"(?![A-Za-z0-9_])"
+
+# Specific rules: the value alone identifies the kind. (name, kind, pattern, triggers); the
+# triggers are the literal starts of a match, found case-insensitively.
+_SPECIFIC: Final[tuple[tuple[str, str, str, tuple[str, ...]], ...]] = (
+    (
+        "private_key",
+        "private-key",
+        # Through the END line, or to the end of the text when it is missing (a truncated key
+        # is still a key). Lazy scan: it stops at the first END line.
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?s:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)",
+        ("-----BEGIN",),
+    ),
+    (
+        "aws_access_key",
+        "aws-access-key",
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+    ),
+    (
+        "github_token",
+        "github-token",
+        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{30,}+)"
+        + _TOKEN_END,
+        ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
+    ),
+    (
+        "anthropic_key",
+        "anthropic-key",
+        r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}+",
+        ("sk-ant-",),
+    ),
+    (
+        # A kebab-case word after "sk-" is not a key: require a digit, as every real key has.
+        "openai_key",
+        "openai-key",
+        r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*+[0-9])"
+        r"[A-Za-z0-9_-]{20,}+",
+        ("sk-",),
+    ),
+    (
+        "slack_token",
+        "slack-token",
+        r"(?<![A-Za-z0-9_])(?:xox[abposr]-[A-Za-z0-9-]{10,}+|xapp-[0-9]-[A-Za-z0-9-]{10,}+)",
+        ("xox", "xapp-"),
+    ),
+    (
+        "google_api_key",
+        "google-api-key",
+        r"(?<![A-Za-z0-9_])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
+        ("AIza",),
+    ),
+    (
+        "stripe_key",
+        "stripe-key",
+        r"(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+" + _TOKEN_END,
+        ("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
+    ),
+    (
+        "jwt",
+        "jwt",
+        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]*+",
+        ("eyJ",),
+    ),
+)
+
+# Key names whose value is a secret. The name must END with one of these (a prefix such as
+# "GITHUB_" or "client_" is fine): "tokenizer", "token_count" and "password_reset_view" are
+# not secret names. Longer alternatives first. _KEYWORD_TRIGGERS are the literal starts.
+_KEYWORDS: Final = (
+    r"passphrase|password|passwd"
+    r"|(?:secret|access|private|signing|encryption|master)[_-]?key"
+    r"|api[_-]?key|secret|token|auth"
+)
+_KEYWORD_TRIGGERS: Final = (
+    "pass",
+    "secret",
+    "access",
+    "private",
+    "signing",
+    "encryption",
+    "master",
+    "api",
+    "token",
+    "auth",
+)
+
+_QUOTED_VALUE: Final = (
+    r"(?P<g_q1>\\\")(?P<g_qv1>[^\"\\\n]{0,1024}+)"  # JSON inside JSON: \"value\"
+    r"|(?P<g_q2>\")(?P<g_qv2>(?:[^\"\\\n]|\\.){0,1024}+)"
+    r"|(?P<g_q3>')(?P<g_qv3>(?:[^'\\\n]|\\.){0,1024}+)"
+)
+
+_ASSIGNMENT: Final = (
+    r"(?P<g_k>(?i:" + _KEYWORDS + r"))(?![A-Za-z0-9_-])"
+    r"(?:\\?[\"'])?"
+    # An optional type annotation, so "token: str = 'abc'" redacts 'abc'.
+    r"(?:[ \t]*+:[ \t]*+[A-Za-z_][\w.]{0,60}+(?:\[[\w.\[\], |]{0,80}+\])?"
+    r"(?:[ \t]*+\|[ \t]*+[A-Za-z_][\w.]{0,60}+){0,4}+(?=[ \t]*+=[^=]))?"
+    # "==", "!=", "::" are comparisons and paths, not assignments.
+    r"[ \t]*+(?:=>|:=|=(?!=)|:(?!:))[ \t]*+"
+    r"(?:" + _QUOTED_VALUE + r"|(?P<g_uv>[^\s'\"`,;&<>]{1,1024}+))"
+)
+
+# Rules that need context around the value: (name, pattern, triggers)
+_CONTEXT_RULES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
+    (
+        "aws_secret_key",
+        r"(?<![A-Za-z0-9])(?i:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)"
+        r"(?:\\?[\"'])?[ \t]*+(?::|=)?[ \t]*+(?:\\?[\"'])?"
+        r"(?P<as_v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        ("aws", "secret"),
+    ),
+    (
+        "slack_webhook",
+        r"(?P<sw_p>hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]{8,}+",
+        ("hooks.slack.com/",),
+    ),
+    (
+        # The scheme and user before "://user:" are kept, as is the host after "@".
+        "url_password",
+        r"(?<=[A-Za-z0-9])(?P<up_p>://[^\s:/?#@\[\]'\"<>]{0,256}+:)"
+        r"(?P<up_v>[^\s/?#@'\"<>]{1,256}+)(?=@)",
+        ("://",),
+    ),
+    (
+        "auth_header",
+        r"(?P<ah_p>(?i:(?:proxy-)?authorization)(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?"
+        r"(?:(?i:bearer|basic|token|digest|bot|apikey)[ \t]++)?+)"
+        r"(?P<ah_v>[A-Za-z0-9._~+/=-]{6,}+)",
+        ("authorization", "proxy-authorization"),
+    ),
+    (
+        "bearer",
+        r"(?<![A-Za-z0-9_])(?P<b_p>(?i:bearer)[ \t]++)(?P<b_v>[A-Za-z0-9._~+/=-]{8,}+)",
+        ("bearer",),
+    ),
+    ("assignment", _ASSIGNMENT, _KEYWORD_TRIGGERS),
+    (
+        # "--password VALUE", "--api-key VALUE": the handler checks the word starts with "-".
+        "cli_flag",
+        r"(?P<cf_p>(?i:password|passwd|token|secret|api-?key)(?![\w-])[ \t]++)"
+        r"(?P<cf_v>[^\s'\"-][^\s'\"]{0,1024}+)",
+        ("pass", "token", "secret", "api"),
+    ),
+)
+
+# Unquoted values that are code or configuration, not a secret (see redact_secrets).
+_KEEP_WORDS: Final = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "none",
+        "nil",
+        "undefined",
+        "str",
+        "string",
+        "bytes",
+        "int",
+        "bool",
+        "secretstr",
+        "secretbytes",
+        "any",
+        "optional",
+        "required",
+    }
+)
+_CODE_ROOTS: Final = frozenset(
+    {
+        "self",
+        "this",
+        "cls",
+        "os",
+        "process",
+        "args",
+        "opts",
+        "options",
+        "config",
+        "cfg",
+        "conf",
+        "settings",
+        "env",
+        "ctx",
+        "request",
+        "req",
+        "params",
+        "props",
+        "secrets",
+        "vars",
+    }
+)
+_IDENT_CHAIN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+")
+# A name whose last component is a secret word: api_key, API_KEY, apiKey, token, self._password
+# (not "monkey" or "mypassword123", which are values).
+_NAMED_AFTER_SECRET: Final = re.compile(
+    r"(?:^|(?<=[._])|(?<=[a-z0-9])(?=[A-Z]))"
+    r"(?i:password|passwd|passphrase|secret|token|key|auth|credentials?)$"
+)
+_MASK_CHARS: Final = frozenset("*\u2022xX.")
+_AWS_SECRET_VALUE: Final = re.compile(r"[A-Za-z0-9/+]{40}")
+
+
+def _specific_kind(value: str) -> str | None:
+    """The kind of the specific secret that ``value`` starts with, if any."""
+    for rule in _SPECIFIC_RULES.rules:
+        if rule.regex.match(value) is not None:
+            return rule.kind
+    return None
+
+
+def _redact_specific(text: str) -> str:
+    """Redact only the specific kinds: for text that a broader rule decided to keep."""
+    return _apply(text, _SPECIFIC_RULES, _lower_same_length(text))
+
+
+def _looks_like_reference(value: str) -> bool:
+    """Whether a quoted or unquoted value is a placeholder or a reference, not a secret."""
+    if not value or value.startswith(_MARKER_PREFIX):
+        return True
+    if value.startswith(("$", "{{", "%(", "<")):
+        return True
+    return set(value) <= _MASK_CHARS
+
+
+def _unquoted_is_code(value: str) -> bool:
+    """Whether an unquoted value is code or configuration rather than a literal secret."""
+    if _looks_like_reference(value):
+        return True
+    if not any(c.isalnum() for c in value):
+        return True  # punctuation: "Unexpected token: }"
+    bare = value.rstrip(")]},.")
+    if bare.lower() in _KEEP_WORDS:
+        return True
+    if bare.isdigit() and len(bare) <= 3:
+        return True  # a count, an index, a small port-like number
+    m = _IDENT_CHAIN.match(value)
+    if m is None:
+        return False
+    chain = m.group(0)
+    rest = value[m.end() :]
+    if rest.startswith(("(", "[")):
+        return True  # a call or an index: get_token(), os.environ["KEY"]
+    if rest.strip(")]}"):
+        return False  # closing brackets may follow a name: f(api_key=api_key)
+    if "." in chain and chain.split(".", 1)[0] in _CODE_ROOTS:
+        return True  # self.token, settings.SECRET_KEY
+    # A variable named after a secret (`api_key=api_key`) refers to it; it is not its value.
+    return _NAMED_AFTER_SECRET.search(chain.lstrip("_")) is not None
+
+
+def _assignment_kind(keyword: str) -> str:
+    k = keyword.lower()
+    if k.startswith("pass"):
+        return "password"
+    if k.endswith("token"):
+        return "token"
+    return "secret"
+
+
+def _key_name(text: str, keyword_start: int) -> tuple[str, int]:
+    """The full key name ending at a keyword, and where it starts (bounded look-back)."""
+    start = keyword_start
+    limit = max(0, keyword_start - 100)
+    while start > limit and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    return text[start:keyword_start], start
+
+
+def _replace_assignment(m: re.Match[str]) -> str:
+    whole = m.group(0)
+    base = m.start()
+    prefix, name_start = _key_name(m.string, base)
+    if name_start > 0 and m.string[name_start - 1] in "/\\":
+        return _redact_specific(whole)  # a path such as /etc/passwd: not a key
+    keyword = m.group("g_k")
+    for quote_group, value_group in (("g_q1", "g_qv1"), ("g_q2", "g_qv2"), ("g_q3", "g_qv3")):
+        if m.group(quote_group) is not None:
+            value = m.group(value_group)
+            if _looks_like_reference(value):
+                return _redact_specific(whole)
+            break
+    else:
+        value_group = "g_uv"
+        value = m.group(value_group)
+        if _unquoted_is_code(value):
+            return _redact_specific(whole)
+    kind = _specific_kind(value)
+    if kind is None:
+        name = (prefix + keyword).lower().replace("_", "").replace("-", "")
+        aws_name = "secret" in name and ("aws" in name or "accesskey" in name)
+        if aws_name and _AWS_SECRET_VALUE.fullmatch(value):
+            kind = "aws-secret-key"
+        else:
+            kind = _assignment_kind(keyword)
+    cut = m.start(value_group) - base
+    # The kept context is scanned too: "password: AKIA...=x" parses as an annotation.
+    head, tail = whole[:cut], whole[cut + len(value) :]
+    return _redact_specific(head) + _marker(kind) + _redact_specific(tail)
+
+
+def _replace_value(m: re.Match[str], prefix_group: str, value_group: str, kind: str) -> str:
+    value = m.group(value_group)
+    if value.startswith(_MARKER_PREFIX):
+        return _redact_specific(m.group(0))
+    # The kept context is scanned too: in https://ghp_...:x-oauth-basic@github.com the user
+    # is the secret.
+    return _redact_specific(m.group(prefix_group)) + _marker(_specific_kind(value) or kind)
+
+
+def _replace_bearer(m: re.Match[str]) -> str:
+    value = m.group("b_v")
+    if value.isalpha():
+        return m.group(0)  # prose: "Bearer authentication"
+    return _replace_value(m, "b_p", "b_v", "bearer-token")
+
+
+def _replace_cli_flag(m: re.Match[str]) -> str:
+    prefix, _start = _key_name(m.string, m.start())
+    value = m.group("cf_v")
+    if not prefix.startswith("-") or _unquoted_is_code(value):
+        return _redact_specific(m.group(0))  # not a flag ("a token value"), or code
+    flag = m.group("cf_p").lower()
+    kind = "password" if "pass" in flag else "token" if "token" in flag else "secret"
+    return _replace_value(m, "cf_p", "cf_v", kind)
+
+
+def _replace_aws_secret(m: re.Match[str]) -> str:
+    cut = m.start("as_v") - m.start()
+    return m.group(0)[:cut] + _marker("aws-secret-key")
+
+
+class _Rule:
+    """One anchored rule: where it may start, how it matches, what replaces a match."""
+
+    __slots__ = ("handler", "kind", "regex", "triggers")
+
+    def __init__(
+        self,
+        pattern: str,
+        triggers: tuple[str, ...],
+        handler: Callable[[re.Match[str]], str],
+        kind: str = "",
+    ) -> None:
+        self.regex = re.compile(pattern)
+        self.triggers = triggers  # literal starts, matched case-insensitively
+        self.handler = handler
+        self.kind = kind
+
+
+def _whole(kind: str) -> Callable[[re.Match[str]], str]:
+    marker = _marker(kind)
+    return lambda _m: marker
+
+
+_CONTEXT_HANDLERS: Final[dict[str, Callable[[re.Match[str]], str]]] = {
+    "aws_secret_key": _replace_aws_secret,
+    "slack_webhook": lambda m: m.group("sw_p") + _marker("slack-token"),
+    "url_password": lambda m: _replace_value(m, "up_p", "up_v", "url-password"),
+    "auth_header": lambda m: _replace_value(m, "ah_p", "ah_v", "bearer-token"),
+    "bearer": _replace_bearer,
+    "assignment": _replace_assignment,
+    "cli_flag": _replace_cli_flag,
+}
+
+
+class _RuleSet:
+    """Rules in priority order, and one trigger regex that finds where any of them may start.
+
+    The trigger regex is a literal alternation over the lowercased text, grouped by first
+    character so that re's charset prefix and branch skipping make a miss cost a few
+    nanoseconds per character. Triggers that contain a shorter trigger are dropped (the
+    shorter one finds them) and the rest are searched overlapping, so none is missed.
+    """
+
+    __slots__ = ("gate", "rules", "starts")
+
+    def __init__(self, rules: tuple[_Rule, ...]) -> None:
+        self.rules = rules
+        wanted = {t.lower() for rule in rules for t in rule.triggers}
+        minimal = sorted(t for t in wanted if not any(o != t and o in t for o in wanted))
+        # trigger -> [(offset of the trigger inside the rule's start, rule index)]
+        self.starts: dict[str, list[tuple[int, int]]] = {t: [] for t in minimal}
+        for index, rule in enumerate(rules):
+            for trigger in {t.lower() for t in rule.triggers}:
+                for short in minimal:
+                    offset = trigger.find(short)
+                    if offset >= 0 and (offset, index) not in self.starts[short]:
+                        self.starts[short].append((offset, index))
+        by_first: dict[str, list[str]] = {}
+        for t in minimal:
+            by_first.setdefault(t[0], []).append(re.escape(t[1:]))
+        self.gate = re.compile(
+            "|".join(
+                re.escape(first) + "(?:" + "|".join(rests) + ")"
+                for first, rests in sorted(by_first.items())
+            )
+        )
+
+    def candidates(self, lowered: str) -> list[tuple[int, int]]:
+        """Every (position, rule index) where a rule may match, sorted."""
+        found: list[tuple[int, int]] = []
+        hit = self.gate.search(lowered)
+        while hit is not None:
+            at = hit.start()
+            for offset, index in self.starts[hit.group()]:
+                if at >= offset:
+                    found.append((at - offset, index))
+            hit = self.gate.search(lowered, at + 1)
+        found.sort()
+        return found
+
+
+_SPECIFIC_RULES: Final = _RuleSet(
+    tuple(_Rule(pattern, triggers, _whole(kind), kind) for _n, kind, pattern, triggers in _SPECIFIC)
+)
+_ALL_RULES: Final = _RuleSet(
+    _SPECIFIC_RULES.rules
+    + tuple(
+        _Rule(pattern, triggers, _CONTEXT_HANDLERS[name])
+        for name, pattern, triggers in _CONTEXT_RULES
+    )
+)
+
+
+def _apply(text: str, rule_set: _RuleSet, lowered: str) -> str:
+    """One left-to-right pass: at each candidate, in rule order, the first match is replaced."""
+    candidates = rule_set.candidates(lowered)
+    if not candidates:
+        return text
+    rules = rule_set.rules
+    parts: list[str] = []
+    done = 0  # text[:done] is settled
+    previous = (-1, -1)
+    for candidate in candidates:
+        pos, index = candidate
+        if pos < done or candidate == previous:
+            continue  # inside a replaced span, or a second trigger of the same rule here
+        previous = candidate
+        m = rules[index].regex.match(text, pos)
+        if m is None:
+            continue
+        parts.append(text[done:pos])
+        parts.append(rules[index].handler(m))
+        done = m.end()
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _lower_same_length(text: str) -> str:
+    """``text.lower()`` with positions preserved (only U+0130 lowercases to two characters)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = text.replace("\u0130", "I").lower()
+    return lowered
+
+
+def redact_secrets(text: str) -> str:
+    """Replace secrets in ``text`` with ``[redacted:<kind>]`` markers.
+
+    Kinds (see :data:`REDACTION_KINDS`): ``private-key`` (a PEM ``BEGIN ... PRIVATE KEY``
+    block through its END line, or to the end of the text when END is missing),
+    ``aws-access-key`` (``AKIA``/``ASIA``... ids), ``aws-secret-key`` (40 characters after an
+    ``aws_secret_access_key``-like name), ``github-token`` (``ghp_ gho_ ghs_ ghu_ ghr_
+    github_pat_``), ``anthropic-key`` (``sk-ant-``), ``openai-key`` (``sk-``, ``sk-proj-``),
+    ``slack-token`` (``xox?-`` tokens, ``xapp-``, the path of a hooks.slack.com webhook),
+    ``google-api-key`` (``AIza`` + 35), ``stripe-key`` (``sk_live_``, ``rk_live_`` and the
+    ``_test_`` keys, which still open an account), ``jwt`` (three base64url segments starting
+    ``eyJ``), ``url-password`` (``scheme://user:PASSWORD@host``: scheme, user and host stay),
+    ``bearer-token`` (``Bearer <v>``, ``Authorization: Basic <v>`` and other Authorization
+    header values), and ``password`` / ``secret`` / ``token`` for the value of a key whose name
+    ends in a secret word (``password=``, ``"passwd": "..."``, ``export GITHUB_TOKEN=...``,
+    ``client_secret:``, ``api_key=``, ``--password VALUE``): the key name stays.
+
+    A value that is itself a recognised secret keeps that secret's kind
+    (``OPENAI_API_KEY=sk-...`` gives ``[redacted:openai-key]``, so does ``Bearer sk-...``).
+
+    Decisions for key-value pairs, where code and configuration look alike:
+
+    - The key name must end with the secret word: ``tokenizer``, ``token_count = 5``,
+      ``max_tokens`` and ``password_reset_view.py`` are untouched; ``/etc/passwd:`` is a path.
+    - A quoted value is redacted unless it is empty, a reference (``"${DB_PASSWORD}"``,
+      ``"{{ secret }}"``, ``"%(pw)s"``, ``"<your token>"``) or a mask (``"****"``).
+    - An unquoted value is kept when it is code: a null or boolean word, a type annotation
+      (``password: str``), a bare integer of at most three digits (``token = 0``; no real
+      credential is that short), a call or index (``get_token()``, ``os.environ["KEY"]``),
+      an attribute of a well-known object (``self.token``, ``settings.SECRET_KEY``) or a
+      variable named after a secret (``api_key=api_key``). Anything else, numbers of four or
+      more digits included (PINs), is redacted: ``password: hunter2`` -> ``password:
+      [redacted:password]``. Prose such as ``invalid token: abc`` is redacted too; losing a
+      word is cheaper than leaking a credential.
+    - ``Bearer <v>`` outside an Authorization header needs a value that is not all letters
+      (``Bearer authentication`` is prose).
+
+    Redaction is idempotent (``redact_secrets(redact_secrets(t)) == redact_secrets(t)``) and
+    linear in ``len(text)``. Speed, measured with ``python -m timeit`` on the development
+    machine (CPython 3.11), per 200-character line: 3.5 us with no trigger word (the cost of
+    the trigger search), 4.4 us with a trigger word such as "passed" or "token" but no
+    secret, 11 us with one secret. 1 MB of test output mentioning "token" on every line:
+    70 ms; 1 MB repetitions of any rule's prefix: under a second.
+    """
+    return _apply(text, _ALL_RULES, _lower_same_length(text))
