@@ -278,6 +278,13 @@ class TestRedactSecrets:
         assert key not in out
         assert redact_secrets(out) == out
 
+    def test_key_name_next_to_a_replaced_secret_is_stable(self) -> None:
+        """A flag glued to a redacted key gives the same result when redacted again."""
+        key = "AKIA" + _fake(16, _UPPER)
+        once = redact_secrets(f"{key}--password\tAuthorization /{key}-passwd: x")
+        assert key not in once
+        assert redact_secrets(once) == once
+
     def test_bearer_before_variable_is_kept(self) -> None:
         """``Bearer $TOKEN`` names a variable; there is nothing to redact."""
         text = 'curl -H "Authorization: Bearer $TOKEN" https://api.example.com'
