@@ -1,11 +1,14 @@
-"""Secret redaction for text that reaches the memory (DESIGN section 3).
+"""Secret redaction and containment of untrusted text (DESIGN section 3).
 
 Pure functions over ``str``, stdlib ``re`` only, no I/O. Every function is total: any ``str``
 (lone surrogates, NULs, megabytes) gives a result, never an exception, and every regular
 expression here is linear in its input (possessive quantifiers, bounded repeats, anchored
 starts), so an adversarial string cannot make the work blow up.
 
-``redact_secrets`` replaces secrets with ``[redacted:<kind>]``.
+``redact_secrets`` replaces secrets with ``[redacted:<kind>]``. ``contain_untrusted`` and
+``quote_untrusted`` make text taken from tool output safe to place on one line of the Markdown
+memory; ``contain_trusted_line`` gives the same single-line cleaning to our own short strings
+(tool names, paths, commands).
 """
 
 from __future__ import annotations
@@ -14,8 +17,14 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from session_memory.errors import ConfigError
+
 __all__ = [
+    "NEWLINE_MARK",
     "REDACTION_KINDS",
+    "contain_trusted_line",
+    "contain_untrusted",
+    "quote_untrusted",
     "redact_secrets",
 ]
 
@@ -37,6 +46,9 @@ REDACTION_KINDS: Final[tuple[str, ...]] = (
     "token",
 )
 """Every ``<kind>`` that can appear in a ``[redacted:<kind>]`` marker."""
+
+NEWLINE_MARK: Final = " \u23ce "
+"""What a line break becomes in single-line text: `` ⏎ `` (U+23CE with a space either side)."""
 
 _MARKER_PREFIX: Final = "[redacted:"
 
@@ -577,3 +589,203 @@ def redact_secrets(text: str) -> str:
             break
         text, redacted = redacted, _apply(redacted, _ALL_RULES, _lower_same_length(redacted))
     return redacted
+
+
+# --------------------------------------------------------------------------------------------
+# Single-line containment
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_ANSI: Final = re.compile(
+    r"\x1b\[[0-?]*+[ -/]*+[@-~]?"  # CSI: colours, cursor moves (an unfinished one too)
+    r"|\x1b\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b\n]*+(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*+[0-~]?"  # other escapes (charset selection, ESC 7...) and a lone ESC
+    r"|\x9b[0-?]*+[ -/]*+[@-~]?"  # 8-bit CSI
+    r"|\x9d[^\x07\x1b\x9c\n]*+(?:\x07|\x9c)?"  # 8-bit OSC
+)
+# Invisible characters: every format character (Unicode 14 category Cf: zero-width spaces and
+# joiners, bidi embeddings, overrides and isolates, BOM, tag characters), variation selectors,
+# the combining grapheme joiner and the Hangul fillers.
+_INVISIBLE: Final = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+    "\u034f\u115f\u1160\u180b-\u180d\u180f\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+)
+_LINE_BREAK: Final = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
+_CONTROL: Final = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+# Chat-template and role markers, so that they cannot be read as markers. The mapping:
+#   "<" before "|" or a fullwidth bar, and ">" after one: U+2039 and U+203A (single angle
+#   quotation marks), so <|im_start|>, <|endoftext|>, any <|...|> lose their delimiters;
+#   <<SYS>> and <</SYS>>: U+00AB SYS U+00BB (guillemets);
+#   [INST] [/INST] [SYSTEM_PROMPT] [AVAILABLE_TOOLS] [TOOL_CALLS] [TOOL_RESULTS]: the brackets
+#   become U+FF3B and U+FF3D (fullwidth);
+#   every tag, <system>, </system>, <assistant>, </tool_result>, <s>: U+2039 and U+203A
+#   around it; "<!" (an HTML comment) gets U+2039 too;
+#   "Human:", "Assistant:", "System:", "User:", "AI:", "Developer:", "Tool:", "Model:" at a
+#   line start: the colon becomes U+A789 (modifier letter colon);
+#   a run of "#" at a line start ("### Instruction", "## Current goal"): U+FF03 each.
+_PIPE_OPEN: Final = re.compile("<(?=[|\uff5c])")
+_PIPE_CLOSE: Final = re.compile("(?<=[|\uff5c])>")
+_DOUBLE_ANGLE: Final = re.compile(r"<<(/?[A-Za-z_]{1,20}+)>>")
+_BRACKET_MARKER: Final = re.compile(
+    r"(?i)\[(/?(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS))\]"
+)
+_TAG: Final = re.compile(r"<(/?[A-Za-z][\w:.-]{0,40}+(?:\s[^<>]{0,200}+)?/?)>")
+_COMMENT_OPEN: Final = re.compile("<!")
+_ROLE_AT_LINE_START: Final = re.compile(
+    r"(?im)^([ \t]*+[>*+-]*+[ \t]*+(?:human|assistant|system|user|ai|developer|tool|model)"
+    r"[ \t]*+):"
+)
+_HASHES_AT_LINE_START: Final = re.compile(r"(?m)^([ \t]*+)(#{1,6}+)(?=[ \t]|$)")
+
+# A leading Markdown structure, so that a fragment cannot pass for a heading, quote, list item,
+# task box, rule, fence or table row: its first characters become look-alikes.
+_LEADING_MARKDOWN: Final = re.compile(
+    r"#{1,6}+|>|[-*+_=](?=[ \t]|[-*+_=]*+$)|[-*_=]{3,}+|`{3,}+|~{3,}+|\d{1,9}+[.)]|\|"
+    r"|\[(?!redacted:)"
+)
+_LOOK_ALIKE: Final = str.maketrans(
+    {
+        "#": "\uff03",  # fullwidth number sign
+        ">": "\u203a",  # single right-pointing angle quotation mark
+        "-": "\u2010",  # hyphen
+        "*": "\u2217",  # asterisk operator
+        "+": "\uff0b",  # fullwidth plus sign
+        "_": "\uff3f",  # fullwidth low line
+        "=": "\uff1d",  # fullwidth equals sign
+        "`": "\uff40",  # fullwidth grave accent
+        "~": "\uff5e",  # fullwidth tilde
+        ".": "\uff0e",  # fullwidth full stop
+        ")": "\uff09",  # fullwidth right parenthesis
+        "|": "\u2502",  # box drawings light vertical
+        "[": "\uff3b",  # fullwidth left square bracket
+    }
+)
+
+_QUOTE_OPEN: Final = "\u201c"
+_QUOTE_CLOSE: Final = "\u201d"
+_INNER_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f", '"'))
+_MIN_WINDOW: Final = 4096
+
+
+def _neutralise_line_starts(text: str) -> str:
+    text = _ROLE_AT_LINE_START.sub("\\1\ua789", text)
+    return _HASHES_AT_LINE_START.sub(lambda m: m.group(1) + "\uff03" * len(m.group(2)), text)
+
+
+def _neutralise_markers(line: str) -> str:
+    line = _PIPE_OPEN.sub("\u2039", line)
+    line = _PIPE_CLOSE.sub("\u203a", line)
+    line = _DOUBLE_ANGLE.sub("\u00ab\\1\u00bb", line)
+    line = _BRACKET_MARKER.sub("\uff3b\\1\uff3d", line)
+    line = _TAG.sub("\u2039\\1\u203a", line)
+    return _COMMENT_OPEN.sub("\u2039!", line)
+
+
+def _neutralise_leading_markdown(line: str) -> str:
+    m = _LEADING_MARKDOWN.match(line)
+    if m is None:
+        return line
+    return m.group(0).translate(_LOOK_ALIKE) + line[m.end() :]
+
+
+def _clean(text: str, markdown: bool) -> str:
+    """The uncapped single-line form of ``text``."""
+    text = _SURROGATE.sub("\ufffd", text)
+    text = _ANSI.sub("", text)
+    text = _INVISIBLE.sub("", text)
+    text = _LINE_BREAK.sub("\n", text)
+    text = _CONTROL.sub("", text)  # after the escapes, so ESC [31m leaves no "[31m"
+    text = redact_secrets(text)  # on the lines, before they are joined
+    text = _neutralise_line_starts(text)
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    line = NEWLINE_MARK.join(part for part in lines if part)
+    line = _neutralise_markers(line)
+    if markdown:
+        line = _neutralise_leading_markdown(line)
+    return line
+
+
+def _cap(line: str, max_chars: int) -> str:
+    if len(line) <= max_chars:
+        return line
+    cut = max_chars - 1  # room for the ellipsis
+    marker_start = line.rfind(_MARKER_PREFIX, 0, cut)
+    if marker_start >= 0 and line.find("]", marker_start) >= cut:
+        cut = marker_start  # never leave half a [redacted:...] marker
+    head = line[:cut].rstrip()
+    if head.endswith("\u23ce"):
+        head = head[:-1].rstrip()
+    return head + "\u2026"
+
+
+def _single_line(text: str, max_chars: int, markdown: bool) -> str:
+    if max_chars < 1:
+        raise ConfigError(f"max_chars must be at least 1, not {max_chars}")
+    # Bound the work on huge text: clean a window a few times larger than the cap (cleaning
+    # only shrinks text) and widen it while the result is still too short to be capped.
+    window = max(4 * max_chars, _MIN_WINDOW)
+    while True:
+        truncated = len(text) > window
+        raw = text[:window]
+        if truncated and not raw[-1].isspace():
+            # Drop the word the window cut: a secret cut in two might not be recognised.
+            words = raw.rsplit(None, 1)
+            raw = words[0] if len(words) == 2 else ""
+        line = _clean(raw, markdown)
+        if not truncated:
+            return _cap(line, max_chars)
+        if len(line) > max_chars:
+            return _cap(line, max_chars)
+        window *= 4
+
+
+def contain_untrusted(text: str, max_chars: int = 400) -> str:
+    """Make text from tool output safe to place on one line of the Markdown memory.
+
+    In order: lone surrogates become U+FFFD; ANSI escape sequences (CSI, OSC, DCS...) and
+    other control characters go; invisible characters (zero-width, bidi overrides and
+    isolates, BOM, tag characters, variation selectors) go; secrets are redacted
+    (:func:`redact_secrets`); chat-template and role markers are neutralised with look-alike
+    characters (``<|`` and ``|>``, every ``<tag>``, ``[INST]``, ``<<SYS>>``, the colon of
+    ``Human:``/``Assistant:``/``System:`` at a line start, a ``#`` run at a line start; the
+    mapping is listed above ``_PIPE_OPEN`` in this module); each line's whitespace collapses
+    to single spaces, tabs included; empty lines go and line breaks become `` ⏎ ``
+    (:data:`NEWLINE_MARK`); a leading Markdown structure (``#``, ``>``, ``- ``, ``* ``,
+    ``+ ``, ``1. ``, ``[ ]``, ``---``, triple backticks, ``|``) gets look-alike characters
+    (fullwidth forms, U+2010 hyphen, U+2217 asterisk operator...) so the line cannot pass for
+    a heading, quote, list item or fence.
+
+    The result has no line break or control character, never starts or ends with whitespace,
+    and has at most ``max_chars`` characters: when text is cut, it ends with ``…`` (counted),
+    and the cut never splits a ``[redacted:<kind>]`` marker. The work is bounded by
+    ``max_chars`` for ordinary text, whatever ``len(text)``. Raises :class:`ConfigError` only
+    when ``max_chars < 1``; any ``str`` is accepted.
+    """
+    return _single_line(text, max_chars, markdown=True)
+
+
+def quote_untrusted(text: str, max_chars: int = 400) -> str:
+    """:func:`contain_untrusted` wrapped in curly double quotes: ``“...”``.
+
+    The renderer uses this form for every excerpt of tool output, so the model always sees
+    where quoted text starts and ends. Curly double quotes inside (``“ ” „ ‟``) become ``"``,
+    so quoted text can never close the quotation early. ``max_chars`` caps the text inside the
+    quotes; the result has at most ``max_chars + 2`` characters.
+    """
+    inner = _single_line(text, max_chars, markdown=True).translate(_INNER_QUOTES)
+    return f"{_QUOTE_OPEN}{inner}{_QUOTE_CLOSE}"
+
+
+def contain_trusted_line(text: str, max_chars: int) -> str:
+    """The single-line cleaning of :func:`contain_untrusted` for our own short strings.
+
+    For tool names, paths and commands, which are not tool output but must still sit on one
+    memory line: the same removal of escapes, control and invisible characters, the same
+    redaction, marker neutralisation, line joining and cap. A leading Markdown character is
+    kept (``> out.log``, ``--force``, ``# comment`` read as written): the renderer always puts
+    these after its own prefix, never at the start of a line.
+    """
+    return _single_line(text, max_chars, markdown=False)
