@@ -6,6 +6,7 @@ from session_memory.errors import (
     SessionMemoryError,
     SnapshotError,
     TranscriptError,
+    ViewInputError,
 )
 from session_memory.events import TranscriptEvent
 from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
@@ -23,6 +24,7 @@ __all__ = [
     "SnapshotError",
     "TranscriptError",
     "TranscriptEvent",
+    "ViewInputError",
     "read_events",
     "read_records",
 ]

@@ -12,6 +12,7 @@ __all__ = [
     "SessionMemoryError",
     "SnapshotError",
     "TranscriptError",
+    "ViewInputError",
 ]
 
 
@@ -33,3 +34,7 @@ class SnapshotError(SessionMemoryError):
 
 class BudgetError(SessionMemoryError):
     """Raised when required content cannot fit a token budget or context window."""
+
+
+class ViewInputError(SessionMemoryError):
+    """Raised when the system prompt or a history message is not a usable JSON object."""

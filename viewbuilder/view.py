@@ -22,7 +22,7 @@ from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import orjson
 
-from session_memory.errors import BudgetError, ConfigError, SessionMemoryError
+from session_memory.errors import BudgetError, ConfigError, ViewInputError
 from session_memory.memory import SessionMemory
 from session_memory.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
 from viewbuilder.render import render_memory
@@ -68,10 +68,6 @@ _ATTACHMENT_TYPES: Final = frozenset(
     {"image", "image_url", "input_image", "document", "file", "input_file", "input_audio"}
 )
 _CACHE_SIZE: Final = 16384
-
-
-class ViewInputError(SessionMemoryError):
-    """Raised when the system prompt or a history message is not a usable JSON object."""
 
 
 @dataclass(frozen=True, slots=True)
