@@ -260,7 +260,7 @@ class Rules:
         content = _text(payload.get("content"))[:_GOAL_SOURCE_CHARS]
         stamp = (event.event_id, event.step)
         if role == "user":
-            if metadata.get("source") in SYNTHETIC_SOURCES or not content.strip():
+            if _str_or_none(metadata.get("source")) in SYNTHETIC_SOURCES or not content.strip():
                 return False
             return self._user_message(content, stamp, event.run_id)
         if role != "assistant":
@@ -278,7 +278,7 @@ class Rules:
                     self._decision("decision", contain_trusted_line(text, 240), stamp)
                     changed = True
         action = metadata.get("action_type")
-        if action in FINAL_ACTIONS and content.strip():
+        if isinstance(action, str) and action in FINAL_ACTIONS and content.strip():
             answer = quote_untrusted(first_line(content, 400), _EXCERPT_CHARS)
             label = "final answer" if action == "final" else "final answer (unverified)"
             self.store.add("completed_work", "final_answer", f"{label}: {answer}", stamp)
@@ -310,7 +310,7 @@ class Rules:
     def on_state_transition(self, event: TranscriptEvent) -> bool:
         payload = event.payload
         reason = payload.get("reason")
-        if reason not in _TRANSITION_REASONS:
+        if not isinstance(reason, str) or reason not in _TRANSITION_REASONS:
             return False
         details = _detail_text(payload.get("details"))
         stamp = (event.event_id, event.step)
@@ -619,14 +619,23 @@ class Rules:
             recent.append(shown)
             del recent[:-_FOLD_NAMES_SHOWN]
         singular, plural = _FOLD_NOUNS[fold]
-        noun = singular if state[0] == 1 else plural
-        names = ", ".join(reversed(recent))
-        text = f"{fold} {state[0]} {noun}" + (f", latest: {names}" if names else "")
+        head = f"{fold} {state[0]} {singular if state[0] == 1 else plural}"
+        names = list(reversed(recent))
+        text = f"{head}, latest: {', '.join(names)}" if names else head
+        # The line changes with every call but its names rarely do: count it in parts that
+        # meet at pre-token boundaries (" `name`," after punctuation), each part cached.
+        tokens = None
+        if names:
+            parts = [f" {head}, latest:", *(f" {n}," for n in names[:-1]), f" {names[-1]}\n"]
+            tokens = self.store.count_parts(parts)
         item = self.store.by_key.get(f"fold:{fold}")
         if item is None:
-            self.store.add("completed_work", f"folded_{fold}", text, stamp, key=f"fold:{fold}")
+            self.store.add(
+                "completed_work", f"folded_{fold}", text, stamp, key=f"fold:{fold}",
+                body_tokens=tokens,
+            )  # fmt: skip
         else:
-            self.store.update(item, stamp, text=text)
+            self.store.update(item, stamp, text=text, body_tokens=tokens)
 
     def _bump(self, section: SectionName, kind: str, text: str, stamp: Stamp, key: str) -> None:
         """Add an item, or count up and refresh the item with the same key."""

@@ -214,6 +214,19 @@ class MemoryStore:
             tokens = cache[text] = self._counter.count(body(text))
         return tokens
 
+    def count_parts(self, parts: list[str]) -> int:
+        """Tokens of a body given as parts that meet at pre-token boundaries, each cached."""
+        cache = self._body_cache
+        total = 0
+        for part in parts:
+            tokens = cache.get(part)
+            if tokens is None:
+                if len(cache) >= _BODY_CACHE_SIZE:
+                    cache.clear()
+                tokens = cache[part] = self._counter.count(part)
+            total += tokens
+        return total
+
     def _count_prefix(self, item: Item) -> int:
         key = (item.status, item.count, item.safe_to_replay)
         tokens = self._prefix_cache.get(key)
@@ -275,8 +288,12 @@ class MemoryStore:
         key: str | None = None,
         safe_to_replay: bool | None = None,
         tier: str | None = None,
+        body_tokens: int | None = None,
     ) -> Item:
-        """Add an item at the end of its section (the most recent place)."""
+        """Add an item at the end of its section (the most recent place).
+
+        ``body_tokens``, when given, is the count of ``body(text)`` already made by the
+        caller (see :meth:`count_parts`)."""
         self._next_id += 1
         item = Item(
             f"{_ID_PREFIX[section]}{self._next_id}",
@@ -289,7 +306,7 @@ class MemoryStore:
             safe_to_replay,
         )
         item.tier = _TIER_INDEX[tier or section]
-        item.body_tokens = self._count_body(text)
+        item.body_tokens = self._count_body(text) if body_tokens is None else body_tokens
         item.prefix_tokens = self._count_prefix(item)
         items = self.sections[section]
         items[item.id] = item
@@ -313,6 +330,7 @@ class MemoryStore:
         tier: str | None = None,
         touch: bool = True,
         closed: bool = False,
+        body_tokens: int | None = None,
     ) -> None:
         """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
         records ``stamp`` as the event that closed it (it stays in the memory)."""
@@ -322,7 +340,7 @@ class MemoryStore:
         before = item.tokens
         if text is not None and text != item.text:
             item.text = text
-            item.body_tokens = self._count_body(text)
+            item.body_tokens = self._count_body(text) if body_tokens is None else body_tokens
         if status is not None:
             item.status = status
         if count is not None:

@@ -698,6 +698,13 @@ def detect_check(command: str) -> CheckRun | None:
     """
     if not isinstance(command, str):
         return None
+    return _detect_check(command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _detect_check(command: str) -> CheckRun | None:
+    # Memoised: agents run the same few commands again and again, and parsing a command
+    # line into shell words is the most expensive step of a tool call.
     name = _last_check(command, 0)
     if name is None:
         return None

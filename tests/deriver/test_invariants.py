@@ -37,6 +37,7 @@ class TestSplitEquivalence:
     def test_batches_equal_rebuild(self, events: list[dict[str, Any]], cuts: list[int]) -> None:
         """Applying events in any batches gives the memory a full rebuild gives."""
         full = SessionMemoryDeriver.rebuild(events, budget_tokens=SMALL_BUDGET)
+        assert full.memory.diagnostics.malformed_payloads == 0
         incremental = SessionMemoryDeriver(budget_tokens=SMALL_BUDGET)
         bounds = sorted({0, len(events), *(c for c in cuts if c <= len(events))})
         for start, end in itertools.pairwise(bounds):
@@ -142,6 +143,8 @@ class TestTotality:
         deriver = SessionMemoryDeriver(budget_tokens=400)
         deriver.apply_all(events)
         memory = deriver.memory
+        # The handlers are total by themselves; the deriver's last-resort catch never fires.
+        assert memory.diagnostics.malformed_payloads == 0
         orjson.dumps(memory.model_dump(mode="json"))
         assert counter().count(render_memory(memory)) <= 400
 

@@ -11,6 +11,7 @@ from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError
 from session_memory.memory import SessionMemory
 from session_memory.redact import quote_untrusted
+from session_memory.tokens import counter
 from viewbuilder import render_memory
 
 _ids = count()
@@ -427,3 +428,20 @@ class TestFailureLifecycle:
         )
         [failure] = resolved.failed_attempts
         assert failure.status == "resolved"
+
+
+class TestFoldCounting:
+    def test_fold_without_names_is_counted(self) -> None:
+        """A fold whose calls name nothing still counts its line exactly."""
+        memory = derive(call("Glob", {}, call_id="g1"), call("Glob", {}, call_id="g2"))
+        [item] = memory.completed_work
+        assert item.text == "listed 2 paths"
+        assert memory.diagnostics.malformed_payloads == 0
+
+    def test_fold_line_counted_in_parts_equals_exact_count(self) -> None:
+        """The fold line, counted in parts, has the token count of the whole line."""
+        names = ["a b.py", "**/*.ts", "日本語.md", "x`y", "über/straße.py", "-rf", "a,b:c"]
+        reads = [call("Read", {"file_path": n}, call_id=f"r{i}") for i, n in enumerate(names)]
+        memory = derive(*reads)
+        [item] = memory.completed_work
+        assert item.tokens == counter().count(f"- {item.text}\n")
