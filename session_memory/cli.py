@@ -120,10 +120,7 @@ def _run_derive(args: argparse.Namespace) -> int:
 
     memory = _derive(args)
     if args.json:
-        sys.stdout.buffer.write(
-            orjson.dumps(memory.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
-        )
-        sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.write(memory.to_json())
     else:
         sys.stdout.write(render_memory(memory))
     sys.stdout.flush()

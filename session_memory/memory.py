@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
@@ -138,6 +139,11 @@ class SessionMemory(BaseModel):
         """The items of one section by name."""
         items: tuple[MemoryItem, ...] = getattr(self, name)
         return items
+
+    def to_json(self) -> bytes:
+        """The memory as indented JSON bytes, newline-terminated: what ``derive --json``
+        prints and ``watch`` writes to ``<session>.memory.json``."""
+        return orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
 
     @property
     def is_empty(self) -> bool:

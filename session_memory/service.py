@@ -28,11 +28,9 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
-
-import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError, SessionMemoryError, TranscriptError
@@ -79,12 +77,6 @@ def output_paths(out_dir: Path, name: str) -> tuple[Path, Path]:
     return out_dir / f"{name}{JSON_SUFFIX}", out_dir / f"{name}{MD_SUFFIX}"
 
 
-def memory_json(memory: SessionMemory) -> bytes:
-    """The bytes of ``.memory.json``: the same as ``session-memory derive --json`` prints."""
-    dumped = memory.model_dump(mode="json")
-    return orjson.dumps(dumped, option=orjson.OPT_INDENT_2) + b"\n"
-
-
 @dataclass(frozen=True, slots=True)
 class ServiceSummary:
     """What a pass over the transcripts did."""
@@ -106,8 +98,7 @@ class _Transcript:
     name: str | None = None
     outputs_stale: bool = True
     state_stale: bool = False
-    json_on_disk: bytes | None = None
-    md_on_disk: bytes | None = None
+    on_disk: dict[Path, bytes | None] = field(default_factory=dict)  # outputs as written
     events_read: int = 0
     lines_skipped: int = 0
 
@@ -401,22 +392,18 @@ class MemoryService:
         if t.name is None:
             t.name = self._claim_name(t)
         json_path, md_path = output_paths(self.out_dir, t.name)
-        wrote = False
         memory = _memory_so_far(t)
-        text = render_memory(memory).encode("utf-8")
-        if t.md_on_disk is None:
-            t.md_on_disk = _read_or_none(md_path)
-        if text != t.md_on_disk:
-            atomic_write(md_path, text, sync_dir=False)
-            t.md_on_disk = text
-            wrote = True
-        data = memory_json(memory)
-        if t.json_on_disk is None:
-            t.json_on_disk = _read_or_none(json_path)
-        if data != t.json_on_disk:
-            atomic_write(json_path, data, sync_dir=False)
-            t.json_on_disk = data
-            wrote = True
+        wrote = False
+        for path, data in (
+            (md_path, render_memory(memory).encode()),
+            (json_path, memory.to_json()),
+        ):
+            if path not in t.on_disk:
+                t.on_disk[path] = _read_or_none(path)
+            if data != t.on_disk[path]:
+                atomic_write(path, data, sync_dir=False)
+                t.on_disk[path] = data
+                wrote = True
         if wrote:
             fsync_dir(self.out_dir)
             self._outputs_written += 1

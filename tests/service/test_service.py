@@ -15,7 +15,7 @@ from service_helpers import append, event, file_mode, user, varied_lines, wait_f
 from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError
 from session_memory.reader import read_records
-from session_memory.service import MemoryService, memory_json
+from session_memory.service import MemoryService
 from session_memory.store import safe_name, state_path
 
 
@@ -23,7 +23,7 @@ def rebuild(path: Path, budget: int = 1200) -> dict[str, Any]:
     """The memory a full rebuild of the whole file gives, as JSON."""
     deriver = SessionMemoryDeriver(budget_tokens=budget)
     deriver.apply_all(read_records(path))
-    result: dict[str, Any] = orjson.loads(memory_json(deriver.memory))
+    result: dict[str, Any] = orjson.loads(deriver.memory.to_json())
     return result
 
 
