@@ -23,6 +23,7 @@ from deriver.tools import (
     first_line,
     is_acknowledgement,
     is_failure_text,
+    is_read_only_command,
     is_side_effecting,
     key_argument,
     parse_check_output,
@@ -92,6 +93,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed_work", "completed_work"),
     Rule("folded_listed", "Glob, LS and equivalents completed", "one rolling item: paths listed",
          "completed_work", "completed_work"),
+    Rule("folded_ran", "shell command that only reads (cat, sed -n, rg, ls, git status...)",
+         "one rolling item: read-only commands run", "completed_work", "completed_work"),
     Rule("folded_fetched", "WebFetch, WebSearch and equivalents completed",
          "one rolling item: web resources", "completed_work", "completed_work"),
     Rule("file_changed", "Edit, Write, MultiEdit, apply_patch and equivalents completed",
@@ -117,6 +120,7 @@ FOLDED_KINDS: Final = {
     ToolKind.WEB: "fetched",
 }
 _FOLD_NOUNS: Final = {
+    "ran": ("read-only command", "read-only commands"),
     "read": ("file", "files"),
     "searched": ("pattern", "patterns"),
     "listed": ("path", "paths"),
@@ -485,6 +489,8 @@ class Rules:
         store = self.store
         if kind in FOLDED_KINDS:
             self._fold(FOLDED_KINDS[kind], call.key, stamp)
+        elif kind is ToolKind.SHELL and call.key and is_read_only_command(call.key):
+            self._fold("ran", call.key, stamp)
         elif kind is ToolKind.EDIT:
             for path in call.edited or ((call.key,) if call.key else ()):
                 self._bump(

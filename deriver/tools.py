@@ -28,6 +28,7 @@ __all__ = [
     "first_line",
     "is_acknowledgement",
     "is_failure_text",
+    "is_read_only_command",
     "is_side_effecting",
     "key_argument",
     "parse_check_output",
@@ -709,6 +710,72 @@ def _detect_check(command: str) -> CheckRun | None:
     if name is None:
         return None
     return CheckRun(name=name, command=" ".join(command.split()))
+
+
+# --------------------------------------------------------------------------------------------
+# Read-only shell commands
+# --------------------------------------------------------------------------------------------
+
+# Commands that only look: agents that read through a shell (Codex) run these where Claude
+# Code would call Read, Grep, Glob or LS.
+_LOOKING_COMMANDS: Final = frozenset(
+    {
+        "cat", "head", "tail", "nl", "wc", "ls", "tree", "pwd", "rg", "grep", "egrep",
+        "fgrep", "ag", "ack", "file", "stat", "du", "df", "diff", "sort", "uniq", "cut",
+        "which", "type", "basename", "dirname", "realpath", "readlink", "echo", "printf",
+        "true", "less", "more", "jq", "column", "tr", "fd", "cd",
+    }
+)  # fmt: skip
+_LOOKING_GIT: Final = frozenset(
+    {"status", "diff", "log", "show", "ls-files", "grep", "blame", "rev-parse", "describe"}
+)
+_WRITING_FIND_FLAGS: Final = frozenset(
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}
+)
+_REDIRECT_RE: Final = re.compile(r"^\d*>>?(?!&)(.*)$")
+
+
+def is_read_only_command(command: str) -> bool:
+    """Whether every part of a shell command line only reads: ``cat``, ``sed -n``, ``rg``,
+    ``ls``, ``git status``... with no output redirected to a file (conservative: anything
+    unknown counts as writing)."""
+    if not isinstance(command, str):
+        return False
+    return _read_only(command, 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_only(command: str, depth: int) -> bool:
+    segments = _segments(command)
+    return bool(segments) and all(_segment_reads_only(words, depth) for words in segments)
+
+
+def _segment_reads_only(words: list[str], depth: int) -> bool:
+    words = _strip_wrappers(words)
+    if not words:
+        return False
+    head, rest = _basename(words[0]), words[1:]
+    for i, word in enumerate(rest):
+        redirect = _REDIRECT_RE.match(word)
+        if redirect is not None:
+            target = redirect.group(1) or (rest[i + 1] if i + 1 < len(rest) else "")
+            if target != "/dev/null":
+                return False
+    if head in _SHELLS:
+        return (
+            depth < _MAX_SHELL_NESTING
+            and len(rest) >= 2
+            and rest[0].lower() in _SHELL_C_FLAGS
+            and _read_only(rest[1], depth + 1)
+        )
+    if head == "sed":
+        return "-n" in rest and not any(w.startswith(("-i", "--in-place")) for w in rest)
+    if head == "git":
+        sub = next((w for w in rest if not w.startswith("-")), "")
+        return sub in _LOOKING_GIT
+    if head == "find":
+        return not any(w in _WRITING_FIND_FLAGS for w in rest)
+    return head in _LOOKING_COMMANDS
 
 
 # --------------------------------------------------------------------------------------------

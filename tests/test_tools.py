@@ -25,6 +25,7 @@ from deriver.tools import (
     first_line,
     is_acknowledgement,
     is_failure_text,
+    is_read_only_command,
     is_side_effecting,
     key_argument,
     parse_check_output,
@@ -997,3 +998,29 @@ class TestIsFailureText:
         text = " " * FIVE_MB + "Error: late"
         assert _timed(lambda: is_failure_text(text)) < 1.0
         assert not is_failure_text(text)
+
+
+class TestIsReadOnlyCommand:
+    @pytest.mark.parametrize(
+        "command",
+        ["cat package.json", "sed -n '1,80p' a.py", "git status --short", "cd src && ls -la",
+         "rg -n foo src 2>/dev/null | head -5", "nl -ba x | sed -n '90,108p'",
+         "bash -lc \"cat x\"", "find . -name '*.py' | wc -l"],
+    )  # fmt: skip
+    def test_looking_commands_are_read_only(self, command: str) -> None:
+        """Commands that only look at files are read-only."""
+        assert is_read_only_command(command)
+
+    @pytest.mark.parametrize(
+        "command",
+        ["sed -i s/a/b/ x", "git commit -m x", "ls -la > out.txt", "echo hi >> f",
+         "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build", "cat a | tee b", ""],
+    )  # fmt: skip
+    def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
+        """Writes, redirects to files and unknown commands are not read-only."""
+        assert not is_read_only_command(command)
+
+    @given(st.text(max_size=200))
+    def test_total(self, command: str) -> None:
+        """Any text gives an answer."""
+        assert is_read_only_command(command) in (True, False)

@@ -445,3 +445,19 @@ class TestFoldCounting:
         memory = derive(*reads)
         [item] = memory.completed_work
         assert item.tokens == counter().count(f"- {item.text}\n")
+
+
+class TestReadOnlyCommands:
+    def test_read_only_commands_fold_into_one_item(self) -> None:
+        """Shell commands that only read fold like reads; others stay items of their own."""
+        memory = derive(
+            call("exec_command", {"cmd": "cat package.json"}, call_id="c1", exit_code=0),
+            call("exec_command", {"cmd": "sed -n '1,80p' src/a.py"}, call_id="c2"),
+            call("exec_command", {"cmd": "git status --short"}, call_id="c3"),
+            call("exec_command", {"cmd": "npm install left-pad"}, call_id="c4"),
+        )
+        assert texts(memory.completed_work) == [
+            "ran 3 read-only commands, latest: `git status --short`, "
+            "`sed -n '1,80p' src/a.py`, `cat package.json`",
+            "exec_command `npm install left-pad`",
+        ]
