@@ -140,6 +140,14 @@ class FileTail:
         ``verify`` also checks the prefix fingerprint (one 4 KiB read); without it only the
         identity and size are compared (one ``stat``), for the slow timer over many files.
         """
+        if not verify:
+            # The slow timer looks at every file each second: one stat, no open.
+            try:
+                return self._compare(os.stat(self.path))
+            except FileNotFoundError:
+                return TailStatus.DELETED
+            except OSError as exc:
+                raise TranscriptError(f"cannot stat {self.path}: {exc.strerror}") from exc
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
@@ -147,18 +155,25 @@ class FileTail:
         except OSError as exc:
             raise TranscriptError(f"cannot open {self.path}: {exc.strerror}") from exc
         try:
-            st = os.fstat(fd)
-            identity = FileIdentity(st.st_dev, st.st_ino)
-            if self.identity is None:
-                self.identity = identity
-            if identity != self.identity or st.st_size < self.offset:
-                return TailStatus.REPLACED
-            verifiable = verify and self.offset > 0 and self.fingerprint is not None
-            if verifiable and fingerprint(fd, self.offset) != self.fingerprint:
-                return TailStatus.REPLACED
-            return TailStatus.GROWN if st.st_size > self.offset else TailStatus.UNCHANGED
+            status = self._compare(os.fstat(fd))
+            prefix_changed = (
+                status is not TailStatus.REPLACED
+                and self.offset > 0
+                and self.fingerprint is not None
+                and fingerprint(fd, self.offset) != self.fingerprint
+            )
+            return TailStatus.REPLACED if prefix_changed else status
         finally:
             os.close(fd)
+
+    def _compare(self, st: os.stat_result) -> TailStatus:
+        """Identity and size against the consumed position (the first look sets identity)."""
+        identity = FileIdentity(st.st_dev, st.st_ino)
+        if self.identity is None:
+            self.identity = identity
+        if identity != self.identity or st.st_size < self.offset:
+            return TailStatus.REPLACED
+        return TailStatus.GROWN if st.st_size > self.offset else TailStatus.UNCHANGED
 
     def read(self, stop_event: StopEvent | None = None) -> Iterator[Tailed]:
         """Yield the complete lines past ``offset``; a line counts as consumed once yielded.
