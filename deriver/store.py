@@ -382,9 +382,6 @@ class MemoryStore:
     def items_of(self, section: SectionName) -> list[Item]:
         return list(self.sections[section].values())
 
-    def is_live(self, item: Item) -> bool:
-        return item.id in self.sections[item.section]
-
     # -- goal ---------------------------------------------------------------------------
 
     def set_goal(self, text: str, stamp: Stamp, run_id: str | None) -> None:

@@ -95,8 +95,7 @@ def item_prefix(status: str | None, count: int = 1, safe_to_replay: bool | None 
         parts.append(f"(x{count})")
     if safe_to_replay is False:
         parts.append("(not safe to replay)")
-    # The body starts with a space; a prefix ending in a space would make two spaces.
-    return " ".join(parts).replace("-  ", "- ").rstrip()
+    return " ".join(parts)
 
 
 def body(text: str) -> str:

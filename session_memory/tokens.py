@@ -61,20 +61,6 @@ class TiktokenCounter:
     def count(self, text: str) -> int:
         return len(self._encode(text))
 
-    def truncate(self, text: str, max_tokens: int) -> str:
-        """The longest prefix of ``text`` (cut at a character) of at most ``max_tokens`` tokens."""
-        if self.count(text) <= max_tokens:
-            return text
-        lo, hi = 0, len(text)
-        # Binary search on characters: decoding a token prefix could split a UTF-8 sequence.
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.count(text[:mid]) <= max_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
-        return text[:lo]
-
 
 @functools.lru_cache(maxsize=8)
 def counter(encoding: str = DEFAULT_ENCODING) -> TiktokenCounter:

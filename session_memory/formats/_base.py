@@ -9,7 +9,6 @@ next to the deriver snapshot and resume after a restart.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import ClassVar, Final, Literal, Protocol, TypeVar
 
@@ -80,17 +79,6 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     head = limit - _TAIL_CHARS
     dropped = len(text) - head - _TAIL_CHARS
     return f"{text[:head]}\n[... {dropped} characters elided ...]\n{text[-_TAIL_CHARS:]}"
-
-
-_WS = re.compile(r"\s+")
-
-
-def first_line(text: str) -> str:
-    """The first non-blank line of ``text``, stripped."""
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
 
 
 def as_str(value: object) -> str | None:
