@@ -594,6 +594,7 @@ def redact_secrets(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Single-line containment
 
+_PLAIN_LINE: Final = re.compile("[ -~]*+")  # printable ASCII: no line break, no control
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _ANSI: Final = re.compile(
     r"\x1b\[[0-?]*+[ -/]*+[@-~]?"  # CSI: colours, cursor moves (an unfinished one too)
@@ -693,6 +694,25 @@ def _neutralise_leading_markdown(line: str) -> str:
 
 def _clean(text: str, markdown: bool) -> str:
     """The uncapped single-line form of ``text``."""
+    # Most texts (names, paths, commands, one-line errors) are one line of printable ASCII
+    # with no marker character: then only redaction, a role or heading at the start and the
+    # whitespace can change anything, and the other passes are skipped. Equal to
+    # _clean_general by a property test.
+    if (
+        _PLAIN_LINE.fullmatch(text)
+        and "<" not in text
+        and "[" not in text
+        and "|>" not in text
+        and redact_secrets(text) == text
+        and _ROLE_AT_LINE_START.match(text) is None
+        and _HASHES_AT_LINE_START.match(text) is None
+    ):
+        line = " ".join(text.split())
+        return _neutralise_leading_markdown(line) if markdown else line
+    return _clean_general(text, markdown)
+
+
+def _clean_general(text: str, markdown: bool) -> str:
     text = _SURROGATE.sub("\ufffd", text)
     text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)

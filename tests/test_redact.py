@@ -21,6 +21,8 @@ from session_memory.errors import ConfigError
 from session_memory.redact import (
     NEWLINE_MARK,
     REDACTION_KINDS,
+    _clean,
+    _clean_general,
     contain_trusted_line,
     contain_untrusted,
     quote_untrusted,
@@ -638,3 +640,34 @@ class TestContainTrustedLine:
     def test_single_line_and_capped_on_any_text(self, text: str, max_chars: int) -> None:
         """Any str gives one clean line within the cap."""
         _assert_single_line(contain_trusted_line(text, max_chars), max_chars)
+
+
+# Fragments that each make some pass of the cleaning do something, mixed with plain text, so
+# that generated lines sit on both sides of the shortcut's conditions.
+_CLEANING_FRAGMENTS = st.sampled_from(
+    [
+        " ", "  ", "\t", "\n", "\r\n", ":", "#", "##", "> ", "- ", "* ", "1. ", "---", "```",
+        "<", ">", "|", "<|", "|>", "<<SYS>>", "[INST]", "[/inst]", "<b>", "<!--", "[",
+        "Human:", "assistant :", "  System:", "password=hunter22", "token: abc123def",
+        "sk-" + "a1" * 24, "Bearer abcdef123456", "https://u:pw12345@host/x", "\x1b[31m",
+        "\u200b", "\ufeff", "é", "日本", "\x00", "\x7f", "\x85", "\u2028",
+    ]
+)  # fmt: skip
+
+
+class TestCleaningShortcut:
+    @given(
+        st.lists(_CLEANING_FRAGMENTS | st.text(alphabet=string.printable, max_size=12)).map(
+            "".join
+        ),
+        st.booleans(),
+    )
+    @settings(max_examples=1000)
+    def test_shortcut_equals_every_pass(self, text: str, markdown: bool) -> None:
+        """The shortcut for plain one-line text gives what running every pass gives."""
+        assert _clean(text, markdown) == _clean_general(text, markdown)
+
+    @given(st.text(alphabet=st.characters(exclude_categories=())), st.booleans())
+    def test_shortcut_equals_every_pass_on_any_text(self, text: str, markdown: bool) -> None:
+        """The same on arbitrary text."""
+        assert _clean(text, markdown) == _clean_general(text, markdown)
