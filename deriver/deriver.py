@@ -114,9 +114,14 @@ class SessionMemoryDeriver:
                 )
                 return False
             event = record
-        if not (event.event_id.isascii() and _ascii(event.run_id) and _ascii(event.session_id)):
-            event = _without_surrogates(event)
         event_id = event.event_id
+        if not (
+            event_id.isascii()
+            and (event.run_id or "").isascii()
+            and (event.session_id or "").isascii()
+        ):
+            event = _without_surrogates(event)
+            event_id = event.event_id
         if event_id in self._seen:
             self._diag["duplicate_events"] += 1
             self._memory = None
@@ -132,7 +137,7 @@ class SessionMemoryDeriver:
         self._last_event_id = event_id
         if self._session_id is None and event.session_id:
             self._session_id = event.session_id
-        if event.model_extra:
+        if event.__pydantic_extra__:
             self._diag["events_with_unknown_fields"] += 1
         handler = self._handlers.get(event.event_type)
         changed = False
@@ -294,10 +299,6 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
-
-
-def _ascii(text: str | None) -> bool:
-    return text is None or text.isascii()
 
 
 def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:

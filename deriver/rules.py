@@ -260,6 +260,8 @@ class Rules:
     def on_message(self, event: TranscriptEvent) -> bool:
         payload = event.payload
         role = payload.get("role")
+        if role != "user" and role != "assistant":
+            return False
         metadata = _dict(payload.get("metadata"))
         content = _text(payload.get("content"))[:_GOAL_SOURCE_CHARS]
         stamp = (event.event_id, event.step)
@@ -267,14 +269,15 @@ class Rules:
             if _str_or_none(metadata.get("source")) in SYNTHETIC_SOURCES or not content.strip():
                 return False
             return self._user_message(content, stamp, event.run_id)
-        if role != "assistant":
-            return False
         changed = False
         decision = metadata.get("decision")
         if isinstance(decision, str) and decision.strip():
             self._decision("decision", contain_trusted_line(decision, 240), stamp)
             changed = True
-        for line in content.splitlines():
+        # Lowering is per character, so a line that starts with the marker in any case leaves
+        # it in the lowered text: most messages have none and skip the scan line by line.
+        lines = content.splitlines() if _DECISION_PREFIX in content.lower() else ()
+        for line in lines:
             stripped = line.strip()
             if stripped[: len(_DECISION_PREFIX)].lower() == _DECISION_PREFIX:
                 text = stripped[len(_DECISION_PREFIX) :].strip()
@@ -512,10 +515,8 @@ class Rules:
                 "answer", f"user answered: {quote_untrusted(answer, _EXCERPT_CHARS)}", stamp
             )
         elif kind is ToolKind.TASK:
-            what = contain_trusted_line(call.note or call.key or "sub-task", 120)
-            store.add(
-                "completed_work", "task", f"{contain_trusted_line(call.name, 40)}: {what}", stamp
-            )
+            what = _line(call.note or call.key or "sub-task", 120)
+            store.add("completed_work", "task", f"{_line(call.name, 40)}: {what}", stamp)
         else:
             text = _describe(call.name, call.key)
             self._bump("completed_work", "tool", text, stamp, f"done:{text}")
@@ -625,15 +626,18 @@ class Rules:
             recent.append(shown)
             del recent[:-_FOLD_NAMES_SHOWN]
         singular, plural = _FOLD_NOUNS[fold]
-        head = f"{fold} {state[0]} {singular if state[0] == 1 else plural}"
+        noun = singular if state[0] == 1 else plural
+        head = f"{fold} {state[0]} {noun}"
         names = list(reversed(recent))
         text = f"{head}, latest: {', '.join(names)}" if names else head
         # The line changes with every call but its names rarely do: count it in parts that
-        # meet at pre-token boundaries (" `name`," after punctuation), each part cached.
+        # meet at pre-token boundaries (around the count, " `name`," after punctuation),
+        # each part cached.
         tokens = None
         if names:
-            parts = [f" {head}, latest:", *(f" {n}," for n in names[:-1]), f" {names[-1]}\n"]
-            tokens = self.store.count_parts(parts)
+            parts = [f" {fold} ", f" {noun}, latest:", *(f" {n}," for n in names[:-1])]
+            parts.append(f" {names[-1]}\n")
+            tokens = self.store.count_parts(parts) + self.store.count_number(state[0])
         item = self.store.by_key.get(f"fold:{fold}")
         if item is None:
             self.store.add(

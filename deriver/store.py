@@ -197,6 +197,7 @@ class MemoryStore:
         self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
         self._body_cache: dict[str, int] = {}
         self._marker_cache: dict[tuple[SectionName, int], int] = {}
+        self._number_cache: dict[int, int] = {}
         self._header_tokens = counter.count(HEADER)
         self._section_tokens = {s: counter.count(section_header(s)) for s in RENDER_ORDER}
         # Headings and markers of the sections that render, kept as a running total.
@@ -226,6 +227,15 @@ class MemoryStore:
                 tokens = cache[part] = self._counter.count(part)
             total += tokens
         return total
+
+    def count_number(self, number: int) -> int:
+        """Tokens of a number standing between pre-token boundaries: numbers of equal length
+        count alike (see :meth:`marker_tokens`), so one count per length suffices."""
+        digits = len(str(number))
+        tokens = self._number_cache.get(digits)
+        if tokens is None:
+            tokens = self._number_cache[digits] = self._counter.count("1" + "0" * (digits - 1))
+        return tokens
 
     def _count_prefix(self, item: Item) -> int:
         key = (item.status, item.count, item.safe_to_replay)
@@ -334,35 +344,39 @@ class MemoryStore:
     ) -> None:
         """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
         records ``stamp`` as the event that closed it (it stays in the memory)."""
-        if item.id not in self.sections[item.section]:
+        section_items = self.sections[item.section]
+        if item.id not in section_items:
             return
         item._view = None
-        before = item.tokens
+        delta = 0
         if text is not None and text != item.text:
             item.text = text
-            item.body_tokens = self._count_body(text) if body_tokens is None else body_tokens
-        if status is not None:
-            item.status = status
-        if count is not None:
-            item.count = count
-        if safe_to_replay is not None:
-            item.safe_to_replay = safe_to_replay
-        item.prefix_tokens = self._count_prefix(item)
+            tokens = self._count_body(text) if body_tokens is None else body_tokens
+            delta = tokens - item.body_tokens
+            item.body_tokens = tokens
+        if status is not None or count is not None or safe_to_replay is not None:
+            if status is not None:
+                item.status = status
+            if count is not None:
+                item.count = count
+            if safe_to_replay is not None:
+                item.safe_to_replay = safe_to_replay
+            tokens = self._count_prefix(item)
+            delta += tokens - item.prefix_tokens
+            item.prefix_tokens = tokens
         item.changed = stamp
         if closed:
             item.closed = stamp
-        new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
-        if new_tier != item.tier:
+        if tier is not None and _TIER_INDEX[tier] != item.tier:
             del self._tiers[item.tier][item.id]
-            item.tier = new_tier
-            self._tiers[new_tier][item.id] = item
+            item.tier = _TIER_INDEX[tier]
+            self._tiers[item.tier][item.id] = item
         elif touch:
             tier_items = self._tiers[item.tier]
             tier_items[item.id] = tier_items.pop(item.id)
         if touch:
-            section_items = self.sections[item.section]
             section_items[item.id] = section_items.pop(item.id)
-        self._items_tokens += item.tokens - before
+        self._items_tokens += delta
 
     def remove(self, item: Item, stamp: Stamp | None = None) -> None:
         """Take an item out of the memory because it is closed (not counted as omitted)."""

@@ -65,7 +65,7 @@ def _kinds(kind: ToolKind, names: str) -> dict[str, ToolKind]:
     return dict.fromkeys(_words(names), kind)
 
 
-# Keys are normalised names (see _normalise_name): lower case, "-" and spaces as "_".
+# Keys are normalised names (see _normalise): lower case, "-" and spaces as "_".
 _TOOL_KINDS: Final[Mapping[str, ToolKind]] = {
     **_kinds(
         ToolKind.READ,
@@ -118,21 +118,8 @@ _TOOL_KINDS: Final[Mapping[str, ToolKind]] = {
 # Namespaces some providers put in front of a function name ("functions.shell").
 _NAME_PREFIXES: Final = ("functions.", "tools.")
 
+_PATCH_TOOLS: Final = frozenset({"apply_patch", "patch", "apply_diff"})
 _SIDE_EFFECTING: Final = frozenset({ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK, ToolKind.OTHER})
-
-
-def _normalise_name(name: object) -> str:
-    return _normalise_str(name) if isinstance(name, str) else ""
-
-
-@functools.lru_cache(maxsize=1024)
-def _normalise_str(name: str) -> str:
-    # Memoised: a session uses a handful of tool names, each looked up on every call.
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    for prefix in _NAME_PREFIXES:
-        if key.startswith(prefix):
-            key = key[len(prefix) :]
-    return key
 
 
 def classify_tool(name: str) -> ToolKind:
@@ -140,10 +127,25 @@ def classify_tool(name: str) -> ToolKind:
 
     MCP tools (``mcp__server__tool``) and unknown names are ``OTHER``.
     """
-    key = _normalise_name(name)
+    return _classify(name) if isinstance(name, str) else ToolKind.OTHER
+
+
+# Memoised, like _is_patch_tool: a session uses a handful of tool names, each looked up
+# several times on every call.
+@functools.lru_cache(maxsize=1024)
+def _classify(name: str) -> ToolKind:
+    key = _normalise(name)
     if key.startswith("mcp__"):
         return ToolKind.OTHER
     return _TOOL_KINDS.get(key, ToolKind.OTHER)
+
+
+def _normalise(name: str) -> str:
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    for prefix in _NAME_PREFIXES:
+        if key.startswith(prefix):
+            key = key[len(prefix) :]
+    return key
 
 
 def is_side_effecting(kind: ToolKind) -> bool:
@@ -258,7 +260,12 @@ def _as_args(args: object) -> object:
 
 
 def _is_patch_tool(tool_name: str) -> bool:
-    return _normalise_name(tool_name) in {"apply_patch", "patch", "apply_diff"}
+    return isinstance(tool_name, str) and _patch_tool(tool_name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _patch_tool(name: str) -> bool:
+    return _normalise(name) in _PATCH_TOOLS
 
 
 def key_argument(tool_name: str, args: object) -> str | None:
@@ -865,7 +872,32 @@ def _tail(text: str, limit: int) -> str:
     return _ANSI_RE.sub("", tail).replace("\r\n", "\n")
 
 
+# A literal that every match of a summary pattern contains: a substring search rules most
+# patterns out at once, where a pattern anchored at line starts tries every position.
+_NEEDLES: Final[Mapping[re.Pattern[str], str]] = {
+    _UNITTEST_RE: "Ran ",
+    _JEST_RE: "Tests:",
+    _VITEST_RE: "Tests",
+    _MOCHA_RE: " passing (",
+    _MOCHA_FAILING_RE: " failing",
+    _CARGO_RE: "test result: ",
+    _FOUND_RE: "Found ",
+    _MYPY_SUCCESS_RE: "Success: no issues found",
+    _RUFF_SUCCESS_RE: "All checks passed!",
+    _PYRIGHT_RE: " warning",
+    _ESLINT_RE: " problem",
+    _RSPEC_RE: " example",
+    _PHPUNIT_OK_RE: "OK (",
+    _PHPUNIT_RE: ", Assertions: ",
+    _MAVEN_RE: "Tests run: ",
+    _DOTNET_RE: "Failed:",
+    _CTEST_RE: "% tests passed, ",
+}
+
+
 def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    if _NEEDLES.get(pattern, "") not in text:
+        return None
     found: re.Match[str] | None = None
     for match in pattern.finditer(text):
         found = match
@@ -981,7 +1013,7 @@ def _cargo(text: str) -> _Summary | None:
     # One run prints a result line per test binary (unit, integration, doc tests): sum them.
     passed = failed = ignored = 0
     end = -1
-    for match in _CARGO_RE.finditer(text):
+    for match in _CARGO_RE.finditer(text) if _NEEDLES[_CARGO_RE] in text else ():
         end = match.end()
         passed += int(match.group(1))
         failed += int(match.group(2))

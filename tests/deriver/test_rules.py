@@ -446,6 +446,17 @@ class TestFoldCounting:
         [item] = memory.completed_work
         assert item.tokens == counter().count(f"- {item.text}\n")
 
+    def test_fold_count_of_every_length_is_counted_exactly(self) -> None:
+        """The fold's count is counted by its number of digits: exact at 9, 10, 999, 1000."""
+        deriver = SessionMemoryDeriver()
+        count = counter().count
+        for i in range(1, 1002):
+            deriver.apply_all(call("Read", {"file_path": f"f{i % 7}.py"}, call_id=f"r{i}"))
+            if i in (1, 9, 10, 99, 100, 999, 1000, 1001):
+                [item] = deriver.memory.completed_work
+                assert item.text.startswith(f"read {i} file")
+                assert item.tokens == count(f"- {item.text}\n")
+
 
 class TestReadOnlyCommands:
     def test_read_only_commands_fold_into_one_item(self) -> None:
