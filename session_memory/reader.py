@@ -176,7 +176,7 @@ def iter_objects(
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
             # The common line is one JSON object: decode it once, without the calls that
-            # explain a skip. Anything else takes the general path, which says why.
+            # explain a skip (read_records does the same).
             if line:
                 try:
                     obj = loads(line)
@@ -185,12 +185,18 @@ def iter_objects(
                 if type(obj) is dict:
                     yield offset, obj
                     continue
-            obj = object_of_line(line, offset, max_line_bytes)
-            if isinstance(obj, SkippedLine) and line is not None and end == offset + len(line):
-                obj = SkippedLine(offset=offset, reason=f"incomplete last line: {obj.reason}")
-            yield offset, obj
+            yield offset, _skip(line, offset, end, max_line_bytes)
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc
+
+
+def _skip(line: bytes | None, offset: int, end: int, max_line_bytes: int) -> SkippedLine:
+    """Why a line of a whole stream that is not one JSON object is skipped."""
+    skip = object_of_line(line, offset, max_line_bytes)
+    assert isinstance(skip, SkippedLine)  # the line failed to decode as an object above
+    if line is not None and end == offset + len(line):
+        skip = SkippedLine(offset=offset, reason=f"incomplete last line: {skip.reason}")
+    return skip
 
 
 def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
@@ -199,9 +205,22 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
     A missing or unreadable file is a :class:`TranscriptError`; nothing in the file's
     content raises.
     """
+    # iter_objects inlined: a generator less between the file and the fold, on every line.
+    loads = orjson.loads
     with open_source(source) as stream:
-        for offset, obj in iter_objects(stream, max_line_bytes=max_line_bytes):
-            yield obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
+        try:
+            for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
+                if line:
+                    try:
+                        obj = loads(line)
+                    except orjson.JSONDecodeError:
+                        obj = None
+                    if type(obj) is dict:
+                        yield event_from_object(obj, offset)
+                        continue
+                yield _skip(line, offset, end, max_line_bytes)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read transcript: {exc}") from exc
 
 
 def read_events(
