@@ -178,9 +178,26 @@ def _line(text: str, max_chars: int) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
+def _name_part(shown: str, end: str) -> str:
+    # Memoised: the same string object, with its hash kept, for the store's token cache.
+    return f" {shown}{end}"
+
+
+@functools.lru_cache(maxsize=4096)
 def _describe(tool: str, key: str | None) -> str:
     name = contain_trusted_line(tool, 60) or "tool"
     return f"{name} {_code(key)}" if key else name
+
+
+@functools.lru_cache(maxsize=2 * _MAX_OPEN_CALLS)
+def _uncertain_text(open_started: int) -> str:
+    # Memoised: the count goes up and down by one with every call, and the same string
+    # object keeps its hash for the store's token cache.
+    noun = "action was" if open_started == 1 else "actions were"
+    return (
+        f"{open_started} {noun} started but never finished; "
+        "check their effects before replaying (see Todo)"
+    )
 
 
 class _Call:
@@ -368,17 +385,17 @@ class Rules:
     def on_tool_lifecycle(self, event: TranscriptEvent) -> bool:
         payload = event.payload
         status = payload.get("status")
-        tool_name = _str_or_none(payload.get("tool_name"))
         call_id = payload.get("tool_call_id")
-        call_id = call_id if isinstance(call_id, str | int) else None
-        stamp = (event.event_id, event.step)
-        key = f"call:{event.run_id or ''}\x00{call_id}" if call_id is not None else None
-        call = self._calls.get(key) if key is not None else None
-        if call is None and tool_name is None:
-            return False
+        key = call = None
+        if isinstance(call_id, str | int):
+            key = f"call:{event.run_id or ''}\x00{call_id}"
+            call = self._calls.get(key)
         if call is None:
-            assert tool_name is not None
+            tool_name = _str_or_none(payload.get("tool_name"))
+            if tool_name is None:
+                return False
             call = _Call(tool_name, payload.get("args"))
+        stamp = (event.event_id, event.step)
         if status == "requested":
             return self._requested(key, call, stamp)
         if status == "started":
@@ -458,11 +475,7 @@ class Rules:
             if warning is not None:
                 store.remove(warning, stamp)
             return
-        noun = "action was" if open_started == 1 else "actions were"
-        text = (
-            f"{open_started} {noun} started but never finished; "
-            "check their effects before replaying (see Todo)"
-        )
+        text = _uncertain_text(open_started)
         if warning is None:
             store.add(
                 "verification_status",
@@ -618,6 +631,7 @@ class Rules:
     def _fold(self, fold: str, name: str | None, stamp: Stamp) -> None:
         state = self._folds.setdefault(fold, [0, []])
         state[0] += 1
+        count: int = state[0]
         recent: list[str] = state[1]
         if name:
             shown = _code(name, 80)
@@ -625,27 +639,29 @@ class Rules:
                 recent.remove(shown)
             recent.append(shown)
             del recent[:-_FOLD_NAMES_SHOWN]
-        singular, plural = _FOLD_NOUNS[fold]
-        noun = singular if state[0] == 1 else plural
-        head = f"{fold} {state[0]} {noun}"
-        names = list(reversed(recent))
-        text = f"{head}, latest: {', '.join(names)}" if names else head
-        # The line changes with every call but its names rarely do: count it in parts that
-        # meet at pre-token boundaries (around the count, " `name`," after punctuation),
-        # each part cached.
+        noun = _FOLD_NOUNS[fold][count != 1]
+        head = f"{fold} {count} {noun}"
+        store = self.store
         tokens = None
-        if names:
-            parts = [f" {fold} ", f" {noun}, latest:", *(f" {n}," for n in names[:-1])]
-            parts.append(f" {names[-1]}\n")
-            tokens = self.store.count_parts(parts) + self.store.count_number(state[0])
-        item = self.store.by_key.get(f"fold:{fold}")
+        if recent:
+            text = f"{head}, latest: {', '.join(reversed(recent))}"
+            # The line changes with every call but its parts rarely do: count it in parts
+            # that meet at pre-token boundaries (around the count, " `name`," after
+            # punctuation), each part counted once. The oldest name comes last, without
+            # its comma.
+            parts = [f" {fold} ", f" {noun}, latest:", _name_part(recent[0], "\n")]
+            parts += [_name_part(shown, ",") for shown in recent[1:]]
+            tokens = store.count_parts(parts) + store.count_number(count)
+        else:
+            text = head
+        item = store.by_key.get(f"fold:{fold}")
         if item is None:
-            self.store.add(
+            store.add(
                 "completed_work", f"folded_{fold}", text, stamp, key=f"fold:{fold}",
                 body_tokens=tokens,
             )  # fmt: skip
         else:
-            self.store.update(item, stamp, text=text, body_tokens=tokens)
+            store.update(item, stamp, text=text, body_tokens=tokens)
 
     def _bump(self, section: SectionName, kind: str, text: str, stamp: Stamp, key: str) -> None:
         """Add an item, or count up and refresh the item with the same key."""
