@@ -873,30 +873,63 @@ def _tail(text: str, limit: int) -> str:
 
 
 # A literal that every match of a summary pattern contains: a substring search rules most
-# patterns out at once, where a pattern anchored at line starts tries every position.
-_NEEDLES: Final[Mapping[re.Pattern[str], str]] = {
-    _UNITTEST_RE: "Ran ",
-    _JEST_RE: "Tests:",
-    _VITEST_RE: "Tests",
-    _MOCHA_RE: " passing (",
-    _MOCHA_FAILING_RE: " failing",
-    _CARGO_RE: "test result: ",
-    _FOUND_RE: "Found ",
-    _MYPY_SUCCESS_RE: "Success: no issues found",
-    _RUFF_SUCCESS_RE: "All checks passed!",
-    _PYRIGHT_RE: " warning",
-    _ESLINT_RE: " problem",
-    _RSPEC_RE: " example",
-    _PHPUNIT_OK_RE: "OK (",
-    _PHPUNIT_RE: ", Assertions: ",
-    _MAVEN_RE: "Tests run: ",
-    _DOTNET_RE: "Failed:",
-    _CTEST_RE: "% tests passed, ",
+# patterns out at once, where a pattern anchored at line starts tries every position. Keyed
+# by the pattern's text: hashing a compiled pattern hashes its whole program.
+_NEEDLES: Final[Mapping[str, str]] = {
+    _PYTEST_RE.pattern: "in ",
+    _UNITTEST_RE.pattern: "Ran ",
+    _JEST_RE.pattern: "Tests:",
+    _VITEST_RE.pattern: "Tests",
+    _MOCHA_RE.pattern: " passing (",
+    _MOCHA_FAILING_RE.pattern: " failing",
+    _CARGO_RE.pattern: "test result: ",
+    _FOUND_RE.pattern: "Found ",
+    _MYPY_SUCCESS_RE.pattern: "Success: no issues found",
+    _RUFF_SUCCESS_RE.pattern: "All checks passed!",
+    _PYRIGHT_RE.pattern: " warning",
+    _ESLINT_RE.pattern: " problem",
+    _RSPEC_RE.pattern: " example",
+    _PHPUNIT_OK_RE.pattern: "OK (",
+    _PHPUNIT_RE.pattern: ", Assertions: ",
+    _MAVEN_RE.pattern: "Tests run: ",
+    _DOTNET_RE.pattern: "Failed:",
+    _CTEST_RE.pattern: "% tests passed, ",
 }
+# Patterns that match only at a line start and never across a line break: only a line that
+# holds the needle can match, so the last match is found from the end, one such line at a
+# time, instead of by trying every position of the text.
+_ONE_LINE: Final = frozenset(
+    {
+        _PYTEST_RE.pattern,
+        _JEST_RE.pattern,
+        _VITEST_RE.pattern,
+        _MOCHA_FAILING_RE.pattern,
+        _FOUND_RE.pattern,
+        _MYPY_SUCCESS_RE.pattern,
+        _RUFF_SUCCESS_RE.pattern,
+        _PYRIGHT_RE.pattern,
+        _ESLINT_RE.pattern,
+        _RSPEC_RE.pattern,
+        _PHPUNIT_OK_RE.pattern,
+        _PHPUNIT_RE.pattern,
+        _CTEST_RE.pattern,
+    }
+)
 
 
 def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    if _NEEDLES.get(pattern, "") not in text:
+    """The last match of ``pattern`` in ``text``."""
+    needle = _NEEDLES.get(pattern.pattern, "")
+    if needle not in text:
+        return None
+    if pattern.pattern in _ONE_LINE:
+        end = len(text)
+        while (hit := text.rfind(needle, 0, end)) >= 0:
+            start = text.rfind("\n", 0, hit) + 1
+            match = pattern.match(text, start)
+            if match is not None:
+                return match
+            end = start
         return None
     found: re.Match[str] | None = None
     for match in pattern.finditer(text):
@@ -1013,7 +1046,7 @@ def _cargo(text: str) -> _Summary | None:
     # One run prints a result line per test binary (unit, integration, doc tests): sum them.
     passed = failed = ignored = 0
     end = -1
-    for match in _CARGO_RE.finditer(text) if _NEEDLES[_CARGO_RE] in text else ():
+    for match in _CARGO_RE.finditer(text) if _NEEDLES[_CARGO_RE.pattern] in text else ():
         end = match.end()
         passed += int(match.group(1))
         failed += int(match.group(2))

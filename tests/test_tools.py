@@ -5,18 +5,22 @@ Quoted strings marked "fixture" are copied from the real recordings in shared/fi
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deriver import tools
 from deriver.tools import (
+    _NEEDLES,
     CheckCounts,
     CheckRun,
     ToolKind,
+    _last,
     check_passed,
     classify_tool,
     detect_check,
@@ -1024,3 +1028,46 @@ class TestIsReadOnlyCommand:
     def test_total(self, command: str) -> None:
         """Any text gives an answer."""
         assert is_read_only_command(command) in (True, False)
+
+
+def _every_match_last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = None
+    for match in pattern.finditer(text):
+        found = match
+    return found
+
+
+_SUMMARY_PATTERNS = [
+    value
+    for name, value in vars(tools).items()
+    if isinstance(value, re.Pattern) and value.pattern in _NEEDLES
+]
+# Pieces of every summary format, near misses and line breaks, so that generated outputs
+# hold matches, lines that hold a needle and do not match, and several candidates.
+_SUMMARY_FRAGMENTS = st.sampled_from(
+    [
+        "\n", "\r\n", " ", "\t", "=====", "3 failed, 12 passed", " in 0.2s", "in ", "no tests ran",
+        "Tests:", " 2 passed, 3 total", "Tests  4 passed | 1 failed (5)", " 3 passing (2ms)",
+        " 1 failing", "Found 2 errors", " (1 fixed, 1 remaining)", "Success: no issues found",
+        "All checks passed!", "0 errors, 1 warning, 2 informations", "x 3 problems (2 errors, 1 "
+        "warnings)", "4 examples, 1 failure", "OK (3 tests, 4 assertions)",
+        "Tests: 5, Assertions: 6, Failures: 1.", "Tests run: 4, Failures: 1, Errors: 0, "
+        "Skipped: 0", "Failed!  - Failed:     1, Passed:     2, Skipped:     0",
+        "90% tests passed, 1 tests failed out of 10", "Ran 3 tests in 0.1s\n\nOK",
+        "test result: ok. 3 passed; 0 failed; 0 ignored", "7", "abc", "%", ",", ":", "(", ")",
+    ]
+)  # fmt: skip
+
+
+class TestLastSummaryMatch:
+    @given(
+        st.lists(_SUMMARY_FRAGMENTS | st.text(max_size=8), max_size=40).map("".join),
+        st.sampled_from(_SUMMARY_PATTERNS),
+    )
+    @settings(max_examples=1000)
+    def test_equals_the_last_of_every_match(self, text: str, pattern: re.Pattern[str]) -> None:
+        """Ruling out by a needle and searching line by line from the end change nothing."""
+        expected = _every_match_last(pattern, text)
+        found = _last(pattern, text)
+        assert (found and found.span()) == (expected and expected.span())
+        assert (found and found.groups()) == (expected and expected.groups())
