@@ -429,7 +429,8 @@ class Rules:
             return False
         call.started = True
         self._started_open += 1
-        self._track(key, call)
+        if key not in self._calls:
+            self._track(key, call)
         safe = not is_side_effecting(call.kind)
         item = self.store.by_key.get(key)
         if item is None:

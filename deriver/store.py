@@ -315,15 +315,17 @@ class MemoryStore:
             key,
             safe_to_replay,
         )
-        item.tier = _TIER_INDEX[tier or section]
-        item.body_tokens = self._count_body(text) if body_tokens is None else body_tokens
-        item.prefix_tokens = self._count_prefix(item)
+        item.tier = tier_index = _TIER_INDEX[tier or section]
+        if body_tokens is None:
+            body_tokens = self._count_body(text)
+        item.body_tokens = body_tokens
+        item.prefix_tokens = prefix_tokens = self._count_prefix(item)
         items = self.sections[section]
         items[item.id] = item
-        self._tiers[item.tier][item.id] = item
+        self._tiers[tier_index][item.id] = item
         if key is not None:
             self.by_key[key] = item
-        self._items_tokens += item.tokens
+        self._items_tokens += prefix_tokens + body_tokens
         if len(items) == 1:
             self._restructure(section)
         return item
@@ -389,7 +391,7 @@ class MemoryStore:
         if stamp is not None:
             item.closed = stamp
             item._view = None
-        self._items_tokens -= item.tokens
+        self._items_tokens -= item.prefix_tokens + item.body_tokens
         if not items:
             self._restructure(item.section)
 
