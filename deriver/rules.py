@@ -9,6 +9,7 @@ The rules and their eviction tiers are documented in ``docs/rules.md``.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Final, NamedTuple
 
 from deriver.store import Item, MemoryStore, Stamp
@@ -133,6 +134,7 @@ _EXCERPT_CHARS: Final = 160
 _ARG_CHARS: Final = 160
 _GOAL_SOURCE_CHARS: Final = 64 * 1024
 _DECISION_PREFIX: Final = "decision:"
+_CONTROL_BUT_LINE_BREAK_AND_TAB: Final = re.compile("[\x00-\x08\x0b-\x1f]")
 _TRANSITION_REASONS: Final = frozenset(
     {"context_compacted", "stop_hook_blocking", "model_recovery_failed"}
 )
@@ -737,7 +739,7 @@ def _goal_text(content: str) -> str:
     """The user's request as the goal: secrets redacted, control characters dropped."""
     text = redact_secrets(content.replace("\r\n", "\n").replace("\r", "\n"))
     text = text.encode("utf-8", "replace").decode("utf-8")
-    cleaned = "".join(ch for ch in text if ch == "\n" or ch == "\t" or ch >= " ")
+    cleaned = _CONTROL_BUT_LINE_BREAK_AND_TAB.sub("", text)
     return cleaned.strip() or "(empty request)"
 
 
