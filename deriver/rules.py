@@ -180,12 +180,6 @@ def _line(text: str, max_chars: int) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _name_part(shown: str, end: str) -> str:
-    # Memoised: the same string object, with its hash kept, for the store's token cache.
-    return f" {shown}{end}"
-
-
-@functools.lru_cache(maxsize=4096)
 def _describe(tool: str, key: str | None) -> str:
     name = contain_trusted_line(tool, 60) or "tool"
     return f"{name} {_code(key)}" if key else name
@@ -652,8 +646,8 @@ class Rules:
             # that meet at pre-token boundaries (around the count, " `name`," after
             # punctuation), each part counted once. The oldest name comes last, without
             # its comma.
-            parts = [f" {fold} ", f" {noun}, latest:", _name_part(recent[0], "\n")]
-            parts += [_name_part(shown, ",") for shown in recent[1:]]
+            parts = [f" {fold} ", f" {noun}, latest:", f" {recent[0]}\n"]
+            parts += [f" {shown}," for shown in recent[1:]]
             tokens = store.count_parts(parts) + store.count_number(count)
         else:
             text = head
