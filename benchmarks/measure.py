@@ -13,6 +13,7 @@ import itertools
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -569,7 +570,10 @@ def run_baseline(
 
 @dataclass
 class ThroughputResult:
-    """Full rebuild from a JSONL file beside reading it with ``orjson.loads`` alone."""
+    """Full rebuild from a JSONL file beside reading it with ``orjson.loads`` alone.
+
+    Each round runs the three passes back to back; each time is its pass's median.
+    """
 
     events: int
     bytes: int
@@ -577,7 +581,9 @@ class ThroughputResult:
     parse_s: float
     rebuild_s: float
     cpu_s: dict[str, float] = field(default_factory=dict)
-    """CPU time of this process for each pass (raw, parse, rebuild)."""
+    """Median CPU time of this process for each pass (raw, parse, rebuild)."""
+    rounds: dict[str, list[float]] = field(default_factory=dict)
+    """Wall-clock seconds of each pass in every round, in order."""
     deriver: SessionMemoryDeriver | None = None
 
     def rate(self, seconds: float) -> tuple[float, float]:
@@ -591,46 +597,56 @@ def _warm_page_cache(path: Path) -> None:
             pass
 
 
-def throughput(path: Path, n_events: int, progress: Progress = _quiet) -> ThroughputResult:
-    """Time the raw limit, ``read_records`` alone, and the full rebuild, on the same file."""
+def throughput(
+    path: Path, n_events: int, progress: Progress = _quiet, rounds: int = 3
+) -> ThroughputResult:
+    """Time the raw limit, ``read_records`` alone, and the full rebuild, on the same file.
+
+    The three passes run side by side in each of ``rounds`` rounds, so that a noisy moment
+    of the machine shows as one slow round instead of moving the result.
+    """
     _warm_page_cache(path)
     size = path.stat().st_size
     loads = orjson.loads
-    progress("  raw limit: read + orjson.loads per line")
-    cpu: dict[str, float] = {}
-    gc.collect()
-    c0, t0 = time.process_time(), time.perf_counter()
-    count = 0
-    with path.open("rb") as f:
-        for line in f:
-            loads(line)
-            count += 1
-    raw_s = time.perf_counter() - t0
-    cpu["raw"] = time.process_time() - c0
-    progress("  read_records alone: parse + validate")
-    gc.collect()
-    c0, t0 = time.process_time(), time.perf_counter()
-    parsed = sum(1 for _ in read_records(path))
-    parse_s = time.perf_counter() - t0
-    cpu["parse"] = time.process_time() - c0
-    progress("  full rebuild: read_records + fold")
-    gc.collect()
-    c0, t0 = time.process_time(), time.perf_counter()
-    deriver = SessionMemoryDeriver.rebuild(read_records(path))
-    rebuild_s = time.perf_counter() - t0
-    cpu["rebuild"] = time.process_time() - c0
-    if not count == parsed == deriver.event_count == n_events:
-        raise RuntimeError(
-            f"event counts differ: {count} lines, {parsed} records, "
-            f"{deriver.event_count} applied, {n_events} generated"
-        )
+    wall: dict[str, list[float]] = {"raw": [], "parse": [], "rebuild": []}
+    cpu: dict[str, list[float]] = {"raw": [], "parse": [], "rebuild": []}
+    deriver = None
+    for round_no in range(1, rounds + 1):
+        progress(f"  round {round_no} of {rounds}: raw limit, read_records alone, full rebuild")
+        gc.collect()
+        c0, t0 = time.process_time(), time.perf_counter()
+        count = 0
+        with path.open("rb") as f:
+            for line in f:
+                loads(line)
+                count += 1
+        wall["raw"].append(time.perf_counter() - t0)
+        cpu["raw"].append(time.process_time() - c0)
+        gc.collect()
+        c0, t0 = time.process_time(), time.perf_counter()
+        parsed = sum(1 for _ in read_records(path))
+        wall["parse"].append(time.perf_counter() - t0)
+        cpu["parse"].append(time.process_time() - c0)
+        deriver = None
+        gc.collect()
+        c0, t0 = time.process_time(), time.perf_counter()
+        deriver = SessionMemoryDeriver.rebuild(read_records(path))
+        wall["rebuild"].append(time.perf_counter() - t0)
+        cpu["rebuild"].append(time.process_time() - c0)
+        if not count == parsed == deriver.event_count == n_events:
+            raise RuntimeError(
+                f"event counts differ: {count} lines, {parsed} records, "
+                f"{deriver.event_count} applied, {n_events} generated"
+            )
+        progress(f"    full rebuild: {n_events / wall['rebuild'][-1]:,.0f} events/s")
     return ThroughputResult(
         events=n_events,
         bytes=size,
-        raw_s=raw_s,
-        parse_s=parse_s,
-        rebuild_s=rebuild_s,
-        cpu_s=cpu,
+        raw_s=statistics.median(wall["raw"]),
+        parse_s=statistics.median(wall["parse"]),
+        rebuild_s=statistics.median(wall["rebuild"]),
+        cpu_s={key: statistics.median(times) for key, times in cpu.items()},
+        rounds=wall,
         deriver=deriver,
     )
 

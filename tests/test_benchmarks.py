@@ -50,6 +50,19 @@ class TestHarness:
         assert len(rows) == 7
         assert all(row.measured for row in rows)
 
+    def test_throughput_runs_three_rounds(self, tiny_run: tuple[runner.Results, Path]) -> None:
+        """Each pass runs in three rounds; the reported time is the median round."""
+        results, _ = tiny_run
+        tp = results.throughput
+        assert tp is not None
+        assert {key: len(times) for key, times in tp.rounds.items()} == {
+            "raw": 3,
+            "parse": 3,
+            "rebuild": 3,
+        }
+        assert tp.rebuild_s == sorted(tp.rounds["rebuild"])[1]
+        assert "Full rebuild in each round: " in results.text
+
     def test_restart_equals_full_rebuild(self, tiny_run: tuple[runner.Results, Path]) -> None:
         """Restoring the snapshot and applying the tail gives the full rebuild's memory."""
         results, _ = tiny_run
