@@ -369,10 +369,11 @@ class MemoryStore:
         item.changed = stamp
         if closed:
             item.closed = stamp
-        if tier is not None and _TIER_INDEX[tier] != item.tier:
+        new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
+        if new_tier != item.tier:
             del self._tiers[item.tier][item.id]
-            item.tier = _TIER_INDEX[tier]
-            self._tiers[item.tier][item.id] = item
+            item.tier = new_tier
+            self._tiers[new_tier][item.id] = item
         elif touch:
             tier_items = self._tiers[item.tier]
             tier_items[item.id] = tier_items.pop(item.id)

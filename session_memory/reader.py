@@ -172,22 +172,28 @@ def iter_objects(
     Blank lines are skipped and counted like any other line that is not an event; a read
     error is a :class:`TranscriptError`.
     """
-    loads = orjson.loads
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-            # The common line is one JSON object: decode it once, without the calls that
-            # explain a skip (read_records does the same).
-            if line:
-                try:
-                    obj = loads(line)
-                except orjson.JSONDecodeError:
-                    obj = None
-                if type(obj) is dict:
-                    yield offset, obj
-                    continue
-            yield offset, _skip(line, offset, end, max_line_bytes)
+            obj = _object(line)
+            yield offset, obj if obj is not None else _skip(line, offset, end, max_line_bytes)
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc
+
+
+def _object(line: bytes | None) -> JsonObject | None:
+    """The JSON object a line holds, else None (and :func:`_skip` says why).
+
+    The common line is one JSON object: this decodes it once, without the calls that
+    explain a skip.
+    """
+    if line:
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        if type(obj) is dict:
+            return obj
+    return None
 
 
 def _skip(line: bytes | None, offset: int, end: int, max_line_bytes: int) -> SkippedLine:
@@ -205,20 +211,15 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
     A missing or unreadable file is a :class:`TranscriptError`; nothing in the file's
     content raises.
     """
-    # iter_objects inlined: a generator less between the file and the fold, on every line.
-    loads = orjson.loads
+    # iter_objects unrolled: a generator less between the file and the fold, on every line.
     with open_source(source) as stream:
         try:
             for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-                if line:
-                    try:
-                        obj = loads(line)
-                    except orjson.JSONDecodeError:
-                        obj = None
-                    if type(obj) is dict:
-                        yield event_from_object(obj, offset)
-                        continue
-                yield _skip(line, offset, end, max_line_bytes)
+                obj = _object(line)
+                if obj is not None:
+                    yield event_from_object(obj, offset)
+                else:
+                    yield _skip(line, offset, end, max_line_bytes)
         except OSError as exc:
             raise TranscriptError(f"cannot read transcript: {exc}") from exc
 
