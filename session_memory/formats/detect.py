@@ -16,6 +16,7 @@ from session_memory.reader import (
     MAX_LINE_BYTES,
     Record,
     Source,
+    event_from_object,
     iter_objects,
     open_source,
     read_records,
@@ -172,9 +173,16 @@ def read_transcript(
         return
     adapter = make_adapter(format)
     with open_source(source) as stream:
-        for offset, obj in iter_objects(stream, max_line_bytes=max_line_bytes):
+        objects = iter_objects(stream, max_line_bytes=max_line_bytes)
+        for offset, obj in objects:
             if isinstance(obj, SkippedLine):
                 yield obj
-            else:
-                yield from adapter.feed(obj, offset)
+                continue
+            yield from adapter.feed(obj, offset)
+            if isinstance(adapter, AutoAdapter) and adapter.detected == "native":
+                break
+        # Once a file is known to be native, the rest is read as read_records reads it: the
+        # native adapter is the identity and holds nothing back, so only the calls go.
+        for offset, obj in objects:
+            yield obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
     yield from adapter.finish()

@@ -111,9 +111,12 @@ class TestDetection:
         assert classify_object({"type": ["user"], "payload": {}}) is None
 
     def test_native_reads_as_the_reader_does(self) -> None:
-        """format native and auto on a native file equal read_records."""
+        """format native and auto on a native file equal read_records, skips included, once
+        the format is known."""
         data = b'{"event_id":"a","event_type":"message","payload":{"role":"user","content":"x"}}\n'
         data += b"not json\n[1]\n"
+        data += b'{"event_id":"b","event_type":"message","payload":{}}\n{"type":"user"}\n'
+        data = b"\n" + data + b"{}\n" + b'{"event_id":"c"'
         expected = dump(list(read_records(io.BytesIO(data))))
         assert dump(list(read_transcript(io.BytesIO(data), "native"))) == expected
         assert dump(list(read_transcript(io.BytesIO(data), "auto"))) == expected
