@@ -228,7 +228,7 @@ class AdapterBase:
     def _tool_end(
         self,
         out: list[Record],
-        event_id: str,
+        id_prefix: str,
         call_id: str,
         entry: list[str | None],
         *,
@@ -238,12 +238,14 @@ class AdapterBase:
         exit_code: int | None = None,
         extra: JsonObject | None = None,
     ) -> None:
-        """Emit ``completed`` or ``failed`` for an open call (``entry`` = [name, run_id])."""
+        """Emit ``completed`` or ``failed`` for an open call (``entry`` = [name, run_id]), as
+        the event ``{id_prefix}:{status}``."""
         name, run_id = entry
+        status = "failed" if failed else "completed"
         payload: JsonObject = {
             "tool_name": name or "unknown",
             "tool_call_id": call_id,
-            "status": "failed" if failed else "completed",
+            "status": status,
         }
         if failed:
             payload["error"] = cap_text(text)
@@ -253,7 +255,11 @@ class AdapterBase:
             payload["exit_code"] = exit_code
         if extra:
             payload.update(extra)
-        out.append(self._event(event_id, "tool_lifecycle", payload, timestamp, run_id=run_id))
+        out.append(
+            self._event(
+                f"{id_prefix}:{status}", "tool_lifecycle", payload, timestamp, run_id=run_id
+            )
+        )
 
 
 def join_texts(parts: Iterable[str]) -> str:

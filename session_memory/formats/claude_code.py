@@ -328,7 +328,7 @@ class ClaudeCodeAdapter(AdapterBase):
                     text = f"plan saved at {where}\n{text}"
         self._tool_end(
             out,
-            f"{event_id}:{'failed' if failed else 'completed'}",
+            event_id,
             call_id,
             entry,
             failed=failed,

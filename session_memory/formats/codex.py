@@ -256,7 +256,7 @@ class CodexAdapter(AdapterBase):
             if entry is not None:
                 self._tool_end(
                     out,
-                    f"{eid}:{_status(failed)}",
+                    eid,
                     original,
                     entry,
                     failed=failed,
@@ -275,7 +275,7 @@ class CodexAdapter(AdapterBase):
         del self._open[call_id]
         self._tool_end(
             out,
-            f"{eid}:{_status(failed)}",
+            eid,
             call_id,
             entry,
             failed=failed,
@@ -321,7 +321,7 @@ class CodexAdapter(AdapterBase):
                 text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
                 self._tool_end(
                     out,
-                    f"{eid}:{_status(failed)}",
+                    eid,
                     call_id,
                     entry,
                     failed=failed,
@@ -333,9 +333,7 @@ class CodexAdapter(AdapterBase):
             query = as_str(p.get("query")) or ""
             self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
             entry = self._open.pop(call_id)
-            self._tool_end(
-                out, f"{eid}:completed", call_id, entry, failed=False, text=query, timestamp=ts
-            )
+            self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
         elif ptype == "context_compacted":
             if not self._compacted:
                 payload = {
@@ -391,7 +389,7 @@ class CodexAdapter(AdapterBase):
             text = f"exited with code {exit_code}" if exit_code is not None else "failed"
         self._tool_end(
             out,
-            f"{eid}:{_status(failed)}",
+            eid,
             call_id,
             entry,
             failed=failed,
@@ -424,10 +422,6 @@ class CodexAdapter(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
-
-
-def _status(failed: bool) -> str:
-    return "failed" if failed else "completed"
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:
