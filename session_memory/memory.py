@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict
@@ -29,14 +29,7 @@ SectionName = Literal[
     "failed_attempts",
     "verification_status",
 ]
-SECTION_NAMES: Final[tuple[SectionName, ...]] = (
-    "earlier_goals",
-    "todo_items",
-    "completed_work",
-    "key_decisions",
-    "failed_attempts",
-    "verification_status",
-)
+SECTION_NAMES: Final[tuple[SectionName, ...]] = get_args(SectionName)
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
