@@ -917,6 +917,11 @@ _ONE_LINE: Final = frozenset(
 )
 
 
+def _matches(pattern: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
+    """Every match of ``pattern`` in ``text``; none at once when the text lacks its needle."""
+    return pattern.finditer(text) if _NEEDLES.get(pattern.pattern, "") in text else ()
+
+
 def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The last match of ``pattern`` in ``text``."""
     needle = _NEEDLES.get(pattern.pattern, "")
@@ -1046,7 +1051,7 @@ def _cargo(text: str) -> _Summary | None:
     # One run prints a result line per test binary (unit, integration, doc tests): sum them.
     passed = failed = ignored = 0
     end = -1
-    for match in _CARGO_RE.finditer(text) if _NEEDLES[_CARGO_RE.pattern] in text else ():
+    for match in _matches(_CARGO_RE, text):
         end = match.end()
         passed += int(match.group(1))
         failed += int(match.group(2))
