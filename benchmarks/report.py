@@ -225,6 +225,7 @@ def markdown(results: Results) -> str:
     lines += _section_restart(results)
     lines += _section_memory(results)
     lines += _section_scripts(results)
+    lines += _section_recall(results)
     if results.plots or results.plot_note:
         lines += ["## Plots", ""]
         lines += [f"![{name}]({name})" for name in results.plots]
@@ -436,6 +437,19 @@ def _section_memory(results: Results) -> list[str]:
         )
     lines.append("")
     return lines
+
+
+def _section_recall(results: Results) -> list[str]:
+    if not results.recall:
+        return []
+    return [
+        "## 7. Recall of must-know facts on real transcripts",
+        "",
+        "`python -m benchmarks.recall`; tables and missed facts in [recall.md](recall.md).",
+        "",
+        *(f"- {line}" for line in results.recall),
+        "",
+    ]
 
 
 def _section_scripts(results: Results) -> list[str]:

@@ -24,6 +24,7 @@ import orjson
 
 from benchmarks import external, measure, plots, report
 from benchmarks.machine import load_average, machine_facts
+from benchmarks.recall import cli as recall_cli
 
 __all__ = ["FULL", "QUICK", "Config", "Results", "main", "run"]
 
@@ -54,6 +55,8 @@ class Config:
     seed: int = 1
     warmup_seed: int = 99
     restart_fraction: float = 0.01
+    recall: bool = True
+    """Score recall on the real-transcript corpus (``benchmarks.recall``, a few seconds)."""
 
     @property
     def largest(self) -> int:
@@ -108,6 +111,8 @@ class Results:
     scripts: list[external.ScriptRun] = field(default_factory=list)
     plots: list[str] = field(default_factory=list)
     plot_note: str = ""
+    recall: list[str] = field(default_factory=list)
+    """The closing lines of the recall benchmark, which wrote ``recall.md`` beside the report."""
     seconds: float = 0.0
     text: str = ""
     """The report as written to ``latest.md``."""
@@ -130,6 +135,10 @@ def run(config: Config, out: Path, *, command: str, quiet: bool = False) -> Resu
     out.mkdir(parents=True, exist_ok=True)
     results = Results(config=config, facts=machine_facts(command), started=time.time())
     n = config.largest
+
+    if config.recall:
+        say("recall: facts of the real-transcript corpus, against Claude Code's own summary")
+        results.recall = recall_cli.run_and_write(out)
 
     say("warming up")
     measure.warm_up(config.warmup_seed)
@@ -234,6 +243,7 @@ def _figures(results: Results) -> dict[str, Any]:
         "baseline": plain(results.baseline),
         "rss": [plain(r) for r in results.rss],
         "scripts": [plain(s) for s in results.scripts],
+        "recall": results.recall,
         "targets": [dataclasses.asdict(t) for t in report.targets(results)],
     }
 

@@ -38,10 +38,17 @@ class TestHarness:
         results, out = tiny_run
         text = (out / "latest.md").read_text(encoding="utf-8")
         assert text == results.text
-        for heading in ("## Targets", "## 1.", "## 2.", "## 3.", "## 4.", "## 5."):
+        for heading in ("## Targets", "## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 7."):
             assert heading in text
         assert "TINY RUN" in text
         assert (out / "latest.json").stat().st_size > 0
+
+    def test_recall_is_part_of_the_run(self, tiny_run: tuple[runner.Results, Path]) -> None:
+        """A run scores the recall corpus, writes recall.md beside the report and ends on it."""
+        results, out = tiny_run
+        assert (out / "recall.md").read_text(encoding="utf-8").startswith("# Recall")
+        assert results.recall[0].startswith("recall at budget 1200: ")
+        assert results.recall[-1].startswith("compaction points (2): ")
 
     def test_every_target_is_evaluated(self, tiny_run: tuple[runner.Results, Path]) -> None:
         """All six targets of issues 2 and 5 get a row (one of them read two ways)."""
