@@ -359,7 +359,7 @@ class TestEdges:
 
     def test_system_prompt_as_messages_openai(self) -> None:
         """A list of system messages is used as it is, the memory after it."""
-        prompt = [
+        prompt: list[dict[str, Any]] = [
             {"role": "system", "content": "You are a coding agent."},
             {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
         ]
@@ -372,7 +372,10 @@ class TestEdges:
     def test_system_prompt_as_messages_and_blocks_anthropic(self) -> None:
         """Anthropic: messages become text blocks; given blocks (cache_control too) stay."""
         block = {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
-        prompt = [{"role": "system", "content": "You are a coding agent."}, block]
+        prompt: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a coding agent."},
+            block,
+        ]
         view = build_model_view(prompt, make_memory(), anthropic_history(), shape="anthropic")
         assert view.system is not None
         assert view.system[0] == {"type": "text", "text": "You are a coding agent."}
