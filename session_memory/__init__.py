@@ -5,7 +5,9 @@ from session_memory.errors import (
     ConfigError,
     SessionMemoryError,
     SnapshotError,
+    StateError,
     TranscriptError,
+    TranscriptReplaced,
     ViewInputError,
 )
 from session_memory.events import TranscriptEvent
@@ -22,8 +24,10 @@ __all__ = [
     "SessionMemoryError",
     "SkippedLine",
     "SnapshotError",
+    "StateError",
     "TranscriptError",
     "TranscriptEvent",
+    "TranscriptReplaced",
     "ViewInputError",
     "read_events",
     "read_records",

@@ -11,7 +11,9 @@ __all__ = [
     "ConfigError",
     "SessionMemoryError",
     "SnapshotError",
+    "StateError",
     "TranscriptError",
+    "TranscriptReplaced",
     "ViewInputError",
 ]
 
@@ -28,8 +30,16 @@ class TranscriptError(SessionMemoryError):
     """Raised when a transcript cannot be opened or read at all (not for bad lines)."""
 
 
+class TranscriptReplaced(TranscriptError):
+    """Raised when a tailed file shrank or its consumed prefix changed: re-derive it."""
+
+
 class SnapshotError(SessionMemoryError):
     """Raised when deriver snapshot bytes cannot be restored."""
+
+
+class StateError(SessionMemoryError):
+    """Raised when a state file exists but cannot be used (it is then rebuilt, not trusted)."""
 
 
 class BudgetError(SessionMemoryError):

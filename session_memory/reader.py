@@ -30,7 +30,6 @@ __all__ = [
     "iter_objects",
     "object_of_line",
     "open_source",
-    "parse_line",
     "read_events",
     "read_records",
 ]
@@ -45,40 +44,56 @@ Record = TranscriptEvent | SkippedLine
 """What reading yields: an event to apply, or a line that was skipped and why."""
 
 
-def decode_line(line: bytes, offset: int) -> JsonObject | SkippedLine:
-    """Decode one line (without its newline) into a JSON object, or say why it is skipped."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        return SkippedLine(offset=offset, reason=f"not valid JSON: {_first_line(str(exc))}")
-    if not isinstance(obj, dict):
-        return SkippedLine(offset=offset, reason=f"not a JSON object but {type(obj).__name__}")
-    return obj
-
-
 def object_of_line(
-    line: bytes | None, offset: int, max_line_bytes: int = MAX_LINE_BYTES
+    line: bytes | None, offset: int, max_line_bytes: int = MAX_LINE_BYTES, end: int | None = None
 ) -> JsonObject | SkippedLine:
     """What one line from :func:`iter_lines` holds: a JSON object, or why it is skipped.
 
-    The one mapping from lines to objects, shared by reading a whole file and tailing one,
-    so that a full rebuild and the tailer always see the same records.
+    The one mapping from lines to objects, shared by reading a whole file, tailing one and
+    feeding an adapter line by line, so that they all see the same records. ``line`` is
+    None for a line longer than ``max_line_bytes``. ``end`` (the offset after the line, when
+    reading a whole stream) tells a last line without its newline, whose skip says so.
     """
+    # The common line is one JSON object: it is decoded once, without the calls that explain
+    # a skip.
+    if line:
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if type(obj) is dict:
+                return obj
+    return _skipped(line, offset, max_line_bytes, end)
+
+
+def decode_line(line: bytes, offset: int) -> JsonObject | SkippedLine:
+    """:func:`object_of_line` for one complete line (without its newline)."""
+    return object_of_line(line, offset)
+
+
+def _skipped(line: bytes | None, offset: int, max_line_bytes: int, end: int | None) -> SkippedLine:
+    """Why a line that is not one JSON object is skipped."""
+    skip = SkippedLine(offset=offset, reason=_reason(line, max_line_bytes))
+    if line is not None and end == offset + len(line):
+        skip = SkippedLine(offset=offset, reason=f"incomplete last line: {skip.reason}")
+    return skip
+
+
+def _reason(line: bytes | None, max_line_bytes: int) -> str:
     if line is None:
-        return SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
+        return f"line longer than {max_line_bytes} bytes"
     if not line.strip():
-        return SkippedLine(offset=offset, reason="blank line")
-    return decode_line(line, offset)
-
-
-def parse_line(line: bytes, offset: int) -> Record:
-    """Parse one line (without its newline) into an event, or say why it is skipped."""
-    obj = decode_line(line, offset)
-    return obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
+        return "blank line"
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return f"not valid JSON: {_first_line(str(exc))}"
+    return f"not a JSON object but {type(obj).__name__}"
 
 
 # The model's own validator, called directly: ``model_validate`` wraps it in a Python call
-# that costs a quarter of the validation itself, on every line of a rebuild.
+# that costs a measurable share of the validation itself, on every line of a rebuild.
 _validate_event: Final = TranscriptEvent.__pydantic_validator__.validate_python
 
 
@@ -174,35 +189,9 @@ def iter_objects(
     """
     try:
         for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-            obj = _object(line)
-            yield offset, obj if obj is not None else _skip(line, offset, end, max_line_bytes)
+            yield offset, object_of_line(line, offset, max_line_bytes, end)
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript: {exc}") from exc
-
-
-def _object(line: bytes | None) -> JsonObject | None:
-    """The JSON object a line holds, else None (and :func:`_skip` says why).
-
-    The common line is one JSON object: this decodes it once, without the calls that
-    explain a skip.
-    """
-    if line:
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return None
-        if type(obj) is dict:
-            return obj
-    return None
-
-
-def _skip(line: bytes | None, offset: int, end: int, max_line_bytes: int) -> SkippedLine:
-    """Why a line of a whole stream that is not one JSON object is skipped."""
-    skip = object_of_line(line, offset, max_line_bytes)
-    assert isinstance(skip, SkippedLine)  # the line failed to decode as an object above
-    if line is not None and end == offset + len(line):
-        skip = SkippedLine(offset=offset, reason=f"incomplete last line: {skip.reason}")
-    return skip
 
 
 def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:
@@ -215,11 +204,8 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
     with open_source(source) as stream:
         try:
             for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-                obj = _object(line)
-                if obj is not None:
-                    yield event_from_object(obj, offset)
-                else:
-                    yield _skip(line, offset, end, max_line_bytes)
+                obj = object_of_line(line, offset, max_line_bytes, end)
+                yield event_from_object(obj, offset) if isinstance(obj, dict) else obj
         except OSError as exc:
             raise TranscriptError(f"cannot read transcript: {exc}") from exc
 

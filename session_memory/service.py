@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Final
 
 from deriver import SessionMemoryDeriver
-from session_memory.errors import ConfigError, SessionMemoryError, TranscriptError
+from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
 from session_memory.formats import AdapterBase, make_adapter, restore_adapter
 from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
-    StateError,
     TranscriptState,
     atomic_write,
     ensure_private_dir,

@@ -20,7 +20,7 @@ from typing import Final, TypeVar
 
 import orjson
 
-from session_memory.errors import SessionMemoryError
+from session_memory.errors import StateError
 from session_memory.events import JsonObject
 
 __all__ = [
@@ -52,10 +52,6 @@ MAX_NAME: Final = 96
 _HASH_CHARS: Final = 12
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
 _T = TypeVar("_T")
-
-
-class StateError(SessionMemoryError):
-    """Raised when a state file exists but cannot be used (it is then rebuilt, not trusted)."""
 
 
 def safe_name(raw: str) -> str:

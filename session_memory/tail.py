@@ -21,7 +21,7 @@ from typing import Final, NamedTuple, Protocol
 
 import watchfiles
 
-from session_memory.errors import TranscriptError
+from session_memory.errors import TranscriptError, TranscriptReplaced
 from session_memory.events import JsonObject
 from session_memory.memory import SkippedLine
 from session_memory.reader import MAX_LINE_BYTES, iter_lines, object_of_line
@@ -70,10 +70,6 @@ class StopEvent(Protocol):
     """Anything with ``is_set()``: ``threading.Event``, ``anyio.Event``, ``asyncio.Event``."""
 
     def is_set(self) -> bool: ...
-
-
-class TranscriptReplaced(TranscriptError):
-    """Raised when a tailed file shrank or its consumed prefix changed: re-derive it."""
 
 
 class FileIdentity(NamedTuple):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_secrets_in_memory import planted_everywhere
 
 from deriver import SessionMemoryDeriver
+from tests.test_secrets_in_memory import planted_everywhere
 from viewbuilder import render_memory
 
 INJECTIONS = {

@@ -7,10 +7,10 @@ from typing import Any
 
 import orjson
 import pytest
-from test_redact import ORDINARY, SECRETS
 
 from deriver import SessionMemoryDeriver
 from session_memory.memory import SessionMemory
+from tests.test_redact import ORDINARY, SECRETS
 from viewbuilder import build_model_view, render_memory
 
 _ids = count()

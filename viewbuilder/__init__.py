@@ -1,5 +1,6 @@
 """Rendering the session memory and building the messages of a model call."""
 
+from viewbuilder.cache import MessageTokenCache
 from viewbuilder.render import render_memory
 from viewbuilder.view import (
     ModelView,
@@ -11,6 +12,7 @@ from viewbuilder.view import (
 )
 
 __all__ = [
+    "MessageTokenCache",
     "ModelView",
     "ViewInputError",
     "build_model_view",

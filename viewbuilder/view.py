@@ -7,16 +7,15 @@ from its results.
 
 Token counts of chat messages are an *estimate* of what the provider will count: the content is
 counted exactly with tiktoken, the chat framing around it is approximated by fixed overheads
-(see :func:`message_tokens`). Counts of history messages are cached by content, so a loop that
-builds a view at every step counts each message once.
+(see :func:`message_tokens`). Counts of history messages are kept in a
+:class:`~viewbuilder.cache.MessageTokenCache` keyed by content, so a loop that builds a view at
+every step counts each message once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
@@ -25,6 +24,12 @@ import orjson
 from session_memory.errors import BudgetError, ConfigError, ViewInputError
 from session_memory.memory import SessionMemory
 from session_memory.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
+from viewbuilder.cache import (
+    DEFAULT_MESSAGE_TOKEN_CACHE,
+    CacheInfo,
+    CacheKey,
+    MessageTokenCache,
+)
 from viewbuilder.render import render_memory
 
 __all__ = [
@@ -34,6 +39,7 @@ __all__ = [
     "CacheInfo",
     "MemoryPosition",
     "Message",
+    "MessageTokenCache",
     "ModelView",
     "Shape",
     "SystemPrompt",
@@ -62,12 +68,10 @@ PART_OVERHEAD_TOKENS: Final = 3
 ATTACHMENT_TOKENS: Final = 1000
 """Flat estimate for an image or document part, whose real cost depends on its size."""
 
-_SHAPES: Final = ("openai", "anthropic")
 _POSITIONS: Final = ("before_history", "after_history")
 _ATTACHMENT_TYPES: Final = frozenset(
     {"image", "image_url", "input_image", "document", "file", "input_file", "input_audio"}
 )
-_CACHE_SIZE: Final = 16384
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,16 +116,6 @@ class ModelView:
         return orjson.dumps(self.to_request(), option=orjson.OPT_SORT_KEYS)
 
 
-@dataclass(frozen=True, slots=True)
-class CacheInfo:
-    """Statistics of the message token cache since the process started (or was cleared)."""
-
-    hits: int
-    misses: int
-    size: int
-    maxsize: int
-
-
 def build_model_view(
     system_prompt: SystemPrompt,
     memory: SessionMemory | None,
@@ -133,6 +127,7 @@ def build_model_view(
     previous: ModelView | None = None,
     memory_position: MemoryPosition = "before_history",
     encoding: str = DEFAULT_ENCODING,
+    cache: MessageTokenCache | None = None,
 ) -> ModelView:
     """Build the messages of one model call: system prompt, memory, then history.
 
@@ -159,77 +154,43 @@ def build_model_view(
     there is no previous view): when it is true, a prompt cache over the memory breaks.
     Nothing passed in is mutated; the same inputs give the same :meth:`ModelView.to_json`.
 
+    Counts of history messages and of the memory text are kept in ``cache`` (the process's
+    default :class:`~viewbuilder.cache.MessageTokenCache` when None); the cache changes only
+    how often a message is counted, never a count.
+
     Raises :class:`~session_memory.errors.ConfigError` for an unknown shape, position or
     encoding or an impossible window, and :class:`ViewInputError` for a message that is not a
     JSON object.
     """
-    if shape not in _SHAPES:
-        raise ConfigError(f"unknown view shape {shape!r}; expected one of {', '.join(_SHAPES)}")
-    if memory_position not in _POSITIONS:
-        raise ConfigError(
-            f"unknown memory position {memory_position!r}; expected one of {', '.join(_POSITIONS)}"
-        )
-    if reserve_output_tokens < 0:
-        raise ConfigError(
-            f"reserve_output_tokens must not be negative, got {reserve_output_tokens}"
-        )
-    if context_window is not None and context_window <= reserve_output_tokens:
-        raise ConfigError(
-            f"context window of {context_window} tokens leaves no room for input after "
-            f"reserving {reserve_output_tokens} output tokens"
-        )
+    rules = _check_options(shape, memory_position, context_window, reserve_output_tokens)
     tok = counter(encoding)
-
-    prompt_messages = _system_messages(system_prompt)
-    system_tokens = sum(_uncached_tokens(m, tok) for m in prompt_messages)
-    memory_text = render_memory(memory) if memory is not None else ""
-    memory_tokens = (
-        (MESSAGE_OVERHEAD_TOKENS + _cached_text_tokens(memory_text, tok)) if memory_text else 0
+    counts = _count(
+        system_prompt,
+        memory,
+        history,
+        rules,
+        tok,
+        DEFAULT_MESSAGE_TOKEN_CACHE if cache is None else cache,
     )
-
-    if not isinstance(history, Sequence) or isinstance(history, str | bytes):
-        raise ViewInputError(f"history must be a list of messages, not {type(history).__name__}")
-    facts = _history_facts(history, shape, tok)
     keep_from = 0
     if context_window is not None:
         available = context_window - reserve_output_tokens
-        keep_from = _fit(facts, available, system_tokens + memory_tokens)
-    kept = history[keep_from:]
-    history_tokens = sum(f.tokens for f in facts[keep_from:])
-
-    memory_block: dict[str, Any] | None = None
-    if memory_text:
-        memory_block = {"type": "text", "text": memory_text}
-    system: tuple[Message, ...] | None = None
-    messages: list[Message]
-    if shape == "openai":
-        messages = list(prompt_messages)
-        if memory_text and memory_position == "before_history":
-            messages.append({"role": "system", "content": memory_text})
-        messages.extend(kept)
-        if memory_text and memory_position == "after_history":
-            messages.append({"role": "system", "content": memory_text})
-    else:
-        blocks = [_anthropic_block(m) for m in prompt_messages]
-        messages = list(kept)
-        if memory_block is not None and memory_position == "before_history":
-            blocks.append(memory_block)
-        elif memory_block is not None:
-            messages.append({"role": "user", "content": [memory_block]})
-        system = tuple(blocks)
-
+        keep_from = _fit(counts.facts, available, counts.system_tokens + counts.memory_tokens)
+    messages, system = rules.assemble(
+        counts.prompt, counts.memory_text, history[keep_from:], memory_position
+    )
     return ModelView(
         shape=shape,
         messages=tuple(messages),
         system=system,
-        memory_text=memory_text,
+        memory_text=counts.memory_text,
         memory_position=memory_position,
-        system_tokens=system_tokens,
-        memory_tokens=memory_tokens,
-        history_tokens=history_tokens,
+        system_tokens=counts.system_tokens,
+        memory_tokens=counts.memory_tokens,
+        history_tokens=sum(f.tokens for f in counts.facts[keep_from:]),
         dropped_messages=keep_from,
-        dropped_tokens=sum(f.tokens for f in facts[:keep_from]),
-        memory_changed=previous is None or previous.memory_text != memory_text,
+        dropped_tokens=sum(f.tokens for f in counts.facts[:keep_from]),
+        memory_changed=previous is None or previous.memory_text != counts.memory_text,
         context_window=context_window,
         reserve_output_tokens=reserve_output_tokens,
     )
@@ -251,13 +212,135 @@ def message_tokens(message: Message, encoding: str = DEFAULT_ENCODING) -> int:
 
 
 def message_token_cache_info() -> CacheInfo:
-    """How often the history token cache answered (hits) or had to count (misses)."""
-    return _CACHE.info()
+    """How often the default message token cache answered (hits) or had to count (misses)."""
+    return DEFAULT_MESSAGE_TOKEN_CACHE.info()
 
 
 def clear_message_token_cache() -> None:
-    """Empty the history token cache and reset its statistics."""
-    _CACHE.clear()
+    """Empty the default message token cache and reset its statistics."""
+    DEFAULT_MESSAGE_TOKEN_CACHE.clear()
+
+
+# -- the two shapes --------------------------------------------------------------------
+
+
+_Assembled: TypeAlias = tuple[list[Message], tuple[Message, ...] | None]
+"""The view's messages, and its Anthropic ``system`` blocks (None for OpenAI)."""
+
+
+def _openai_messages(
+    prompt: Sequence[Message], memory_text: str, kept: Sequence[Message], position: MemoryPosition
+) -> _Assembled:
+    """OpenAI: the prompt's system messages, the memory as one more, around the history."""
+    messages = list(prompt)
+    memory = [{"role": "system", "content": memory_text}] if memory_text else []
+    if position == "before_history":
+        return [*messages, *memory, *kept], None
+    return [*messages, *kept, *memory], None
+
+
+def _anthropic_messages(
+    prompt: Sequence[Message], memory_text: str, kept: Sequence[Message], position: MemoryPosition
+) -> _Assembled:
+    """Anthropic: prompt and memory as ``system`` blocks, or the memory as a last user turn."""
+    blocks = [_anthropic_block(m) for m in prompt]
+    messages = list(kept)
+    if memory_text:
+        memory_block = {"type": "text", "text": memory_text}
+        if position == "before_history":
+            blocks.append(memory_block)
+        else:
+            messages.append({"role": "user", "content": [memory_block]})
+    return messages, tuple(blocks)
+
+
+def _openai_issued(message: Message) -> tuple[str, ...]:
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return ()
+    return tuple(c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str))
+
+
+def _openai_answered(message: Message) -> tuple[str, ...]:
+    call_id = message.get("tool_call_id")
+    return (call_id,) if message.get("role") == "tool" and isinstance(call_id, str) else ()
+
+
+def _openai_user_turn(message: Message) -> bool:
+    return message.get("role") == "user"
+
+
+def _anthropic_issued(message: Message) -> tuple[str, ...]:
+    return tuple(
+        b["id"]
+        for b in _blocks(message)
+        if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
+    )
+
+
+def _anthropic_answered(message: Message) -> tuple[str, ...]:
+    return tuple(
+        b["tool_use_id"]
+        for b in _blocks(message)
+        if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
+    )
+
+
+def _anthropic_user_turn(message: Message) -> bool:
+    return message.get("role") == "user" and not _only_tool_results(message)
+
+
+class _ShapeRules(NamedTuple):
+    """What differs between the two shapes: tool-call links, user turns, assembly."""
+
+    name: Shape
+    issued: Callable[[Message], tuple[str, ...]]
+    """Ids of the tool calls a message makes."""
+    answered: Callable[[Message], tuple[str, ...]]
+    """Ids of the tool calls whose results a message carries."""
+    user_turn: Callable[[Message], bool]
+    """Whether the user wrote a message (not only tool results)."""
+    assemble: Callable[[Sequence[Message], str, Sequence[Message], MemoryPosition], _Assembled]
+
+
+_SHAPES: Final[dict[str, _ShapeRules]] = {
+    "openai": _ShapeRules(
+        "openai", _openai_issued, _openai_answered, _openai_user_turn, _openai_messages
+    ),
+    "anthropic": _ShapeRules(
+        "anthropic",
+        _anthropic_issued,
+        _anthropic_answered,
+        _anthropic_user_turn,
+        _anthropic_messages,
+    ),
+}
+
+
+# -- validation and counting -----------------------------------------------------------
+
+
+def _check_options(
+    shape: str, memory_position: str, context_window: int | None, reserve_output_tokens: int
+) -> _ShapeRules:
+    """The rules of ``shape``, once the options are known to be possible (else ConfigError)."""
+    rules = _SHAPES.get(shape)
+    if rules is None:
+        raise ConfigError(f"unknown view shape {shape!r}; expected one of {', '.join(_SHAPES)}")
+    if memory_position not in _POSITIONS:
+        raise ConfigError(
+            f"unknown memory position {memory_position!r}; expected one of {', '.join(_POSITIONS)}"
+        )
+    if reserve_output_tokens < 0:
+        raise ConfigError(
+            f"reserve_output_tokens must not be negative, got {reserve_output_tokens}"
+        )
+    if context_window is not None and context_window <= reserve_output_tokens:
+        raise ConfigError(
+            f"context window of {context_window} tokens leaves no room for input after "
+            f"reserving {reserve_output_tokens} output tokens"
+        )
+    return rules
 
 
 class _Facts(NamedTuple):
@@ -272,54 +355,37 @@ class _Facts(NamedTuple):
     """Whether the user wrote it (role user, and not only tool results)."""
 
 
-_CacheKey = tuple[str, str, bytes]
-"""(encoding, shape or "text", digest of the canonical JSON)."""
+class _Counts(NamedTuple):
+    """The counted parts of a view before fitting."""
+
+    prompt: list[Message]
+    system_tokens: int
+    memory_text: str
+    memory_tokens: int
+    facts: list[_Facts]
 
 
-class _TokenCache:
-    """A bounded LRU map from a message's content to its :class:`_Facts` (or a text's count)."""
-
-    def __init__(self, maxsize: int) -> None:
-        self._data: OrderedDict[_CacheKey, Any] = OrderedDict()
-        self._maxsize = maxsize
-        self._lock = threading.Lock()
-        self._hits = 0
-        self._misses = 0
-
-    def get_many(self, keys: Sequence[_CacheKey]) -> list[Any]:
-        data = self._data
-        found: list[Any] = []
-        with self._lock:
-            for key in keys:
-                value = data.get(key)
-                if value is not None:
-                    data.move_to_end(key)
-                found.append(value)
-            hits = sum(v is not None for v in found)
-            self._hits += hits
-            self._misses += len(found) - hits
-        return found
-
-    def put_many(self, items: Sequence[tuple[_CacheKey, Any]]) -> None:
-        data = self._data
-        with self._lock:
-            for key, value in items:
-                data[key] = value
-                data.move_to_end(key)
-            while len(data) > self._maxsize:
-                data.popitem(last=False)
-
-    def info(self) -> CacheInfo:
-        with self._lock:
-            return CacheInfo(self._hits, self._misses, len(self._data), self._maxsize)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self._hits = self._misses = 0
-
-
-_CACHE: Final = _TokenCache(_CACHE_SIZE)
+def _count(
+    system_prompt: SystemPrompt,
+    memory: SessionMemory | None,
+    history: Sequence[Message],
+    rules: _ShapeRules,
+    tok: TiktokenCounter,
+    cache: MessageTokenCache,
+) -> _Counts:
+    """Validate and count the system prompt, the rendered memory and each history message."""
+    prompt = _system_messages(system_prompt)
+    system_tokens = sum(_uncached_tokens(m, tok) for m in prompt)
+    memory_text = render_memory(memory) if memory is not None else ""
+    memory_tokens = (
+        (MESSAGE_OVERHEAD_TOKENS + _cached_text_tokens(memory_text, tok, cache))
+        if memory_text
+        else 0
+    )
+    if not isinstance(history, Sequence) or isinstance(history, str | bytes):
+        raise ViewInputError(f"history must be a list of messages, not {type(history).__name__}")
+    facts = _history_facts(history, rules, tok, cache)
+    return _Counts(prompt, system_tokens, memory_text, memory_tokens, facts)
 
 
 def _canonical(message: object, what: str) -> bytes:
@@ -333,43 +399,46 @@ def _digest(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def _history_facts(history: Sequence[Message], shape: Shape, tok: TiktokenCounter) -> list[_Facts]:
+def _history_facts(
+    history: Sequence[Message], rules: _ShapeRules, tok: TiktokenCounter, cache: MessageTokenCache
+) -> list[_Facts]:
     """The facts of each history message, computing them only for content not seen before."""
     name = tok.encoding
-    keys: list[_CacheKey] = []
+    keys: list[CacheKey] = []
     for i, message in enumerate(history):
         # type(...) is dict first: isinstance against the Mapping ABC is slow.
         if type(message) is not dict and not isinstance(message, Mapping):
             raise ViewInputError(
                 f"history message {i} is not a JSON object but {type(message).__name__}"
             )
-        keys.append((name, shape, _digest(_canonical(message, f"history message {i}"))))
-    found = _CACHE.get_many(keys)
-    new: list[tuple[_CacheKey, Any]] = []
+        keys.append((name, rules.name, _digest(_canonical(message, f"history message {i}"))))
+    found = cache.get_many(keys)
+    new: list[tuple[CacheKey, Any]] = []
     for i, (key, facts) in enumerate(zip(keys, found, strict=True)):
         if facts is None:
-            facts = _facts(history[i], shape, tok)
+            facts = _facts(history[i], rules, tok)
             new.append((key, facts))
             found[i] = facts
     if new:
-        _CACHE.put_many(new)
+        cache.put_many(new)
     return found
 
 
-def _facts(message: Message, shape: Shape, tok: TiktokenCounter) -> _Facts:
-    answered = _answered_ids(message, shape)
-    user_turn = message.get("role") == "user" and not (
-        shape == "anthropic" and _only_tool_results(message)
+def _facts(message: Message, rules: _ShapeRules, tok: TiktokenCounter) -> _Facts:
+    return _Facts(
+        _uncached_tokens(message, tok),
+        rules.issued(message),
+        rules.answered(message),
+        rules.user_turn(message),
     )
-    return _Facts(_uncached_tokens(message, tok), _issued_ids(message, shape), answered, user_turn)
 
 
-def _cached_text_tokens(text: str, tok: TiktokenCounter) -> int:
+def _cached_text_tokens(text: str, tok: TiktokenCounter, cache: MessageTokenCache) -> int:
     key = (tok.encoding, "text", _digest(text.encode("utf-8", "surrogatepass")))
-    (value,) = _CACHE.get_many([key])
+    (value,) = cache.get_many([key])
     if value is None:
         value = tok.count(text)
-        _CACHE.put_many([(key, value)])
+        cache.put_many([(key, value)])
     assert isinstance(value, int)
     return value
 
@@ -534,42 +603,26 @@ def _fit(facts: Sequence[_Facts], available: int, fixed: int) -> int:
         best = i
         if suffix[i] <= room:
             return i
-    over = fixed + suffix[best] - available
-    what = f"system prompt and memory take {fixed} tokens"
-    if last_user is None:
+    kept = None if last_user is None else n - best
+    raise _budget_error(available, fixed, suffix[best], kept)
+
+
+def _budget_error(available: int, fixed: int, minimum: int, kept: int | None) -> BudgetError:
+    """Why even the smallest allowed view (``fixed`` plus ``minimum`` of history) is too big.
+
+    ``kept`` is how many history messages that view keeps, None when it has no user message.
+    """
+    over = fixed + minimum - available
+    if kept is None:
         what = f"system prompt and memory alone take {fixed} tokens"
     else:
-        count = n - best
-        noun = "message" if count == 1 else "messages"
-        what += f" and the {count} history {noun} from the latest user message on {suffix[best]}"
-    raise BudgetError(
-        f"the view is {over} tokens over the {available} available for input: {what} (estimates)"
-    )
-
-
-def _issued_ids(message: Message, shape: Shape) -> tuple[str, ...]:
-    if shape == "openai":
-        calls = message.get("tool_calls")
-        if not isinstance(calls, list):
-            return ()
-        return tuple(
-            c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)
+        noun = "message" if kept == 1 else "messages"
+        what = (
+            f"system prompt and memory take {fixed} tokens"
+            f" and the {kept} history {noun} from the latest user message on {minimum}"
         )
-    return tuple(
-        b["id"]
-        for b in _blocks(message)
-        if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-    )
-
-
-def _answered_ids(message: Message, shape: Shape) -> tuple[str, ...]:
-    if shape == "openai":
-        call_id = message.get("tool_call_id")
-        return (call_id,) if message.get("role") == "tool" and isinstance(call_id, str) else ()
-    return tuple(
-        b["tool_use_id"]
-        for b in _blocks(message)
-        if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
+    return BudgetError(
+        f"the view is {over} tokens over the {available} available for input: {what} (estimates)"
     )
 
 

@@ -16,10 +16,8 @@ from session_memory.reader import (
     MAX_LINE_BYTES,
     Record,
     Source,
-    event_from_object,
     iter_objects,
     open_source,
-    read_records,
 )
 
 __all__ = [
@@ -168,21 +166,30 @@ def read_transcript(
     unreadable file is a :class:`TranscriptError` and an unknown format a
     :class:`ConfigError`; nothing in the file's content raises.
     """
-    if format == "native":
-        yield from read_records(source, max_line_bytes=max_line_bytes)
-        return
     adapter = make_adapter(format)
     with open_source(source) as stream:
         objects = iter_objects(stream, max_line_bytes=max_line_bytes)
+        feed = adapter.feed
+        if isinstance(adapter, AutoAdapter):
+            yield from _until_detected(adapter, objects)
+            # Detection is done: from here the wrapper would only delegate, on every line.
+            feed = feed if adapter.inner is None else adapter.inner.feed
         for offset, obj in objects:
-            if isinstance(obj, SkippedLine):
+            if isinstance(obj, dict):
+                yield from feed(obj, offset)
+            else:
                 yield obj
-                continue
-            yield from adapter.feed(obj, offset)
-            if isinstance(adapter, AutoAdapter) and adapter.detected == "native":
-                break
-        # Once a file is known to be native, the rest is read as read_records reads it: the
-        # native adapter is the identity and holds nothing back, so only the calls go.
-        for offset, obj in objects:
-            yield obj if isinstance(obj, SkippedLine) else event_from_object(obj, offset)
     yield from adapter.finish()
+
+
+def _until_detected(
+    adapter: AutoAdapter, objects: Iterator[tuple[int, JsonObject | SkippedLine]]
+) -> Iterator[Record]:
+    """Feed ``objects`` to ``adapter`` up to and including the record that tells the format."""
+    for offset, obj in objects:
+        if not isinstance(obj, dict):
+            yield obj
+            continue
+        yield from adapter.feed(obj, offset)
+        if adapter.inner is not None:
+            return

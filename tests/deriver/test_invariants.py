@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import event_dicts, json_values
 
 from deriver import SessionMemoryDeriver
 from session_memory.memory import SessionMemory
 from session_memory.reader import read_records
 from session_memory.tokens import counter
+from tests.strategies import event_dicts, json_values
 from viewbuilder import render_memory
 
 PROPERTY_SETTINGS = settings(

@@ -293,7 +293,7 @@ class TestVerification:
 
     def test_edit_after_passing_check_makes_it_stale(self) -> None:
         """A later edit marks an earlier passing check stale until it runs again."""
-        passing = {"result": "5 passed in 0.1s", "exit_code": 0}
+        passing: dict[str, Any] = {"result": "5 passed in 0.1s", "exit_code": 0}
         memory = derive(
             call("Bash", {"command": "pytest"}, call_id="c1", **passing),
             call("Edit", {"file_path": "a.py"}, call_id="c2"),

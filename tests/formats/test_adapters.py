@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import ALL_FIXTURES, FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +27,7 @@ from session_memory.formats import (
 )
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record, iter_lines, read_records
+from tests.formats.fixture_reads import ALL_FIXTURES, FIXTURES
 
 FORMAT_OF_DIR = {"claude_code": "claude-code", "codex": "codex"}
 

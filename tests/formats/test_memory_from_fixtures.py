@@ -10,14 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
 
+from deriver import SessionMemoryDeriver
 from session_memory.formats import read_transcript
-
-deriver = pytest.importorskip("deriver")
-SessionMemoryDeriver = getattr(deriver, "SessionMemoryDeriver", None)
-if SessionMemoryDeriver is None:  # the deriver package exists before its fold lands
-    pytest.skip("SessionMemoryDeriver not available", allow_module_level=True)
+from tests.formats.fixture_reads import FIXTURES
 
 BUDGET = 8000
 

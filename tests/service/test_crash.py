@@ -12,7 +12,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from service_helpers import varied_lines
+
+from tests.service.service_helpers import varied_lines
 
 SCRIPT = str(Path(sys.executable).with_name("session-memory"))
 KILLS = 24

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from service_helpers import append, user
 
 from deriver import SessionMemoryDeriver
 from session_memory.formats import read_transcript
 from session_memory.service import MemoryService
+from tests.service.service_helpers import append, user
 
 HOSTILE = [
     b"[" * 100_000 + b"]" * 100_000,

@@ -10,13 +10,13 @@ from typing import Any
 
 import orjson
 import pytest
-from service_helpers import append, event, file_mode, user, varied_lines, wait_for
 
 from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError
 from session_memory.reader import read_records
 from session_memory.service import MemoryService
 from session_memory.store import safe_name, state_path
+from tests.service.service_helpers import append, event, file_mode, user, varied_lines, wait_for
 
 
 def rebuild(path: Path, budget: int = 1200) -> dict[str, Any]:

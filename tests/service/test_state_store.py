@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from service_helpers import file_mode
 
 from session_memory.store import (
     StateError,
@@ -18,6 +17,7 @@ from session_memory.store import (
     save_state,
     state_path,
 )
+from tests.service.service_helpers import file_mode
 
 HOSTILE = ["../../x", "/etc/passwd", "a\x00b", "x" * 10_000, "", ".", "..", ".hidden", "a/b\\c"]
 

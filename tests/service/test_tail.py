@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from service_helpers import append, event, user, wait_for
 
 from session_memory.memory import SkippedLine
 from session_memory.tail import (
@@ -20,6 +19,7 @@ from session_memory.tail import (
     tail_file,
     watch_changes,
 )
+from tests.service.service_helpers import append, event, user, wait_for
 
 
 def _ids(items: list[Tailed]) -> list[str]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from service_helpers import append, user, varied_lines, wait_for
 
 from session_memory.cli import cli
+from tests.service.service_helpers import append, user, varied_lines, wait_for
 
 SCRIPT = str(Path(sys.executable).with_name("session-memory"))
 

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from session_memory.errors import BudgetError, ConfigError
 from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory
 from session_memory.tokens import counter
-from viewbuilder import ModelView, ViewInputError, build_model_view, message_tokens, render_memory
+from viewbuilder import (
+    MessageTokenCache,
+    ModelView,
+    ViewInputError,
+    build_model_view,
+    message_tokens,
+    render_memory,
+)
 from viewbuilder.view import (
     ATTACHMENT_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
@@ -352,7 +359,7 @@ class TestEdges:
 
     def test_system_prompt_as_messages_openai(self) -> None:
         """A list of system messages is used as it is, the memory after it."""
-        prompt = [
+        prompt: list[dict[str, Any]] = [
             {"role": "system", "content": "You are a coding agent."},
             {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
         ]
@@ -365,7 +372,10 @@ class TestEdges:
     def test_system_prompt_as_messages_and_blocks_anthropic(self) -> None:
         """Anthropic: messages become text blocks; given blocks (cache_control too) stay."""
         block = {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
-        prompt = [{"role": "system", "content": "You are a coding agent."}, block]
+        prompt: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a coding agent."},
+            block,
+        ]
         view = build_model_view(prompt, make_memory(), anthropic_history(), shape="anthropic")
         assert view.system is not None
         assert view.system[0] == {"type": "text", "text": "You are a coding agent."}
@@ -525,6 +535,32 @@ class TestTokenCache:
         history[0]["content"] = "a much longer message than before"
         second = build_model_view(SYSTEM, None, history)
         assert second.history_tokens > first.history_tokens
+
+    def test_a_cache_passed_in_is_used_instead_of_the_default(self) -> None:
+        """A caller's own cache holds the counts; the process default is left untouched."""
+        clear_message_token_cache()
+        cache = MessageTokenCache()
+        history = [{"role": "user", "content": f"message {i}"} for i in range(3)]
+        build_model_view(SYSTEM, make_memory(), history, cache=cache)
+        build_model_view(SYSTEM, make_memory(), history, cache=cache)
+        assert (cache.info().misses, cache.info().hits) == (4, 4)
+        assert message_token_cache_info().misses == 0
+
+    def test_counts_do_not_depend_on_the_cache(self) -> None:
+        """A view built with a fresh cache, a warm one and the default counts the same."""
+        history = openai_history()
+        warm = MessageTokenCache()
+        build_model_view(SYSTEM, make_memory(), history, cache=warm)
+        views = [
+            build_model_view(SYSTEM, make_memory(), history, cache=c)
+            for c in (MessageTokenCache(maxsize=1), warm, None)
+        ]
+        assert len({(v.memory_tokens, v.history_tokens) for v in views}) == 1
+
+    def test_a_cache_of_no_entries_is_a_config_error(self) -> None:
+        """A cache that could hold nothing is refused when it is made."""
+        with pytest.raises(ConfigError):
+            MessageTokenCache(maxsize=0)
 
 
 class TestEstimate:
