@@ -12,23 +12,22 @@ import functools
 import re
 from typing import Any, Final, NamedTuple
 
-from deriver.store import Item, MemoryStore, Stamp
-from deriver.tools import (
-    CheckRun,
-    ToolKind,
+from deriver.check_output import (
     check_passed,
-    classify_tool,
-    detect_check,
-    edited_paths,
     exit_code_from_output,
-    first_line,
-    is_acknowledgement,
     is_failure_text,
-    is_read_only_command,
-    is_side_effecting,
-    key_argument,
     parse_check_output,
 )
+from deriver.shell import CheckRun, detect_check, is_read_only_command
+from deriver.store import Item, MemoryStore, Stamp
+from deriver.tool_kinds import (
+    ToolKind,
+    classify_tool,
+    edited_paths,
+    is_side_effecting,
+    key_argument,
+)
+from deriver.user_text import first_line, is_acknowledgement
 from session_memory.events import TranscriptEvent
 from session_memory.memory import SectionName
 from session_memory.redact import contain_trusted_line, quote_untrusted, redact_secrets
