@@ -6,7 +6,6 @@ Total, deterministic, free of I/O; only the head and tail of a large output are 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -16,7 +15,6 @@ __all__ = [
     "CheckCounts",
     "check_passed",
     "exit_code_from_output",
-    "is_failure_text",
     "parse_check_output",
 ]
 
@@ -472,30 +470,11 @@ _EXIT_LINE_RE: Final = re.compile(
     [ \t]*[:=]?[ \t]*(-?\d{1,5})\b""",
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
-_JSON_LOOKS_LIKE_OBJECT: Final = re.compile(r"^\s*\{")
-_METADATA_EXIT_RE: Final = re.compile(r'"metadata"\s*:\s*\{[^{}]*?"exit_code"\s*:\s*(-?\d+)')
-
-
-def _metadata_exit_code(head: str, tail: str) -> int | None:
-    """``{"output": ..., "metadata": {"exit_code": 1}}`` as Codex custom tools report it."""
-    if not _JSON_LOOKS_LIKE_OBJECT.match(head):
-        return None
-    if not tail:
-        try:
-            decoded = json.loads(head)
-        except (ValueError, RecursionError):
-            decoded = None
-        if isinstance(decoded, dict):
-            metadata = decoded.get("metadata")
-            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-            return code if isinstance(code, int) and not isinstance(code, bool) else None
-    match = _last(_METADATA_EXIT_RE, tail or head)
-    return int(match.group(1)) if match is not None else None
 
 
 def exit_code_from_output(text: str) -> int | None:
     """A process exit code printed in tool output ("Exit code: 2", "Process exited with code
-    1", Codex ``metadata.exit_code``...), looking only at the first and last ~2 KB.
+    1"...), looking only at the first and last ~2 KB.
     """
     if not isinstance(text, str) or not text:
         return None
@@ -503,36 +482,7 @@ def exit_code_from_output(text: str) -> int | None:
         head, tail = text, ""
     else:
         head, tail = text[:_EXIT_SCAN], text[-_EXIT_SCAN:]
-    code = _metadata_exit_code(head, tail)
-    if code is not None:
-        return code
     match = _EXIT_LINE_RE.search(head)
     if match is None and tail:
         match = _last(_EXIT_LINE_RE, tail)
     return int(match.group(1)) if match is not None else None
-
-
-_FAILURE_PREFIXES: Final = (
-    "<tool_use_error>",
-    "Error:",
-    "ERROR:",
-    "InputValidationError:",
-    "User rejected tool use",
-    "The user doesn't want to proceed with this tool use",
-    "The user doesn\u2019t want to proceed with this tool use",
-    "write_stdin failed:",
-    "apply_patch verification failed",
-)
-_FAILURE_EXACT: Final = frozenset({"aborted", "Sibling tool call errored"})
-
-
-def is_failure_text(text: str) -> bool:
-    """Whether a completed tool result is really an error reported as text.
-
-    Conservative: only the markers agents use for it (``<tool_use_error>``, a leading
-    "Error:", a rejected tool use, Codex "aborted" and "write_stdin failed:").
-    """
-    if not isinstance(text, str):
-        return False
-    head = text[:512].lstrip()
-    return head.startswith(_FAILURE_PREFIXES) or head.rstrip() in _FAILURE_EXACT

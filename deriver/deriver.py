@@ -8,7 +8,7 @@ then changes state. Rebuild is the same fold from the empty state.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -30,6 +30,8 @@ __all__ = ["SessionMemoryDeriver"]
 SNAPSHOT_FORMAT: Final = 1
 _MAX_SKIPPED_KEPT: Final = 50
 _MAX_UNKNOWN_TYPES_KEPT: Final = 50
+# What parsing a payload of an unexpected shape can raise.
+_MALFORMED: Final = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError)
 
 
 class SessionMemoryDeriver:
@@ -88,13 +90,7 @@ class SessionMemoryDeriver:
             "malformed_payloads": 0,
         }
         self._memory: SessionMemory | None = None
-        self._handlers: dict[str, Callable[[TranscriptEvent], bool]] = {
-            "message": self._rules.on_message,
-            "state_transition": self._rules.on_state_transition,
-            "tool_lifecycle": self._rules.on_tool_lifecycle,
-            "checkpoint": self._rules.on_checkpoint,
-            "terminal": self._rules.on_terminal,
-        }
+        self._handlers = self._rules.handlers
 
     # -- the fold -----------------------------------------------------------------------
 
@@ -145,12 +141,13 @@ class SessionMemoryDeriver:
             self._count_unknown_type(event.event_type)
         else:
             try:
-                changed = handler(event)
-            except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError):
-                # Handlers validate before they change state; this is the last line of
-                # defence so that nothing in a transcript can stop the fold.
+                parsed = handler.parse(event)
+            except _MALFORMED:
+                # Parsing is pure: a payload it cannot read leaves the memory as it was.
                 self._diag["malformed_payloads"] += 1
-                changed = True
+                parsed = None
+            if parsed is not None:
+                changed = handler.apply(parsed)
         if changed:
             self._store.fit()
             self._version += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from deriver.keys import ItemKey
 from session_memory.layout import (
     HEADER,
     RENDER_ORDER,
@@ -79,7 +80,7 @@ class Item:
         text: str,
         status: str | None,
         created: Stamp,
-        key: str | None,
+        key: ItemKey | None,
         safe_to_replay: bool | None,
     ) -> None:
         self.id = item_id
@@ -188,7 +189,7 @@ class MemoryStore:
         self.goal_tokens = goal_tokens
         self.sections: dict[SectionName, dict[str, Item]] = {s: {} for s in RENDER_ORDER}
         self._tiers: list[dict[str, Item]] = [{} for _ in EVICTION_TIERS]
-        self.by_key: dict[str, Item] = {}
+        self.by_key: dict[ItemKey, Item] = {}
         self.omitted: dict[SectionName, int] = {}
         self.omitted_kinds: dict[str, int] = {}
         self.goal: _GoalState | None = None
@@ -295,7 +296,7 @@ class MemoryStore:
         stamp: Stamp,
         *,
         status: str | None = None,
-        key: str | None = None,
+        key: ItemKey | None = None,
         safe_to_replay: bool | None = None,
         tier: str | None = None,
         body_tokens: int | None = None,
@@ -342,14 +343,21 @@ class MemoryStore:
         tier: str | None = None,
         touch: bool = True,
         closed: bool = False,
+        reopen: bool = False,
+        kind: str | None = None,
         body_tokens: int | None = None,
     ) -> None:
         """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
-        records ``stamp`` as the event that closed it (it stays in the memory)."""
+        records ``stamp`` as the event that closed it (it stays in the memory), ``reopen``
+        forgets that it was closed."""
+        if reopen:
+            item.closed = None
         section_items = self.sections[item.section]
         if item.id not in section_items:
             return
         item._view = None
+        if kind is not None:
+            item.kind = kind
         delta = 0
         if text is not None and text != item.text:
             item.text = text
@@ -395,6 +403,10 @@ class MemoryStore:
         self._items_tokens -= item.prefix_tokens + item.body_tokens
         if not items:
             self._restructure(item.section)
+
+    def get(self, key: ItemKey) -> Item | None:
+        """The item with this key, if it is in the memory."""
+        return self.by_key.get(key)
 
     def items_of(self, section: SectionName) -> list[Item]:
         return list(self.sections[section].values())
