@@ -8,6 +8,7 @@ When the total goes over the budget, the oldest item of the lowest tier goes fir
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 from deriver.keys import ItemKey
@@ -28,7 +29,7 @@ from session_memory.memory import (
 )
 from session_memory.tokens import TokenCounter
 
-__all__ = ["EVICTION_TIERS", "Item", "MemoryStore", "Stamp"]
+__all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
 Stamp = tuple[str, int | None]
 """An event id and its step: where a fact came from."""
@@ -128,56 +129,84 @@ class Item:
             ),
         )
 
-    def to_state(self) -> list[Any]:
-        return [
-            self.id,
-            self.section,
-            self.kind,
-            self.text,
-            self.status,
-            self.count,
-            self.safe_to_replay,
-            list(self.created),
-            list(self.changed),
-            list(self.closed) if self.closed else None,
-            self.key,
-            self.tier,
-            self.body_tokens,
-            self.prefix_tokens,
-        ]
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "section": self.section,
+            "kind": self.kind,
+            "text": self.text,
+            "status": self.status,
+            "count": self.count,
+            "safe_to_replay": self.safe_to_replay,
+            "created": list(self.created),
+            "changed": list(self.changed),
+            "closed": list(self.closed) if self.closed else None,
+            "key": self.key,
+            "tier": self.tier,
+            "body_tokens": self.body_tokens,
+            "prefix_tokens": self.prefix_tokens,
+        }
 
     @classmethod
-    def from_state(cls, state: list[Any]) -> Item:
+    def from_state(cls, state: dict[str, Any]) -> Item:
         item = cls(
-            state[0],
-            state[1],
-            state[2],
-            state[3],
-            state[4],
-            (state[7][0], state[7][1]),
-            state[10],
-            state[6],
+            state["id"],
+            state["section"],
+            state["kind"],
+            state["text"],
+            state["status"],
+            _stamp(state["created"]),
+            state["key"],
+            state["safe_to_replay"],
         )
-        item.count = state[5]
-        item.changed = (state[8][0], state[8][1])
-        item.closed = (state[9][0], state[9][1]) if state[9] else None
-        item.tier = state[11]
-        item.body_tokens = state[12]
-        item.prefix_tokens = state[13]
+        item.count = state["count"]
+        item.changed = _stamp(state["changed"])
+        item.closed = _stamp(state["closed"]) if state["closed"] else None
+        item.tier = state["tier"]
+        item.body_tokens = state["body_tokens"]
+        item.prefix_tokens = state["prefix_tokens"]
         return item
 
 
-class _GoalState:
-    __slots__ = ("acknowledgements", "last_ack", "run_id", "source", "text", "tokens", "truncated")
+def _stamp(state: list[Any]) -> Stamp:
+    event_id, step = state
+    return (event_id, step)
 
-    def __init__(self, text: str, source: Stamp, run_id: str | None) -> None:
-        self.text = text
-        self.truncated = False
-        self.source = source
-        self.run_id = run_id
-        self.acknowledgements = 0
-        self.last_ack = ""
-        self.tokens = 0
+
+@dataclass(slots=True)
+class GoalState:
+    """The current goal as the store keeps it; :meth:`MemoryStore.goal_view` freezes it."""
+
+    text: str
+    source: Stamp
+    run_id: str | None
+    truncated: bool = False
+    acknowledgements: int = 0
+    last_ack: str = ""
+    tokens: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "source": list(self.source),
+            "run_id": self.run_id,
+            "truncated": self.truncated,
+            "acknowledgements": self.acknowledgements,
+            "last_ack": self.last_ack,
+            "tokens": self.tokens,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> GoalState:
+        return cls(
+            text=state["text"],
+            source=_stamp(state["source"]),
+            run_id=state["run_id"],
+            truncated=state["truncated"],
+            acknowledgements=state["acknowledgements"],
+            last_ack=state["last_ack"],
+            tokens=state["tokens"],
+        )
 
 
 class MemoryStore:
@@ -192,7 +221,7 @@ class MemoryStore:
         self.by_key: dict[ItemKey, Item] = {}
         self.omitted: dict[SectionName, int] = {}
         self.omitted_kinds: dict[str, int] = {}
-        self.goal: _GoalState | None = None
+        self.goal: GoalState | None = None
         self._next_id = 0
         self._items_tokens = 0
         self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
@@ -414,7 +443,7 @@ class MemoryStore:
     # -- goal ---------------------------------------------------------------------------
 
     def set_goal(self, text: str, stamp: Stamp, run_id: str | None) -> None:
-        self.goal = _GoalState(text, stamp, run_id)
+        self.goal = GoalState(text, stamp, run_id)
         self._fit_goal()
 
     def acknowledge(self, text: str) -> None:
@@ -502,17 +531,7 @@ class MemoryStore:
             "tiers": [list(tier) for tier in self._tiers],
             "omitted": self.omitted,
             "omitted_kinds": self.omitted_kinds,
-            "goal": None
-            if goal is None
-            else [
-                goal.text,
-                goal.truncated,
-                list(goal.source),
-                goal.run_id,
-                goal.acknowledgements,
-                goal.last_ack,
-                goal.tokens,
-            ],
+            "goal": None if goal is None else goal.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -532,14 +551,7 @@ class MemoryStore:
             self._restructure(section)
         raw_goal = state["goal"]
         if raw_goal is not None:
-            goal = _GoalState(raw_goal[0], (raw_goal[2][0], raw_goal[2][1]), raw_goal[3])
-            goal.truncated, goal.acknowledgements, goal.last_ack, goal.tokens = (
-                raw_goal[1],
-                raw_goal[4],
-                raw_goal[5],
-                raw_goal[6],
-            )
-            self.goal = goal
+            self.goal = GoalState.from_state(raw_goal)
 
 
 _ID_PREFIX: Final[dict[SectionName, str]] = {
