@@ -9,7 +9,7 @@ import functools
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from typing import Final
 
@@ -257,28 +257,44 @@ def key_argument(tool_name: str, args: object) -> str | None:
         return _text(args)  # a bare string argument is the command, path or query itself
     if not isinstance(args, dict):
         return None
-    if kind is ToolKind.SHELL:
-        for key in _COMMAND_KEYS:
-            command = _command_text(args.get(key))
-            if command is not None:
-                return command
-        return _first_of(args, ("chars", *_ID_KEYS))
-    if kind in (ToolKind.SEARCH, ToolKind.LIST):
-        return _first_of(args, (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory"))
-    if kind in (ToolKind.READ, ToolKind.EDIT):
-        return _first_of(args, _PATH_KEYS)
-    if kind is ToolKind.WEB:
-        return _first_of(args, _WEB_KEYS)
-    if kind is ToolKind.TASK:
-        found = _first_of(args, _TASK_KEYS)
-        return first_line(found) if found is not None else None
-    if kind is ToolKind.TODO:
-        return _first_of(args, _TODO_KEYS)
-    if kind is ToolKind.PLAN_EXIT:
-        plan = _text(args.get("plan"))
-        return first_line(plan) if plan is not None else None
-    if kind is ToolKind.QUESTION:
-        return _question_text(args)
+    return _KEY_ARGUMENT.get(kind, _generic_key)(args)
+
+
+def _shell_key(args: Mapping[object, object]) -> str | None:
+    for key in _COMMAND_KEYS:
+        command = _command_text(args.get(key))
+        if command is not None:
+            return command
+    return _first_of(args, ("chars", *_ID_KEYS))
+
+
+def _search_key(args: Mapping[object, object]) -> str | None:
+    return _first_of(args, (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory"))
+
+
+def _path_key(args: Mapping[object, object]) -> str | None:
+    return _first_of(args, _PATH_KEYS)
+
+
+def _web_key(args: Mapping[object, object]) -> str | None:
+    return _first_of(args, _WEB_KEYS)
+
+
+def _task_key(args: Mapping[object, object]) -> str | None:
+    found = _first_of(args, _TASK_KEYS)
+    return first_line(found) if found is not None else None
+
+
+def _todo_key(args: Mapping[object, object]) -> str | None:
+    return _first_of(args, _TODO_KEYS)
+
+
+def _plan_key(args: Mapping[object, object]) -> str | None:
+    plan = _text(args.get("plan"))
+    return first_line(plan) if plan is not None else None
+
+
+def _generic_key(args: Mapping[object, object]) -> str | None:
     found = _first_of(args, _GENERIC_KEYS)
     if found is not None:
         return found
@@ -294,6 +310,20 @@ def _question_text(args: Mapping[object, object]) -> str | None:
                 if found is not None:
                     return found
     return _first_of(args, ("question", "prompt"))
+
+
+_KEY_ARGUMENT: Final[Mapping[ToolKind, Callable[[Mapping[object, object]], str | None]]] = {
+    ToolKind.SHELL: _shell_key,
+    ToolKind.SEARCH: _search_key,
+    ToolKind.LIST: _search_key,
+    ToolKind.READ: _path_key,
+    ToolKind.EDIT: _path_key,
+    ToolKind.WEB: _web_key,
+    ToolKind.TASK: _task_key,
+    ToolKind.TODO: _todo_key,
+    ToolKind.PLAN_EXIT: _plan_key,
+    ToolKind.QUESTION: _question_text,
+}
 
 
 def edited_paths(tool_name: str, args: object) -> tuple[str, ...]:
