@@ -16,6 +16,7 @@ import orjson
 
 from deriver.rules import Rules
 from deriver.store import MemoryStore
+from deriver.token_budget import TokenArithmetic
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import TranscriptEvent
 from session_memory.memory import (
@@ -62,7 +63,7 @@ class SessionMemoryDeriver:
         if dedup_window < 1:
             raise ConfigError(f"dedup_window must be positive, not {dedup_window}")
         self._config = _Config(budget_tokens, encoding, goal_tokens, dedup_window)
-        self._store = MemoryStore(counter(encoding), budget_tokens, goal_tokens)
+        self._store = MemoryStore(TokenArithmetic(counter(encoding)), budget_tokens, goal_tokens)
         minimum = self._store.fixed_tokens_worst_case()
         if budget_tokens < minimum:
             raise ConfigError(

@@ -2,7 +2,8 @@
 
 Every change is O(1) amortised: an item's body is counted once when its text changes, its
 prefix comes from a small cache, and the store keeps a running total of the tokens the
-rendered memory will take (see :mod:`session_memory.layout` for why parts add up exactly).
+rendered memory will take (:mod:`deriver.token_budget` counts the parts and checks that they
+add up exactly).
 When the total goes over the budget, the oldest item of the lowest tier goes first.
 """
 
@@ -12,14 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from deriver.keys import ItemKey
+from deriver.token_budget import TokenArithmetic
 from session_memory.layout import (
-    HEADER,
     RENDER_ORDER,
-    body,
-    goal_block,
-    item_prefix,
-    marker_line,
-    section_header,
 )
 from session_memory.memory import (
     Goal,
@@ -27,7 +23,6 @@ from session_memory.memory import (
     Provenance,
     SectionName,
 )
-from session_memory.tokens import TokenCounter
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
@@ -47,9 +42,7 @@ EVICTION_TIERS: Final[tuple[str, ...]] = (
 _TIER_INDEX: Final = {name: i for i, name in enumerate(EVICTION_TIERS)}
 _HISTORY_TIERS: Final = _TIER_INDEX["open_failures"]
 
-_MAX_MARKER_DIGITS: Final = 12
 _SPARED_PER_TIER: Final = 3
-_BODY_CACHE_SIZE: Final = 8192
 
 
 class Item:
@@ -212,8 +205,8 @@ class GoalState:
 class MemoryStore:
     """Items by section, eviction order by tier, and the running token total."""
 
-    def __init__(self, counter: TokenCounter, budget_tokens: int, goal_tokens: int) -> None:
-        self._counter = counter
+    def __init__(self, tokens: TokenArithmetic, budget_tokens: int, goal_tokens: int) -> None:
+        self.tokens = tokens
         self.budget_tokens = budget_tokens
         self.goal_tokens = goal_tokens
         self.sections: dict[SectionName, dict[str, Item]] = {s: {} for s in RENDER_ORDER}
@@ -224,75 +217,20 @@ class MemoryStore:
         self.goal: GoalState | None = None
         self._next_id = 0
         self._items_tokens = 0
-        self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
-        self._body_cache: dict[str, int] = {}
-        self._marker_cache: dict[tuple[SectionName, int], int] = {}
-        self._number_cache: dict[int, int] = {}
-        self._header_tokens = counter.count(HEADER)
-        self._section_tokens = {s: counter.count(section_header(s)) for s in RENDER_ORDER}
+        self._header_tokens = tokens.header
+        self._section_tokens = tokens.section_headers
         # Headings and markers of the sections that render, kept as a running total.
         self._section_costs: dict[SectionName, int] = dict.fromkeys(RENDER_ORDER, 0)
         self._structure_tokens = 0
 
     # -- counting -----------------------------------------------------------------------
 
-    def _count_body(self, text: str) -> int:
-        cache = self._body_cache
-        tokens = cache.get(text)
-        if tokens is None:
-            if len(cache) >= _BODY_CACHE_SIZE:
-                cache.clear()
-            tokens = cache[text] = self._counter.count(body(text))
-        return tokens
-
-    def count_parts(self, parts: list[str]) -> int:
-        """Tokens of a body given as parts that meet at pre-token boundaries, each cached."""
-        cache = self._body_cache
-        total = 0
-        for part in parts:
-            tokens = cache.get(part)
-            if tokens is None:
-                if len(cache) >= _BODY_CACHE_SIZE:
-                    cache.clear()
-                tokens = cache[part] = self._counter.count(part)
-            total += tokens
-        return total
-
-    def count_number(self, number: int) -> int:
-        """Tokens of a number standing between pre-token boundaries: numbers of equal length
-        count alike (see :meth:`marker_tokens`), so one count per length suffices."""
-        digits = len(str(number))
-        tokens = self._number_cache.get(digits)
-        if tokens is None:
-            tokens = self._number_cache[digits] = self._counter.count("1" + "0" * (digits - 1))
-        return tokens
-
     def _count_prefix(self, item: Item) -> int:
-        key = (item.status, item.count, item.safe_to_replay)
-        tokens = self._prefix_cache.get(key)
-        if tokens is None:
-            tokens = self._prefix_cache[key] = self._counter.count(item_prefix(*key))
-        return tokens
-
-    def marker_tokens(self, section: SectionName, omitted: int) -> int:
-        """Exact tokens of a marker line; numbers of equal length count alike (1-3 digit
-        groups are single tokens), so one count per section and digit length suffices."""
-        digits = len(str(omitted))
-        key = (section, digits)
-        tokens = self._marker_cache.get(key)
-        if tokens is None:
-            tokens = self._marker_cache[key] = self._counter.count(
-                marker_line(section, 10 ** (digits - 1))
-            )
-        return tokens
+        return self.tokens.prefix(item.status, item.count, item.safe_to_replay)
 
     def fixed_tokens_worst_case(self) -> int:
         """Tokens that cannot be evicted: header, goal and every section's marker."""
-        markers = sum(
-            self._section_tokens[s]
-            + self._counter.count(marker_line(s, 10**_MAX_MARKER_DIGITS - 1))
-            for s in RENDER_ORDER
-        )
+        markers = sum(self._section_tokens[s] + self.tokens.largest_marker(s) for s in RENDER_ORDER)
         return self._header_tokens + self.goal_tokens + markers
 
     def total_tokens(self) -> int:
@@ -311,7 +249,7 @@ class MemoryStore:
         if omitted or self.sections[section]:
             cost = self._section_tokens[section]
             if omitted:
-                cost += self.marker_tokens(section, omitted)
+                cost += self.tokens.marker(section, omitted)
         self._structure_tokens += cost - self._section_costs[section]
         self._section_costs[section] = cost
 
@@ -333,7 +271,7 @@ class MemoryStore:
         """Add an item at the end of its section (the most recent place).
 
         ``body_tokens``, when given, is the count of ``body(text)`` already made by the
-        caller (see :meth:`count_parts`)."""
+        caller (see :meth:`TokenArithmetic.parts`)."""
         self._next_id += 1
         item = Item(
             f"{_ID_PREFIX[section]}{self._next_id}",
@@ -347,7 +285,7 @@ class MemoryStore:
         )
         item.tier = tier_index = _TIER_INDEX[tier or section]
         if body_tokens is None:
-            body_tokens = self._count_body(text)
+            body_tokens = self.tokens.body(text)
         item.body_tokens = body_tokens
         item.prefix_tokens = prefix_tokens = self._count_prefix(item)
         items = self.sections[section]
@@ -390,7 +328,7 @@ class MemoryStore:
         delta = 0
         if text is not None and text != item.text:
             item.text = text
-            tokens = self._count_body(text) if body_tokens is None else body_tokens
+            tokens = self.tokens.body(text) if body_tokens is None else body_tokens
             delta = tokens - item.body_tokens
             item.body_tokens = tokens
         if status is not None or count is not None or safe_to_replay is not None:
@@ -457,11 +395,11 @@ class MemoryStore:
         """Shorten the goal text until its block fits the goal cap; never drop it."""
         goal = self.goal
         assert goal is not None
-        count = self._counter.count
+        goal_tokens = self.tokens.goal
         full = goal.text
 
         def block(text: str, truncated: bool) -> int:
-            return count(goal_block(text, truncated, goal.acknowledgements, goal.last_ack))
+            return goal_tokens(text, truncated, goal.acknowledgements, goal.last_ack)
 
         tokens = block(full, False)
         if tokens <= self.goal_tokens:

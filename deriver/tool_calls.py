@@ -370,13 +370,13 @@ class ToolCallRules:
         tokens = None
         if recent:
             text = f"{head}, latest: {', '.join(reversed(recent))}"
-            # The line changes with every call but its parts rarely do: count it in parts
-            # that meet at pre-token boundaries (around the count, " `name`," after
-            # punctuation), each part counted once. The oldest name comes last, without
-            # its comma.
+            # The line changes with every call but its parts rarely do: count it in the
+            # parts TokenArithmetic checks meet at pre-token boundaries (around the count,
+            # " `name`," after punctuation), each counted once. The oldest name comes last,
+            # without its comma.
             parts = [f" {fold} ", f" {noun}, latest:", f" {recent[0]}\n"]
             parts += [f" {shown}," for shown in recent[1:]]
-            tokens = store.count_parts(parts) + store.count_number(count)
+            tokens = store.tokens.parts(parts) + store.tokens.number(count)
         else:
             text = head
         key = fold_key(fold)
