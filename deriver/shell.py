@@ -20,7 +20,9 @@ __all__ = [
     "CheckRun",
     "basename",
     "detect_check",
+    "detect_check_uncached",
     "is_read_only_command",
+    "is_read_only_command_uncached",
 ]
 
 
@@ -372,14 +374,21 @@ def detect_check(command: str) -> CheckRun | None:
     return _detect_check(command)
 
 
-@functools.lru_cache(maxsize=4096)
-def _detect_check(command: str) -> CheckRun | None:
-    # Memoised: agents run the same few commands again and again, and parsing a command
-    # line into shell words is the most expensive step of a tool call.
+def detect_check_uncached(command: str) -> CheckRun | None:
+    """:func:`detect_check` without its memo: what tests compare the memo against."""
+    return _check_run(command) if isinstance(command, str) else None
+
+
+def _check_run(command: str) -> CheckRun | None:
     name = _last_check(command, 0)
     if name is None:
         return None
     return CheckRun(name=name, command=" ".join(command.split()))
+
+
+# Memoised: agents run the same few commands again and again, and parsing a command line
+# into shell words is the most expensive step of a tool call.
+_detect_check = functools.lru_cache(maxsize=4096)(_check_run)
 
 
 # Commands that only look: agents that read through a shell (Codex) run these where Claude
@@ -410,10 +419,17 @@ def is_read_only_command(command: str) -> bool:
     return _read_only(command, 0)
 
 
-@functools.lru_cache(maxsize=4096)
-def _read_only(command: str, depth: int) -> bool:
+def is_read_only_command_uncached(command: str) -> bool:
+    """:func:`is_read_only_command` without its memo: what tests compare the memo against."""
+    return _reads_only(command, 0) if isinstance(command, str) else False
+
+
+def _reads_only(command: str, depth: int) -> bool:
     segments = _segments(command)
     return bool(segments) and all(_segment_reads_only(words, depth) for words in segments)
+
+
+_read_only = functools.lru_cache(maxsize=4096)(_reads_only)  # memoised like _detect_check
 
 
 def _segment_reads_only(words: list[str], depth: int) -> bool:

@@ -19,12 +19,16 @@ __all__ = [
     "MAX_OPEN_CALLS",
     "as_dict",
     "code",
+    "code_uncached",
     "describe",
+    "describe_uncached",
     "detail_text",
     "goal_text",
     "line",
+    "line_uncached",
     "str_or_none",
     "uncertain_text",
+    "uncertain_text_uncached",
 ]
 
 MAX_OPEN_CALLS: Final = 1024
@@ -41,37 +45,39 @@ def str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@functools.lru_cache(maxsize=4096)
-def code(text: str, max_chars: int = ARG_CHARS) -> str:
-    """An argument (path, command, pattern) as an inline code span on one line.
-
-    Memoised (as is :func:`describe`): agents touch the same paths and commands again and
-    again, and containment is the most expensive step of most events.
-    """
+def code_uncached(text: str, max_chars: int = ARG_CHARS) -> str:
+    """An argument (path, command, pattern) as an inline code span on one line."""
     return "`" + contain_trusted_line(text, max_chars).replace("`", "'") + "`"
 
 
-@functools.lru_cache(maxsize=4096)
-def line(text: str, max_chars: int) -> str:
-    """Agent-written text (a todo, a decision) on one contained line; memoised like code."""
+def line_uncached(text: str, max_chars: int) -> str:
+    """Agent-written text (a todo, a decision) on one contained line."""
     return contain_trusted_line(text, max_chars)
 
 
-@functools.lru_cache(maxsize=4096)
-def describe(tool: str, key: str | None) -> str:
+def describe_uncached(tool: str, key: str | None) -> str:
+    """A tool and its key argument, as a call is named in the memory."""
     name = contain_trusted_line(tool, 60) or "tool"
     return f"{name} {code(key)}" if key else name
 
 
-@functools.lru_cache(maxsize=2 * MAX_OPEN_CALLS)
-def uncertain_text(open_started: int) -> str:
-    # Memoised: the count goes up and down by one with every call, and the same string
-    # object keeps its hash for the store's token cache.
+def uncertain_text_uncached(open_started: int) -> str:
+    """The warning that calls were started and never finished."""
     noun = "action was" if open_started == 1 else "actions were"
     return (
         f"{open_started} {noun} started but never finished; "
         "check their effects before replaying (see Todo)"
     )
+
+
+# Memoised, each beside its uncached twin (tests compare them): agents touch the same
+# paths, commands and texts again and again, and containment is the most expensive step
+# of most events. The warning text changes with every call as the count goes up and down;
+# its memo saves the formatting (measured ~3x per call, on ~1 call in 3 events).
+code = functools.lru_cache(maxsize=4096)(code_uncached)
+line = functools.lru_cache(maxsize=4096)(line_uncached)
+describe = functools.lru_cache(maxsize=4096)(describe_uncached)
+uncertain_text = functools.lru_cache(maxsize=2 * MAX_OPEN_CALLS)(uncertain_text_uncached)
 
 
 def goal_text(content: str) -> str:
