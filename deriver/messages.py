@@ -6,8 +6,7 @@ payload that says nothing to the memory parses to None), then applied to the sto
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from deriver.keys import verify_key
 from deriver.recording import Failures, decision, verification
@@ -40,8 +39,7 @@ _TRANSITION_REASONS: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class UserMessage:
+class UserMessage(NamedTuple):
     """A user's request or acknowledgement."""
 
     content: str
@@ -49,8 +47,7 @@ class UserMessage:
     run_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class AssistantMessage:
+class AssistantMessage(NamedTuple):
     """What an assistant message says to the memory: decisions, and a final answer."""
 
     decisions: tuple[str, ...]
@@ -59,21 +56,18 @@ class AssistantMessage:
     stamp: Stamp
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(NamedTuple):
     reason: str
     details: str
     stamp: Stamp
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
+class Checkpoint(NamedTuple):
     text: str
     stamp: Stamp
 
 
-@dataclass(frozen=True, slots=True)
-class Terminal:
+class Terminal(NamedTuple):
     reason: str
     text: str
     stamp: Stamp

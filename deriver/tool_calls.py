@@ -9,7 +9,7 @@ work, folded reads, changed files, failed attempts or check results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from deriver.check_output import exit_code_from_output
 from deriver.checks import mark_checks_stale, record_check
@@ -62,8 +62,7 @@ Todo = tuple[str, str]
 """A todo's content and status."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolEvent:
+class ToolEvent(NamedTuple):
     """One step of a tool call's lifecycle, as the payload states it."""
 
     status: str
