@@ -8,13 +8,15 @@ then changes state. Rebuild is the same fold from the empty state.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 import orjson
 
 from deriver.rules import Rules
 from deriver.store import MemoryStore
+from deriver.token_budget import TokenArithmetic
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import TranscriptEvent
 from session_memory.memory import (
@@ -27,9 +29,12 @@ from session_memory.tokens import DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 1
+SNAPSHOT_FORMAT: Final = 2
+"""Version 2 names every field; version 1 (positional lists) is refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50
 _MAX_UNKNOWN_TYPES_KEPT: Final = 50
+# What parsing a payload of an unexpected shape can raise.
+_MALFORMED: Final = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError)
 
 
 class SessionMemoryDeriver:
@@ -57,13 +62,8 @@ class SessionMemoryDeriver:
             raise ConfigError(f"goal_tokens must be at least 24, not {goal_tokens}")
         if dedup_window < 1:
             raise ConfigError(f"dedup_window must be positive, not {dedup_window}")
-        self._config: dict[str, Any] = {
-            "budget_tokens": budget_tokens,
-            "encoding": encoding,
-            "goal_tokens": goal_tokens,
-            "dedup_window": dedup_window,
-        }
-        self._store = MemoryStore(counter(encoding), budget_tokens, goal_tokens)
+        self._config = _Config(budget_tokens, encoding, goal_tokens, dedup_window)
+        self._store = MemoryStore(TokenArithmetic(counter(encoding)), budget_tokens, goal_tokens)
         minimum = self._store.fixed_tokens_worst_case()
         if budget_tokens < minimum:
             raise ConfigError(
@@ -79,22 +79,9 @@ class SessionMemoryDeriver:
         self._last_event_id: str | None = None
         self._session_id: str | None = None
         self._version = 0
-        self._diag: dict[str, Any] = {
-            "lines_skipped": 0,
-            "skipped": [],
-            "duplicate_events": 0,
-            "unknown_event_types": {},
-            "events_with_unknown_fields": 0,
-            "malformed_payloads": 0,
-        }
+        self._diag = _DiagnosticsState()
         self._memory: SessionMemory | None = None
-        self._handlers: dict[str, Callable[[TranscriptEvent], bool]] = {
-            "message": self._rules.on_message,
-            "state_transition": self._rules.on_state_transition,
-            "tool_lifecycle": self._rules.on_tool_lifecycle,
-            "checkpoint": self._rules.on_checkpoint,
-            "terminal": self._rules.on_terminal,
-        }
+        self._handlers = self._rules.handlers
 
     # -- the fold -----------------------------------------------------------------------
 
@@ -123,7 +110,7 @@ class SessionMemoryDeriver:
             event = _without_surrogates(event)
             event_id = event.event_id
         if event_id in self._seen:
-            self._diag["duplicate_events"] += 1
+            self._diag.duplicate_events += 1
             self._memory = None
             return False
         # Remember the id: a set for membership, a deque for age (dropping the oldest key of
@@ -138,19 +125,20 @@ class SessionMemoryDeriver:
         if self._session_id is None and event.session_id:
             self._session_id = event.session_id
         if event.__pydantic_extra__:
-            self._diag["events_with_unknown_fields"] += 1
+            self._diag.events_with_unknown_fields += 1
         handler = self._handlers.get(event.event_type)
         changed = False
         if handler is None:
             self._count_unknown_type(event.event_type)
         else:
             try:
-                changed = handler(event)
-            except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError):
-                # Handlers validate before they change state; this is the last line of
-                # defence so that nothing in a transcript can stop the fold.
-                self._diag["malformed_payloads"] += 1
-                changed = True
+                parsed = handler.parse(event)
+            except _MALFORMED:
+                # Parsing is pure: a payload it cannot read leaves the memory as it was.
+                self._diag.malformed_payloads += 1
+                parsed = None
+            if parsed is not None:
+                changed = handler.apply(parsed)
         if changed:
             self._store.fit()
             self._version += 1
@@ -159,8 +147,8 @@ class SessionMemoryDeriver:
 
     def record_skip(self, skip: SkippedLine) -> None:
         """Count a transcript line that could not be applied, keeping the first few."""
-        self._diag["lines_skipped"] += 1
-        kept: list[SkippedLine] = self._diag["skipped"]
+        self._diag.lines_skipped += 1
+        kept = self._diag.skipped
         if len(kept) < _MAX_SKIPPED_KEPT:
             kept.append(skip)
         self._memory = None
@@ -185,7 +173,7 @@ class SessionMemoryDeriver:
         return deriver
 
     def _count_unknown_type(self, event_type: str) -> None:
-        counts: dict[str, int] = self._diag["unknown_event_types"]
+        counts = self._diag.unknown_event_types
         if event_type in counts or len(counts) < _MAX_UNKNOWN_TYPES_KEPT:
             counts[event_type] = counts.get(event_type, 0) + 1
         else:
@@ -236,15 +224,15 @@ class SessionMemoryDeriver:
             last_event_id=self._last_event_id,
             version=self._version,
             budget_tokens=store.budget_tokens,
-            encoding=self._config["encoding"],
+            encoding=self._config.encoding,
             tokens_used=store.total_tokens(),
             diagnostics=Diagnostics(
-                lines_skipped=diag["lines_skipped"],
-                skipped=tuple(diag["skipped"]),
-                duplicate_events=diag["duplicate_events"],
-                unknown_event_types=dict(sorted(diag["unknown_event_types"].items())),
-                events_with_unknown_fields=diag["events_with_unknown_fields"],
-                malformed_payloads=diag["malformed_payloads"],
+                lines_skipped=diag.lines_skipped,
+                skipped=tuple(diag.skipped),
+                duplicate_events=diag.duplicate_events,
+                unknown_event_types=dict(sorted(diag.unknown_event_types.items())),
+                events_with_unknown_fields=diag.events_with_unknown_fields,
+                malformed_payloads=diag.malformed_payloads,
             ),
         )
 
@@ -252,17 +240,15 @@ class SessionMemoryDeriver:
 
     def snapshot(self) -> bytes:
         """The whole fold state as bytes; :meth:`restore` continues exactly from here."""
-        diag = dict(self._diag)
-        diag["skipped"] = [[s.offset, s.reason] for s in self._diag["skipped"]]
         state = {
             "format": SNAPSHOT_FORMAT,
-            "config": self._config,
+            "config": asdict(self._config),
             "seen": list(self._seen_order),
             "event_count": self._event_count,
             "last_event_id": self._last_event_id,
             "session_id": self._session_id,
             "version": self._version,
-            "diagnostics": diag,
+            "diagnostics": self._diag.to_state(),
             "store": self._store.to_state(),
             "rules": self._rules.to_state(),
         }
@@ -273,8 +259,13 @@ class SessionMemoryDeriver:
         """A deriver in the state :meth:`snapshot` captured; SnapshotError if unusable."""
         try:
             state = orjson.loads(data)
-            if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
-                raise SnapshotError("not a session-memory deriver snapshot of a known format")
+            if not isinstance(state, dict) or "format" not in state:
+                raise SnapshotError("not a session-memory deriver snapshot")
+            if state["format"] != SNAPSHOT_FORMAT:
+                raise SnapshotError(
+                    f"deriver snapshot of format {state['format']!r}, this version reads format "
+                    f"{SNAPSHOT_FORMAT}: rebuild the memory from the transcript"
+                )
             deriver = cls(**state["config"])
             deriver._seen_order = deque(state["seen"])
             deriver._seen = set(deriver._seen_order)
@@ -282,9 +273,7 @@ class SessionMemoryDeriver:
             deriver._last_event_id = state["last_event_id"]
             deriver._session_id = state["session_id"]
             deriver._version = state["version"]
-            diag = state["diagnostics"]
-            diag["skipped"] = [SkippedLine(offset=o, reason=r) for o, r in diag["skipped"]]
-            deriver._diag = diag
+            deriver._diag = _DiagnosticsState.from_state(state["diagnostics"])
             deriver._store.load_state(state["store"])
             deriver._rules.load_state(state["rules"])
         except SnapshotError:
@@ -299,6 +288,49 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
+
+
+@dataclass(frozen=True, slots=True)
+class _Config:
+    """What the deriver was built with; a snapshot rebuilds the deriver from it."""
+
+    budget_tokens: int
+    encoding: str
+    goal_tokens: int
+    dedup_window: int
+
+
+@dataclass(slots=True)
+class _DiagnosticsState:
+    """The running counts behind :class:`Diagnostics`."""
+
+    lines_skipped: int = 0
+    skipped: list[SkippedLine] = field(default_factory=list)
+    duplicate_events: int = 0
+    unknown_event_types: dict[str, int] = field(default_factory=dict)
+    events_with_unknown_fields: int = 0
+    malformed_payloads: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "lines_skipped": self.lines_skipped,
+            "skipped": [{"offset": s.offset, "reason": s.reason} for s in self.skipped],
+            "duplicate_events": self.duplicate_events,
+            "unknown_event_types": self.unknown_event_types,
+            "events_with_unknown_fields": self.events_with_unknown_fields,
+            "malformed_payloads": self.malformed_payloads,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> _DiagnosticsState:
+        return cls(
+            lines_skipped=state["lines_skipped"],
+            skipped=[SkippedLine(offset=s["offset"], reason=s["reason"]) for s in state["skipped"]],
+            duplicate_events=state["duplicate_events"],
+            unknown_event_types=dict(state["unknown_event_types"]),
+            events_with_unknown_fields=state["events_with_unknown_fields"],
+            malformed_payloads=state["malformed_payloads"],
+        )
 
 
 def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:

@@ -2,22 +2,20 @@
 
 Every change is O(1) amortised: an item's body is counted once when its text changes, its
 prefix comes from a small cache, and the store keeps a running total of the tokens the
-rendered memory will take (see :mod:`session_memory.layout` for why parts add up exactly).
+rendered memory will take (:mod:`deriver.token_budget` counts the parts and checks that they
+add up exactly).
 When the total goes over the budget, the oldest item of the lowest tier goes first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
+from deriver.keys import ItemKey
+from deriver.token_budget import TokenArithmetic
 from session_memory.layout import (
-    HEADER,
     RENDER_ORDER,
-    body,
-    goal_block,
-    item_prefix,
-    marker_line,
-    section_header,
 )
 from session_memory.memory import (
     Goal,
@@ -25,9 +23,8 @@ from session_memory.memory import (
     Provenance,
     SectionName,
 )
-from session_memory.tokens import TokenCounter
 
-__all__ = ["EVICTION_TIERS", "Item", "MemoryStore", "Stamp"]
+__all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
 Stamp = tuple[str, int | None]
 """An event id and its step: where a fact came from."""
@@ -45,9 +42,7 @@ EVICTION_TIERS: Final[tuple[str, ...]] = (
 _TIER_INDEX: Final = {name: i for i, name in enumerate(EVICTION_TIERS)}
 _HISTORY_TIERS: Final = _TIER_INDEX["open_failures"]
 
-_MAX_MARKER_DIGITS: Final = 12
 _SPARED_PER_TIER: Final = 3
-_BODY_CACHE_SIZE: Final = 8192
 
 
 class Item:
@@ -79,7 +74,7 @@ class Item:
         text: str,
         status: str | None,
         created: Stamp,
-        key: str | None,
+        key: ItemKey | None,
         safe_to_replay: bool | None,
     ) -> None:
         self.id = item_id
@@ -127,142 +122,115 @@ class Item:
             ),
         )
 
-    def to_state(self) -> list[Any]:
-        return [
-            self.id,
-            self.section,
-            self.kind,
-            self.text,
-            self.status,
-            self.count,
-            self.safe_to_replay,
-            list(self.created),
-            list(self.changed),
-            list(self.closed) if self.closed else None,
-            self.key,
-            self.tier,
-            self.body_tokens,
-            self.prefix_tokens,
-        ]
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "section": self.section,
+            "kind": self.kind,
+            "text": self.text,
+            "status": self.status,
+            "count": self.count,
+            "safe_to_replay": self.safe_to_replay,
+            "created": list(self.created),
+            "changed": list(self.changed),
+            "closed": list(self.closed) if self.closed else None,
+            "key": self.key,
+            "tier": self.tier,
+            "body_tokens": self.body_tokens,
+            "prefix_tokens": self.prefix_tokens,
+        }
 
     @classmethod
-    def from_state(cls, state: list[Any]) -> Item:
+    def from_state(cls, state: dict[str, Any]) -> Item:
         item = cls(
-            state[0],
-            state[1],
-            state[2],
-            state[3],
-            state[4],
-            (state[7][0], state[7][1]),
-            state[10],
-            state[6],
+            state["id"],
+            state["section"],
+            state["kind"],
+            state["text"],
+            state["status"],
+            _stamp(state["created"]),
+            state["key"],
+            state["safe_to_replay"],
         )
-        item.count = state[5]
-        item.changed = (state[8][0], state[8][1])
-        item.closed = (state[9][0], state[9][1]) if state[9] else None
-        item.tier = state[11]
-        item.body_tokens = state[12]
-        item.prefix_tokens = state[13]
+        item.count = state["count"]
+        item.changed = _stamp(state["changed"])
+        item.closed = _stamp(state["closed"]) if state["closed"] else None
+        item.tier = state["tier"]
+        item.body_tokens = state["body_tokens"]
+        item.prefix_tokens = state["prefix_tokens"]
         return item
 
 
-class _GoalState:
-    __slots__ = ("acknowledgements", "last_ack", "run_id", "source", "text", "tokens", "truncated")
+def _stamp(state: list[Any]) -> Stamp:
+    event_id, step = state
+    return (event_id, step)
 
-    def __init__(self, text: str, source: Stamp, run_id: str | None) -> None:
-        self.text = text
-        self.truncated = False
-        self.source = source
-        self.run_id = run_id
-        self.acknowledgements = 0
-        self.last_ack = ""
-        self.tokens = 0
+
+@dataclass(slots=True)
+class GoalState:
+    """The current goal as the store keeps it; :meth:`MemoryStore.goal_view` freezes it."""
+
+    text: str
+    source: Stamp
+    run_id: str | None
+    truncated: bool = False
+    acknowledgements: int = 0
+    last_ack: str = ""
+    tokens: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "source": list(self.source),
+            "run_id": self.run_id,
+            "truncated": self.truncated,
+            "acknowledgements": self.acknowledgements,
+            "last_ack": self.last_ack,
+            "tokens": self.tokens,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> GoalState:
+        return cls(
+            text=state["text"],
+            source=_stamp(state["source"]),
+            run_id=state["run_id"],
+            truncated=state["truncated"],
+            acknowledgements=state["acknowledgements"],
+            last_ack=state["last_ack"],
+            tokens=state["tokens"],
+        )
 
 
 class MemoryStore:
     """Items by section, eviction order by tier, and the running token total."""
 
-    def __init__(self, counter: TokenCounter, budget_tokens: int, goal_tokens: int) -> None:
-        self._counter = counter
+    def __init__(self, tokens: TokenArithmetic, budget_tokens: int, goal_tokens: int) -> None:
+        self.tokens = tokens
         self.budget_tokens = budget_tokens
         self.goal_tokens = goal_tokens
         self.sections: dict[SectionName, dict[str, Item]] = {s: {} for s in RENDER_ORDER}
         self._tiers: list[dict[str, Item]] = [{} for _ in EVICTION_TIERS]
-        self.by_key: dict[str, Item] = {}
+        self.by_key: dict[ItemKey, Item] = {}
         self.omitted: dict[SectionName, int] = {}
         self.omitted_kinds: dict[str, int] = {}
-        self.goal: _GoalState | None = None
+        self.goal: GoalState | None = None
         self._next_id = 0
         self._items_tokens = 0
-        self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
-        self._body_cache: dict[str, int] = {}
-        self._marker_cache: dict[tuple[SectionName, int], int] = {}
-        self._number_cache: dict[int, int] = {}
-        self._header_tokens = counter.count(HEADER)
-        self._section_tokens = {s: counter.count(section_header(s)) for s in RENDER_ORDER}
+        self._header_tokens = tokens.header
+        self._section_tokens = tokens.section_headers
         # Headings and markers of the sections that render, kept as a running total.
         self._section_costs: dict[SectionName, int] = dict.fromkeys(RENDER_ORDER, 0)
         self._structure_tokens = 0
 
     # -- counting -----------------------------------------------------------------------
 
-    def _count_body(self, text: str) -> int:
-        cache = self._body_cache
-        tokens = cache.get(text)
-        if tokens is None:
-            if len(cache) >= _BODY_CACHE_SIZE:
-                cache.clear()
-            tokens = cache[text] = self._counter.count(body(text))
-        return tokens
-
-    def count_parts(self, parts: list[str]) -> int:
-        """Tokens of a body given as parts that meet at pre-token boundaries, each cached."""
-        cache = self._body_cache
-        total = 0
-        for part in parts:
-            tokens = cache.get(part)
-            if tokens is None:
-                if len(cache) >= _BODY_CACHE_SIZE:
-                    cache.clear()
-                tokens = cache[part] = self._counter.count(part)
-            total += tokens
-        return total
-
-    def count_number(self, number: int) -> int:
-        """Tokens of a number standing between pre-token boundaries: numbers of equal length
-        count alike (see :meth:`marker_tokens`), so one count per length suffices."""
-        digits = len(str(number))
-        tokens = self._number_cache.get(digits)
-        if tokens is None:
-            tokens = self._number_cache[digits] = self._counter.count("1" + "0" * (digits - 1))
-        return tokens
-
     def _count_prefix(self, item: Item) -> int:
-        key = (item.status, item.count, item.safe_to_replay)
-        tokens = self._prefix_cache.get(key)
-        if tokens is None:
-            tokens = self._prefix_cache[key] = self._counter.count(item_prefix(*key))
-        return tokens
-
-    def marker_tokens(self, section: SectionName, omitted: int) -> int:
-        """Exact tokens of a marker line; numbers of equal length count alike (1-3 digit
-        groups are single tokens), so one count per section and digit length suffices."""
-        digits = len(str(omitted))
-        key = (section, digits)
-        tokens = self._marker_cache.get(key)
-        if tokens is None:
-            tokens = self._marker_cache[key] = self._counter.count(
-                marker_line(section, 10 ** (digits - 1))
-            )
-        return tokens
+        return self.tokens.prefix(item.status, item.count, item.safe_to_replay)
 
     def fixed_tokens_worst_case(self) -> int:
         """Tokens that cannot be evicted: header, goal and every section's marker."""
-        markers = sum(
-            self._section_tokens[s]
-            + self._counter.count(marker_line(s, 10**_MAX_MARKER_DIGITS - 1))
-            for s in RENDER_ORDER
-        )
+        markers = sum(self._section_tokens[s] + self.tokens.largest_marker(s) for s in RENDER_ORDER)
         return self._header_tokens + self.goal_tokens + markers
 
     def total_tokens(self) -> int:
@@ -281,7 +249,7 @@ class MemoryStore:
         if omitted or self.sections[section]:
             cost = self._section_tokens[section]
             if omitted:
-                cost += self.marker_tokens(section, omitted)
+                cost += self.tokens.marker(section, omitted)
         self._structure_tokens += cost - self._section_costs[section]
         self._section_costs[section] = cost
 
@@ -295,7 +263,7 @@ class MemoryStore:
         stamp: Stamp,
         *,
         status: str | None = None,
-        key: str | None = None,
+        key: ItemKey | None = None,
         safe_to_replay: bool | None = None,
         tier: str | None = None,
         body_tokens: int | None = None,
@@ -303,7 +271,7 @@ class MemoryStore:
         """Add an item at the end of its section (the most recent place).
 
         ``body_tokens``, when given, is the count of ``body(text)`` already made by the
-        caller (see :meth:`count_parts`)."""
+        caller (see :meth:`TokenArithmetic.parts`)."""
         self._next_id += 1
         item = Item(
             f"{_ID_PREFIX[section]}{self._next_id}",
@@ -317,7 +285,7 @@ class MemoryStore:
         )
         item.tier = tier_index = _TIER_INDEX[tier or section]
         if body_tokens is None:
-            body_tokens = self._count_body(text)
+            body_tokens = self.tokens.body(text)
         item.body_tokens = body_tokens
         item.prefix_tokens = prefix_tokens = self._count_prefix(item)
         items = self.sections[section]
@@ -342,18 +310,25 @@ class MemoryStore:
         tier: str | None = None,
         touch: bool = True,
         closed: bool = False,
+        reopen: bool = False,
+        kind: str | None = None,
         body_tokens: int | None = None,
     ) -> None:
         """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
-        records ``stamp`` as the event that closed it (it stays in the memory)."""
+        records ``stamp`` as the event that closed it (it stays in the memory), ``reopen``
+        forgets that it was closed."""
+        if reopen:
+            item.closed = None
         section_items = self.sections[item.section]
         if item.id not in section_items:
             return
         item._view = None
+        if kind is not None:
+            item.kind = kind
         delta = 0
         if text is not None and text != item.text:
             item.text = text
-            tokens = self._count_body(text) if body_tokens is None else body_tokens
+            tokens = self.tokens.body(text) if body_tokens is None else body_tokens
             delta = tokens - item.body_tokens
             item.body_tokens = tokens
         if status is not None or count is not None or safe_to_replay is not None:
@@ -396,13 +371,17 @@ class MemoryStore:
         if not items:
             self._restructure(item.section)
 
+    def get(self, key: ItemKey) -> Item | None:
+        """The item with this key, if it is in the memory."""
+        return self.by_key.get(key)
+
     def items_of(self, section: SectionName) -> list[Item]:
         return list(self.sections[section].values())
 
     # -- goal ---------------------------------------------------------------------------
 
     def set_goal(self, text: str, stamp: Stamp, run_id: str | None) -> None:
-        self.goal = _GoalState(text, stamp, run_id)
+        self.goal = GoalState(text, stamp, run_id)
         self._fit_goal()
 
     def acknowledge(self, text: str) -> None:
@@ -416,11 +395,11 @@ class MemoryStore:
         """Shorten the goal text until its block fits the goal cap; never drop it."""
         goal = self.goal
         assert goal is not None
-        count = self._counter.count
+        goal_tokens = self.tokens.goal
         full = goal.text
 
         def block(text: str, truncated: bool) -> int:
-            return count(goal_block(text, truncated, goal.acknowledgements, goal.last_ack))
+            return goal_tokens(text, truncated, goal.acknowledgements, goal.last_ack)
 
         tokens = block(full, False)
         if tokens <= self.goal_tokens:
@@ -490,17 +469,7 @@ class MemoryStore:
             "tiers": [list(tier) for tier in self._tiers],
             "omitted": self.omitted,
             "omitted_kinds": self.omitted_kinds,
-            "goal": None
-            if goal is None
-            else [
-                goal.text,
-                goal.truncated,
-                list(goal.source),
-                goal.run_id,
-                goal.acknowledgements,
-                goal.last_ack,
-                goal.tokens,
-            ],
+            "goal": None if goal is None else goal.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -520,14 +489,7 @@ class MemoryStore:
             self._restructure(section)
         raw_goal = state["goal"]
         if raw_goal is not None:
-            goal = _GoalState(raw_goal[0], (raw_goal[2][0], raw_goal[2][1]), raw_goal[3])
-            goal.truncated, goal.acknowledgements, goal.last_ack, goal.tokens = (
-                raw_goal[1],
-                raw_goal[4],
-                raw_goal[5],
-                raw_goal[6],
-            )
-            self.goal = goal
+            self.goal = GoalState.from_state(raw_goal)
 
 
 _ID_PREFIX: Final[dict[SectionName, str]] = {

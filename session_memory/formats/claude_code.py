@@ -148,8 +148,7 @@ class ClaudeCodeAdapter(AdapterBase):
     def finish(self) -> list[Record]:
         """Emit the held-back assistant message (final) and a boundary without summary."""
         out: list[Record] = []
-        self._flush_boundary(out)
-        self._close_group(out, final=True)
+        self._end_turn_part(out, final=True)
         return out
 
     # -- dispatch -----------------------------------------------------------------------
@@ -236,8 +235,7 @@ class ClaudeCodeAdapter(AdapterBase):
             return
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
-            self._flush_boundary(out)
-            self._close_group(out, final=False)
+            self._end_turn_part(out, final=False)
             for index, block in enumerate(results):
                 self._tool_result(record, block, f"cc:{uuid}:{index}", ts, out)
         texts = [
@@ -262,20 +260,17 @@ class ClaudeCodeAdapter(AdapterBase):
             name = command.group(1).strip()
             args_match = _COMMAND_ARGS.search(stripped)
             args = args_match.group(1).strip() if args_match else ""
-            self._flush_boundary(out)
-            self._close_group(out, final=True)
+            self._end_turn_part(out, final=True)
             if name in _BUILTIN_COMMANDS:
                 return
             text = f"/{name} {args}".strip()
-        self._flush_boundary(out)
-        self._close_group(out, final=True)
+        self._end_turn_part(out, final=True)
         self._run_id = uuid
         payload: JsonObject = {"role": "user", "content": cap_text(text.strip()), "metadata": {}}
         out.append(self._event(f"cc:{uuid}:user", "message", payload, ts))
 
     def _interrupted(self, uuid: str, ts: str | None, out: list[Record]) -> None:
-        self._flush_boundary(out)
-        self._close_group(out, final=False)
+        self._end_turn_part(out, final=False)
         payload: JsonObject = {"reason": "interrupted", "details": {"by": "user"}}
         out.append(self._event(f"cc:{uuid}:terminal", "terminal", payload, ts))
 
@@ -300,32 +295,10 @@ class ClaudeCodeAdapter(AdapterBase):
             isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
         )
         extra: JsonObject = {}
-        exit_code: int | None = None
         if failed:
-            if (
-                structured == _REJECTED
-                or text.startswith(_REJECTION_TEXT)
-                or (isinstance(structured, str) and _REJECTION_TEXT in structured)
-            ):
-                text = _REJECTED
-            else:
-                text = _TOOL_ERROR_TAGS.sub("", text).strip() or (as_str(structured) or "error")
-                if name == "Bash" and (m := _EXIT_CODE.search(text[:200])):
-                    exit_code = int(m.group(1))
+            text, exit_code = _failed_result(name, text, structured)
         else:
-            details = as_dict(structured)
-            if name == "Bash" and details is not None and details.get("interrupted") is not True:
-                exit_code = 0
-            elif name == "AskUserQuestion" and details is not None:
-                text = _answers(details) or text
-            elif name == "ExitPlanMode" and details is not None:
-                plan = as_str(details.get("plan"))
-                where = as_str(details.get("filePath"))
-                if plan:
-                    text = plan
-                    extra["args"] = {"plan": cap_text(plan)}
-                elif where:
-                    text = f"plan saved at {where}\n{text}"
+            text, exit_code = _completed_result(name, text, structured, extra)
         self._tool_end(
             out,
             event_id,
@@ -418,8 +391,7 @@ class ClaudeCodeAdapter(AdapterBase):
             )
             return
         if subtype == "compact_boundary":
-            self._flush_boundary(out)
-            self._close_group(out, final=False)
+            self._end_turn_part(out, final=False)
             meta = as_dict(record.get("compactMetadata")) or {}
             self._boundary = {
                 "uuid": uuid,
@@ -428,8 +400,7 @@ class ClaudeCodeAdapter(AdapterBase):
                 "pre_tokens": as_int(meta.get("preTokens")),
             }
         elif subtype == "turn_duration":
-            self._flush_boundary(out)
-            self._close_group(out, final=True)
+            self._end_turn_part(out, final=True)
             details: JsonObject = {}
             if (ms := as_int(record.get("durationMs"))) is not None:
                 details["duration_ms"] = ms
@@ -442,8 +413,7 @@ class ClaudeCodeAdapter(AdapterBase):
                 )
             )
         elif subtype == "stop_hook_summary":
-            self._flush_boundary(out)
-            self._close_group(out, final=True)
+            self._end_turn_part(out, final=True)
             if record.get("preventedContinuation") is True:
                 payload: JsonObject = {
                     "from_state": "completing",
@@ -477,6 +447,11 @@ class ClaudeCodeAdapter(AdapterBase):
             self._event(f"cc:{boundary['uuid']}:checkpoint", "checkpoint", payload, boundary["ts"])
         )
 
+    def _end_turn_part(self, out: list[Record], *, final: bool) -> None:
+        """A pending compaction becomes a checkpoint, then the held assistant text is emitted."""
+        self._flush_boundary(out)
+        self._close_group(out, final=final)
+
     def _flush_boundary(self, out: list[Record]) -> None:
         if self._boundary is not None:
             self._checkpoint(out, summary="")
@@ -484,6 +459,42 @@ class ClaudeCodeAdapter(AdapterBase):
 
 _GROUP_KEYS: Final = frozenset({"id", "uuid", "ts", "text", "tools"})
 _BOUNDARY_KEYS: Final = frozenset({"uuid", "ts", "trigger", "pre_tokens"})
+
+
+def _failed_result(name: str | None, text: str, structured: object) -> tuple[str, int | None]:
+    """A failed call's error text (a rejection says so plainly) and Bash's exit code."""
+    if (
+        structured == _REJECTED
+        or text.startswith(_REJECTION_TEXT)
+        or (isinstance(structured, str) and _REJECTION_TEXT in structured)
+    ):
+        return _REJECTED, None
+    text = _TOOL_ERROR_TAGS.sub("", text).strip() or (as_str(structured) or "error")
+    if name == "Bash" and (m := _EXIT_CODE.search(text[:200])):
+        return text, int(m.group(1))
+    return text, None
+
+
+def _completed_result(
+    name: str | None, text: str, structured: object, extra: JsonObject
+) -> tuple[str, int | None]:
+    """A completed call's result text, from its structured result where that says more."""
+    details = as_dict(structured)
+    if details is None:
+        return text, None
+    if name == "Bash":
+        return text, (0 if details.get("interrupted") is not True else None)
+    if name == "AskUserQuestion":
+        return _answers(details) or text, None
+    if name == "ExitPlanMode":
+        plan = as_str(details.get("plan"))
+        where = as_str(details.get("filePath"))
+        if plan:
+            extra["args"] = {"plan": cap_text(plan)}
+            return plan, None
+        if where:
+            return f"plan saved at {where}\n{text}", None
+    return text, None
 
 
 def _is_call_map(value: object) -> bool:

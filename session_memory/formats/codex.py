@@ -24,6 +24,8 @@ Mapping (``docs/formats.md`` has the full table):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import orjson
@@ -295,83 +297,88 @@ class CodexAdapter(AdapterBase):
             self._final_seen = False
         elif self._run_id is None and turn_id is not None:
             self._run_id = turn_id  # a file that starts mid-turn learns its turn here
-        if ptype == "user_message":
-            message = p.get("message")
-            if not isinstance(message, str):
-                out.append(
-                    SkippedLine(
-                        offset=offset, reason="Codex user_message: 'message' is not a string"
-                    )
-                )
-                return
-            if message.strip():
-                payload: JsonObject = {
-                    "role": "user",
-                    "content": cap_text(message.strip()),
-                    "metadata": {},
-                }
-                out.append(self._event(f"{eid}:user", "message", payload, ts))
-        elif ptype == "exec_command_end":
-            self._exec_end(p, eid, ts, out)
-        elif ptype == "patch_apply_end":
-            call_id = as_str(p.get("call_id"))
-            entry = self._open.pop(call_id, None) if call_id else None
-            if call_id and entry is not None:
-                failed = p.get("success") is False or p.get("status") == "failed"
-                text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
-                self._tool_end(
-                    out,
-                    eid,
-                    call_id,
-                    entry,
-                    failed=failed,
-                    text=text or ("patch failed" if failed else "patch applied"),
-                    timestamp=ts,
-                )
-        elif ptype == "web_search_end":
-            call_id = as_str(p.get("call_id")) or eid
-            query = as_str(p.get("query")) or ""
-            self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
-            entry = self._open.pop(call_id)
-            self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
-        elif ptype == "context_compacted":
-            if not self._compacted:
-                payload = {
-                    "from_state": "running",
-                    "to_state": "running",
-                    "reason": "context_compacted",
-                    "details": {},
-                }
-                out.append(self._event(f"{eid}:compacted", "state_transition", payload, ts))
-            self._compacted = False
-        elif ptype == "task_complete":
-            last = as_str(p.get("last_agent_message"))
-            if not self._final_seen and last and last.strip():
-                payload = {
-                    "role": "assistant",
-                    "content": cap_text(last.strip()),
-                    "metadata": {"action_type": "final"},
-                }
-                out.append(self._event(f"{eid}:assistant", "message", payload, ts))
-            details: JsonObject = {"turn_id": turn_id} if turn_id else {}
-            if (ms := as_int(p.get("duration_ms"))) is not None:
-                details["duration_ms"] = ms
+        handler = _EVENT_MSG_HANDLERS.get(ptype)
+        if handler is not None:
+            handler(self, _EventMsg(p, offset, eid, ts, turn_id), out)
+
+    def _user_message(self, m: _EventMsg, out: list[Record]) -> None:
+        message = m.p.get("message")
+        if not isinstance(message, str):
             out.append(
-                self._event(
-                    f"{eid}:terminal", "terminal", {"reason": "completed", "details": details}, ts
-                )
+                SkippedLine(offset=m.offset, reason="Codex user_message: 'message' is not a string")
             )
-            self._final_seen = False
-        elif ptype == "turn_aborted":
-            details = {"turn_id": turn_id} if turn_id else {}
-            if reason := as_str(p.get("reason")):
-                details["abort_reason"] = reason
-            out.append(
-                self._event(
-                    f"{eid}:terminal", "terminal", {"reason": "interrupted", "details": details}, ts
-                )
+            return
+        if message.strip():
+            payload: JsonObject = {
+                "role": "user",
+                "content": cap_text(message.strip()),
+                "metadata": {},
+            }
+            out.append(self._event(f"{m.eid}:user", "message", payload, m.ts))
+
+    def _exec_command_end(self, m: _EventMsg, out: list[Record]) -> None:
+        self._exec_end(m.p, m.eid, m.ts, out)
+
+    def _patch_apply_end(self, m: _EventMsg, out: list[Record]) -> None:
+        p = m.p
+        call_id = as_str(p.get("call_id"))
+        entry = self._open.pop(call_id, None) if call_id else None
+        if call_id and entry is not None:
+            failed = p.get("success") is False or p.get("status") == "failed"
+            text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
+            self._tool_end(
+                out,
+                m.eid,
+                call_id,
+                entry,
+                failed=failed,
+                text=text or ("patch failed" if failed else "patch applied"),
+                timestamp=m.ts,
             )
-            self._final_seen = False
+
+    def _web_search_end(self, m: _EventMsg, out: list[Record]) -> None:
+        eid, ts = m.eid, m.ts
+        call_id = as_str(m.p.get("call_id")) or eid
+        query = as_str(m.p.get("query")) or ""
+        self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
+        entry = self._open.pop(call_id)
+        self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
+
+    def _context_compacted(self, m: _EventMsg, out: list[Record]) -> None:
+        if not self._compacted:
+            payload = {
+                "from_state": "running",
+                "to_state": "running",
+                "reason": "context_compacted",
+                "details": {},
+            }
+            out.append(self._event(f"{m.eid}:compacted", "state_transition", payload, m.ts))
+        self._compacted = False
+
+    def _task_complete(self, m: _EventMsg, out: list[Record]) -> None:
+        last = as_str(m.p.get("last_agent_message"))
+        if not self._final_seen and last and last.strip():
+            payload = {
+                "role": "assistant",
+                "content": cap_text(last.strip()),
+                "metadata": {"action_type": "final"},
+            }
+            out.append(self._event(f"{m.eid}:assistant", "message", payload, m.ts))
+        details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
+        if (ms := as_int(m.p.get("duration_ms"))) is not None:
+            details["duration_ms"] = ms
+        self._terminal(m, "completed", details, out)
+
+    def _turn_aborted(self, m: _EventMsg, out: list[Record]) -> None:
+        details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
+        if reason := as_str(m.p.get("reason")):
+            details["abort_reason"] = reason
+        self._terminal(m, "interrupted", details, out)
+
+    def _terminal(self, m: _EventMsg, reason: str, details: JsonObject, out: list[Record]) -> None:
+        payload = {"reason": reason, "details": details}
+        out.append(self._event(f"{m.eid}:terminal", "terminal", payload, m.ts))
+        self._final_seen = False
 
     def _exec_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
         call_id = as_str(p.get("call_id"))
@@ -477,3 +484,25 @@ def _parse_output(output: object) -> tuple[str, int | None, str | None, bool]:
         running.group(1) if running else None,
         exit_code is not None and exit_code != 0,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _EventMsg:
+    """An ``event_msg`` record's payload and where it came from."""
+
+    p: JsonObject
+    offset: int
+    eid: str
+    ts: str | None
+    turn_id: str | None
+
+
+_EVENT_MSG_HANDLERS: Final[dict[str, Callable[[CodexAdapter, _EventMsg, list[Record]], None]]] = {
+    "user_message": CodexAdapter._user_message,
+    "exec_command_end": CodexAdapter._exec_command_end,
+    "patch_apply_end": CodexAdapter._patch_apply_end,
+    "web_search_end": CodexAdapter._web_search_end,
+    "context_compacted": CodexAdapter._context_compacted,
+    "task_complete": CodexAdapter._task_complete,
+    "turn_aborted": CodexAdapter._turn_aborted,
+}

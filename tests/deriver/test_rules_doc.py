@@ -8,6 +8,7 @@ from pathlib import Path
 from deriver import SessionMemoryDeriver
 from deriver.rules import RULES
 from deriver.store import EVICTION_TIERS
+from session_memory.formats import read_transcript
 from session_memory.reader import read_records
 
 DOC = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
@@ -40,3 +41,22 @@ class TestRulesDoc:
         }  # fmt: skip
         assert kinds
         assert kinds <= {r.kind for r in RULES}
+
+
+class TestRulesTable:
+    def test_tiers_and_sections_are_the_code_s(self) -> None:
+        """Every item the deriver makes sits in the section and tier its RULES row names."""
+        rules = {r.kind: r for r in RULES}
+        paths = [SAMPLE, *sorted((SAMPLE.parents[1] / "tests" / "fixtures").rglob("*.jsonl"))]
+        seen: set[tuple[str, str, str]] = set()
+        for path in paths:
+            deriver = SessionMemoryDeriver.rebuild(read_transcript(path), budget_tokens=20000)
+            store = deriver._store
+            for items in store.sections.values():
+                for item in items.values():
+                    seen.add((item.kind, item.section, EVICTION_TIERS[item.tier]))
+        assert seen
+        for kind, section, tier in seen:
+            rule = rules[kind]
+            assert section in rule.section.split(", "), (kind, section)
+            assert tier in rule.tier.split(", then "), (kind, tier)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
@@ -52,3 +56,59 @@ class TestSnapshot:
         small = len(SessionMemoryDeriver.rebuild(records[:1500]).snapshot())
         large = len(SessionMemoryDeriver.rebuild(records).snapshot())
         assert large < small * 1.5
+
+
+def _as_format_1(snapshot: bytes) -> bytes:
+    """A snapshot as the first format wrote it: the version number says so."""
+    state = orjson.loads(snapshot)
+    state["format"] = 1
+    return orjson.dumps(state)
+
+
+def _line(i: int, **payload: Any) -> bytes:
+    event = {"event_id": f"e{i}", "event_type": "message", "session_id": "s-1", "payload": payload}
+    return orjson.dumps(event) + b"\n"
+
+
+class TestSnapshotFormat:
+    def test_old_format_says_to_rebuild(self) -> None:
+        """A snapshot of the positional first format is refused: SnapshotError, rebuild."""
+        old = _as_format_1(
+            SessionMemoryDeriver.rebuild(list(read_records(SAMPLE))[:200]).snapshot()
+        )
+        with pytest.raises(SnapshotError, match="rebuild the memory from the transcript"):
+            SessionMemoryDeriver.restore(old)
+
+    def test_fields_are_named(self) -> None:
+        """Items, the goal, calls, folds and diagnostics are saved by name, not by position."""
+        state = orjson.loads(SessionMemoryDeriver.rebuild(read_records(SAMPLE)).snapshot())
+        assert state["format"] == 2
+        assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
+        assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
+        assert all(set(f) == {"count", "recent"} for f in state["rules"]["folds"].values())
+        assert {"lines_skipped", "skipped", "malformed_payloads"} <= set(state["diagnostics"])
+
+    def test_service_rebuilds_from_an_old_format_state(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The watch service meets an old-format snapshot by deriving the transcript again."""
+        from session_memory.service import MemoryService
+        from session_memory.store import load_state, save_state, state_path
+
+        watched, out = tmp_path / "transcripts", tmp_path / "out"
+        watched.mkdir()
+        path = watched / "a.jsonl"
+        path.write_bytes(_line(1, role="user", content="first goal"))
+        service = MemoryService([watched], out)
+        service.run_once()
+        spath = state_path(service.state_dir, str(path.resolve()))
+        state = load_state(spath)
+        save_state(service.state_dir, replace(state, snapshot=_as_format_1(state.snapshot)))
+        with path.open("ab") as file:
+            file.write(_line(2, role="user", content="second goal"))
+        with caplog.at_level(logging.WARNING, logger="session_memory.service"):
+            MemoryService([watched], out).run_once()
+        assert "rebuild the memory from the transcript" in caplog.text
+        expected = SessionMemoryDeriver.rebuild(read_records(path)).memory
+        written = orjson.loads((out / "s-1.memory.json").read_bytes())
+        assert written == orjson.loads(expected.to_json())

@@ -334,3 +334,25 @@ class TestMutatedFixtures:
         assert not any(
             isinstance(r, SkippedLine) and r.reason.startswith("internal error") for r in records
         )
+
+
+class TestCodexOutput:
+    def test_codex_metadata_json(self) -> None:
+        """Codex custom tool output carries it in ``metadata.exit_code`` (fixture)."""
+        from session_memory.formats.codex import _parse_output
+
+        patch_output = (
+            '{"output":"Success. Updated the following files:\\n'
+            'M src/agents/plugins/__tests__/codemie-code-reasoning.test.ts\\n",'
+            '"metadata":{"exit_code":0,"duration_seconds":2.2}}'
+        )
+        assert _parse_output(patch_output)[1] == 0
+        failing = '{"output": "boom", "metadata": {"exit_code": 3, "duration_seconds": 0.1}}'
+        assert _parse_output(failing)[1] == 3
+
+    def test_large_codex_metadata_json(self) -> None:
+        """A metadata exit code after megabytes of output is still found."""
+        from session_memory.formats.codex import _parse_output
+
+        text = '{"output": "' + "x" * (5 * 1024 * 1024) + '", "metadata": {"exit_code": 4}}'
+        assert _parse_output(text)[1] == 4

@@ -1,0 +1,68 @@
+"""Item keys: the one place that builds the keys the store finds items by.
+
+Each kind of key has its own namespace, so a path, a command and a decision text never
+collide however alike they read.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NewType
+
+__all__ = [
+    "ItemKey",
+    "Verification",
+    "call_identity",
+    "call_key",
+    "check_key",
+    "decision_key",
+    "done_key",
+    "edit_key",
+    "failure_key",
+    "fold_key",
+    "verify_key",
+]
+
+ItemKey = NewType("ItemKey", str)
+"""The key of one item in the store."""
+
+Verification = Literal["final", "uncertain", "stop_hook", "terminal"]
+"""The verification items there is only ever one of."""
+
+
+def call_key(run_id: str | None, call_id: str | int) -> ItemKey:
+    """An open tool call (and its todo), by run and call id: ids are reused across runs."""
+    return ItemKey(f"call:{run_id or ''}\x00{call_id}")
+
+
+def call_identity(tool: str, argument: str | None) -> str:
+    """A tool on an argument: what a later success must match to resolve a failure."""
+    return f"{tool}\x00{argument or ''}"
+
+
+def failure_key(identity: str, line: str) -> ItemKey:
+    """A failed attempt: the same call failing with the same first line is one item."""
+    return ItemKey(f"fail:{identity}\x00{line}")
+
+
+def edit_key(path: str) -> ItemKey:
+    return ItemKey(f"edit:{path}")
+
+
+def done_key(text: str) -> ItemKey:
+    return ItemKey(f"done:{text}")
+
+
+def fold_key(fold: str) -> ItemKey:
+    return ItemKey(f"fold:{fold}")
+
+
+def decision_key(text: str) -> ItemKey:
+    return ItemKey(f"decision:{text}")
+
+
+def verify_key(name: Verification) -> ItemKey:
+    return ItemKey(f"verify:{name}")
+
+
+def check_key(command: str) -> ItemKey:
+    return ItemKey(f"check:{command}")

@@ -1,0 +1,149 @@
+"""The budget's token arithmetic: exact counts of the rendered memory from counts of its parts.
+
+The memory is counted in parts (see :mod:`session_memory.layout`): the header, each section's
+heading and marker, each item's prefix and body, the goal block. That the parts add up to the
+count of the whole rests on facts about the encoding, all of them kept and checked here:
+
+* a line break, and the single space that starts an item's body, are pre-token boundaries,
+  so a line's count is the sum of its parts' counts;
+* a number standing between such boundaries counts alike for every number of its length
+  (1-3 digit groups are single tokens), so one count per length stands for them all;
+* a rolling fold line splits at the same boundaries around its count and after each comma.
+
+:class:`TokenArithmetic` checks these on probes when it is built and refuses, with a
+:class:`~session_memory.errors.ConfigError`, an encoding for which they do not hold.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from session_memory.errors import ConfigError
+from session_memory.layout import (
+    HEADER,
+    RENDER_ORDER,
+    body,
+    goal_block,
+    item_prefix,
+    marker_line,
+    section_header,
+)
+from session_memory.memory import SectionName
+from session_memory.tokens import TokenCounter
+
+__all__ = ["MAX_MARKER_DIGITS", "TokenArithmetic"]
+
+MAX_MARKER_DIGITS: Final = 12
+_BODY_CACHE_SIZE: Final = 8192
+# Lines the probes are made of: prefixes, bodies, fold lines, markers, as the memory has them.
+_PROBE_BODIES: Final = (
+    "changed `src/app.py`",
+    "“fix the failing test in tests/test_api.py”",
+    "read 12 files, latest: `a.py`, `b/c.md`",
+    "`pytest -q` (3 failed, 120 passed)",
+    "Bash `ls -la` exited 2: “No such file or directory”",
+)
+_PROBE_FOLD: Final = (" read ", " files, latest:", " `a.py`\n", " `src/b.py`,", " `c d.md`,")
+
+
+class TokenArithmetic:
+    """Exact token counts of the memory's parts, each distinct part counted once."""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+        self._body_cache: dict[str, int] = {}
+        self._prefix_cache: dict[tuple[str | None, int, bool | None], int] = {}
+        self._marker_cache: dict[tuple[SectionName, int], int] = {}
+        self._number_cache: dict[int, int] = {}
+        self._check_assumptions()
+        self.header = counter.count(HEADER)
+        self.section_headers: dict[SectionName, int] = {
+            s: counter.count(section_header(s)) for s in RENDER_ORDER
+        }
+
+    @property
+    def encoding(self) -> str:
+        return self._counter.encoding
+
+    def _check_assumptions(self) -> None:
+        count = self._counter.count
+        failures = []
+        for text in _PROBE_BODIES:
+            for prefix in (item_prefix(None), item_prefix("failed", 3), item_prefix("uncertain")):
+                if count(prefix + body(text)) != count(prefix) + count(body(text)):
+                    failures.append(f"an item line ({prefix!r} + body)")
+        head = HEADER + section_header("completed_work")
+        if count(head) != count(HEADER) + count(section_header("completed_work")):
+            failures.append("the header and a section heading")
+        for digits in range(1, MAX_MARKER_DIGITS + 1):
+            low, high = 10 ** (digits - 1), 10**digits - 1
+            if count(marker_line("todo_items", low)) != count(marker_line("todo_items", high)):
+                failures.append(f"markers of {digits}-digit numbers")
+            if count(str(low)) != count(str(high)):
+                failures.append(f"{digits}-digit numbers")
+        fold = body("read 12 files, latest: `src/b.py`, `c d.md`, `a.py`")
+        if count(fold) != sum(count(part) for part in _PROBE_FOLD) + count("10"):
+            failures.append("a rolling fold line")
+        if failures:
+            raise ConfigError(
+                f"token encoding {self._counter.encoding!r} does not count the memory's parts "
+                f"additively ({failures[0]}): exact budgets need a cl100k-style encoding"
+            )
+
+    def body(self, text: str) -> int:
+        """Tokens of an item's body line."""
+        cache = self._body_cache
+        tokens = cache.get(text)
+        if tokens is None:
+            if len(cache) >= _BODY_CACHE_SIZE:
+                cache.clear()
+            tokens = cache[text] = self._counter.count(body(text))
+        return tokens
+
+    def parts(self, parts: list[str]) -> int:
+        """Tokens of a body given as parts that meet at pre-token boundaries, each cached."""
+        cache = self._body_cache
+        total = 0
+        for part in parts:
+            tokens = cache.get(part)
+            if tokens is None:
+                if len(cache) >= _BODY_CACHE_SIZE:
+                    cache.clear()
+                tokens = cache[part] = self._counter.count(part)
+            total += tokens
+        return total
+
+    def number(self, number: int) -> int:
+        """Tokens of a number standing between pre-token boundaries: one count per length."""
+        digits = len(str(number))
+        tokens = self._number_cache.get(digits)
+        if tokens is None:
+            tokens = self._number_cache[digits] = self._counter.count("1" + "0" * (digits - 1))
+        return tokens
+
+    def prefix(self, status: str | None, count: int, safe_to_replay: bool | None) -> int:
+        """Tokens of an item's prefix."""
+        key = (status, count, safe_to_replay)
+        tokens = self._prefix_cache.get(key)
+        if tokens is None:
+            tokens = self._prefix_cache[key] = self._counter.count(item_prefix(*key))
+        return tokens
+
+    def marker(self, section: SectionName, omitted: int) -> int:
+        """Exact tokens of a marker line: one count per section and digit length."""
+        digits = len(str(omitted))
+        key = (section, digits)
+        tokens = self._marker_cache.get(key)
+        if tokens is None:
+            tokens = self._marker_cache[key] = self._counter.count(
+                marker_line(section, 10 ** (digits - 1))
+            )
+        return tokens
+
+    def largest_marker(self, section: SectionName) -> int:
+        """Tokens of a section's marker with the most omitted items the budget allows for."""
+        return self._counter.count(marker_line(section, 10**MAX_MARKER_DIGITS - 1))
+
+    def goal(self, text: str, truncated: bool, acknowledgements: int, last_ack: str) -> int:
+        """Tokens of the goal block."""
+        return self._counter.count(goal_block(text, truncated, acknowledgements, last_ack))

@@ -1,0 +1,127 @@
+"""User-text helpers: whether a reply just acknowledges, and the first line of a text.
+
+Total, deterministic, free of I/O and bounded on huge texts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["first_line", "is_acknowledgement", "word_set"]
+
+
+def word_set(text: str, sep: str | None = None) -> frozenset[str]:
+    """A set written as one string, so long vocabularies stay readable."""
+    return frozenset(text.split(sep))
+
+
+_MAX_ACK_CHARS: Final = 80
+_MAX_ACK_SCAN: Final = 4096  # even padded with blank lines, an acknowledgement is short
+_MAX_ACK_WORDS: Final = 6
+# Phrases are "|"-separated; a reply is an acknowledgement when it is made only of these.
+_ACK_PHRASES: Final = word_set(
+    "continue|go on|go ahead|yes|y|ya|yeah|yea|yep|yup|ok|okay|okey|k|kk|proceed|lgtm"
+    "|sounds good|do it|keep going|next|sure|please|pls|plz|thanks|thank you|thx|ty|cool"
+    "|alright|all right|fine|perfect|great|nice|good|agreed|approved|resume|right|correct"
+    "|carry on|go for it|looks good|looks good to me|yes please|please continue|makes sense"
+    "|all good|that works|let's go|lets go|go|done|ack|roger|absolutely|of course"
+    "|please do|continue please|and|then|now|good job|well done|awesome|excellent"
+    "|continue where you left off|continue from where you left off"
+    "|pick up where you left off",
+    "|",
+)
+_ACK_PHRASE_MAX_WORDS: Final = max(len(phrase.split()) for phrase in _ACK_PHRASES)
+_CJK_ACKS: Final = word_set(
+    "继续 好的 好 是 可以 行 嗯 对 没问题 请继续 是的 对的 好啊 好滴 同意 确认 收到 谢谢 "
+    "继续吧 开始 开始吧 执行 可以的 没错 就这样 ok 继续做"
+)
+_CJK_FILLERS: Final = frozenset("吧啊呀了哈嗯呢的")
+_CJK_MAX: Final = max(len(phrase) for phrase in _CJK_ACKS)
+_CJK_RE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+# Letters, digits, apostrophes and CJK survive; punctuation, emoji and symbols become spaces.
+_NON_WORD_RE: Final = re.compile(r"[^\w']+|_+")
+
+
+def _cjk_acknowledged(token: str) -> bool:
+    i = 0
+    while i < len(token):
+        for size in range(min(_CJK_MAX, len(token) - i), 0, -1):
+            if token[i : i + size] in _CJK_ACKS:
+                i += size
+                break
+        else:
+            if token[i] not in _CJK_FILLERS:
+                return False
+            i += 1
+    return True
+
+
+def is_acknowledgement(text: str) -> bool:
+    """Whether a user reply just says "carry on" ("continue", "yes!", "ok, go ahead", "继续").
+
+    Tolerates case, punctuation, emoji and whitespace; a reply longer than a few words, or with
+    any word that is not part of an acknowledgement ("yes, but use postgres"), is not one.
+    A reply made only of punctuation or emoji (a thumbs-up) is one.
+    """
+    if not isinstance(text, str) or len(text) > _MAX_ACK_SCAN:
+        return False
+    stripped = text.strip()
+    if not stripped or len(stripped) > _MAX_ACK_CHARS:
+        return False
+    spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
+    words = [word for word in (raw.strip("'") for raw in spaced.split()) if word]
+    if not words:
+        return True
+    if len(words) > _MAX_ACK_WORDS:
+        return False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _CJK_RE.search(word):
+            if not _cjk_acknowledged(word):
+                return False
+            i += 1
+            continue
+        for size in range(min(_ACK_PHRASE_MAX_WORDS, len(words) - i), 0, -1):
+            if " ".join(words[i : i + size]) in _ACK_PHRASES:
+                i += size
+                break
+        else:
+            return False
+    return True
+
+
+_NON_BLANK_RE: Final = re.compile(r"\S")
+_LINE_BREAK_RE: Final = re.compile(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+# Blanks up to the end of a line: whether a line cut at the look-ahead window really ends there.
+_BLANK_TO_EOL_RE: Final = re.compile(
+    r"[^\S\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(?:[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]|\Z)"
+)
+_ELLIPSIS: Final = "\u2026"
+
+
+def first_line(text: str, max_chars: int = 200) -> str:
+    """The first non-blank line of ``text``, stripped, at most ``max_chars`` characters long
+    (a longer line is cut and ends with "…"). Empty when there is none.
+    """
+    if not isinstance(text, str) or max_chars <= 0:
+        return ""
+    found = _NON_BLANK_RE.search(text)
+    if found is None:
+        return ""
+    start = found.start()
+    # Look only a little past the cap: a line of megabytes needs no more than its start.
+    stop = start + max_chars + 1
+    window = text[start:stop]
+    end = _LINE_BREAK_RE.search(window)
+    if end is not None:
+        line = window[: end.start()].rstrip()
+    else:
+        line = window.rstrip()
+        if stop < len(text) and not _BLANK_TO_EOL_RE.match(text, stop):
+            # The line goes on past the window, so it is longer than max_chars: cut it.
+            line = window + "\u2026"
+    if len(line) <= max_chars:
+        return line
+    return line[: max_chars - 1].rstrip() + _ELLIPSIS

@@ -1,0 +1,99 @@
+"""How the rules word what they record: arguments as code spans, contained lines, goal texts.
+
+Texts enter items only through the containment functions of :mod:`session_memory.redact`:
+secrets are redacted, tool output is quoted.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Final
+
+from deriver.user_text import first_line
+from session_memory.redact import contain_trusted_line, redact_secrets
+
+__all__ = [
+    "ARG_CHARS",
+    "EXCERPT_CHARS",
+    "MAX_OPEN_CALLS",
+    "as_dict",
+    "code",
+    "code_uncached",
+    "describe",
+    "describe_uncached",
+    "detail_text",
+    "goal_text",
+    "line",
+    "line_uncached",
+    "str_or_none",
+    "uncertain_text",
+    "uncertain_text_uncached",
+]
+
+MAX_OPEN_CALLS: Final = 1024
+EXCERPT_CHARS: Final = 160
+ARG_CHARS: Final = 160
+_CONTROL_BUT_LINE_BREAK_AND_TAB: Final = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def code_uncached(text: str, max_chars: int = ARG_CHARS) -> str:
+    """An argument (path, command, pattern) as an inline code span on one line."""
+    return "`" + contain_trusted_line(text, max_chars).replace("`", "'") + "`"
+
+
+def line_uncached(text: str, max_chars: int) -> str:
+    """Agent-written text (a todo, a decision) on one contained line."""
+    return contain_trusted_line(text, max_chars)
+
+
+def describe_uncached(tool: str, key: str | None) -> str:
+    """A tool and its key argument, as a call is named in the memory."""
+    name = contain_trusted_line(tool, 60) or "tool"
+    return f"{name} {code(key)}" if key else name
+
+
+def uncertain_text_uncached(open_started: int) -> str:
+    """The warning that calls were started and never finished."""
+    noun = "action was" if open_started == 1 else "actions were"
+    return (
+        f"{open_started} {noun} started but never finished; "
+        "check their effects before replaying (see Todo)"
+    )
+
+
+# Memoised, each beside its uncached twin (tests compare them): agents touch the same
+# paths, commands and texts again and again, and containment is the most expensive step
+# of most events. The warning text changes with every call as the count goes up and down;
+# its memo saves the formatting (measured ~3x per call, on ~1 call in 3 events).
+code = functools.lru_cache(maxsize=4096)(code_uncached)
+line = functools.lru_cache(maxsize=4096)(line_uncached)
+describe = functools.lru_cache(maxsize=4096)(describe_uncached)
+uncertain_text = functools.lru_cache(maxsize=2 * MAX_OPEN_CALLS)(uncertain_text_uncached)
+
+
+def goal_text(content: str) -> str:
+    """The user's request as the goal: secrets redacted, control characters dropped."""
+    text = redact_secrets(content.replace("\r\n", "\n").replace("\r", "\n"))
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    cleaned = _CONTROL_BUT_LINE_BREAK_AND_TAB.sub("", text)
+    return cleaned.strip() or "(empty request)"
+
+
+def detail_text(details: object) -> str:
+    if isinstance(details, str):
+        return first_line(details, 400)
+    if isinstance(details, dict):
+        for field in ("message", "summary", "reason", "error"):
+            value = details.get(field)
+            if isinstance(value, str) and value.strip():
+                return first_line(value, 400)
+    return ""

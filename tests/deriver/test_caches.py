@@ -1,0 +1,54 @@
+"""Every memo in the fold gives what its plainly named uncached twin gives."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deriver import wording
+from deriver.shell import (
+    detect_check,
+    detect_check_uncached,
+    is_read_only_command,
+    is_read_only_command_uncached,
+)
+from deriver.tool_kinds import (
+    _is_patch_name,
+    _patch_tool,
+    classify_tool,
+    classify_tool_uncached,
+)
+
+COMMANDS = st.sampled_from(
+    ["pytest -q", "cd src && ls -la", "bash -lc 'npm test'", "cat a > b", "git status", "rg x"]
+) | st.text(max_size=40)
+NAMES = st.sampled_from(["Read", "apply_patch", "functions.shell", "mcp__a__b", "Bash"]) | st.text(
+    max_size=20
+)
+
+
+class TestMemos:
+    @given(NAMES)
+    def test_tool_kinds(self, name: str) -> None:
+        """classify_tool and the patch-tool test equal their uncached twins."""
+        assert classify_tool(name) == classify_tool_uncached(name)
+        assert _patch_tool(name) == _is_patch_name(name)
+
+    @given(COMMANDS)
+    def test_shell(self, command: str) -> None:
+        """detect_check and is_read_only_command equal their uncached twins."""
+        assert detect_check(command) == detect_check_uncached(command)
+        assert is_read_only_command(command) == is_read_only_command_uncached(command)
+
+    @given(st.text(max_size=200), st.integers(1, 300), st.none() | st.text(max_size=40))
+    def test_wording(self, text: str, max_chars: int, key: str | None) -> None:
+        """The contained code spans, lines and call names equal their uncached twins."""
+        assert wording.code(text, max_chars) == wording.code_uncached(text, max_chars)
+        assert wording.code(text) == wording.code_uncached(text)
+        assert wording.line(text, max_chars) == wording.line_uncached(text, max_chars)
+        assert wording.describe(text, key) == wording.describe_uncached(text, key)
+
+    @given(st.integers(1, 5000))
+    def test_uncertain_text(self, count: int) -> None:
+        """The uncertain-actions warning equals its uncached twin."""
+        assert wording.uncertain_text(count) == wording.uncertain_text_uncached(count)

@@ -1,0 +1,302 @@
+"""Tests for deriver.check_output: check summaries, pass or fail, exit codes.
+
+Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
+
+from deriver import check_output
+from deriver.check_output import (
+    _NEEDLES,
+    CheckCounts,
+    _last,
+    check_passed,
+    exit_code_from_output,
+    parse_check_output,
+)
+
+
+class TestParseCheckOutput:
+    @pytest.mark.parametrize(
+        ("output", "counts"),
+        [
+            ("3 failed, 12 passed, 1 skipped in 0.2s", CheckCounts(12, 3, 0, 1)),
+            ("..\n===== 5 passed in 1.2s ====", CheckCounts(5, 0, 0, 0)),
+            ("=== 1 failed, 2 passed, 1 error in 0.31s ===", CheckCounts(2, 1, 1, 0)),
+            ("==== 1 error in 0.10s ====", CheckCounts(0, 0, 1, 0)),
+            ("= 4 passed, 2 warnings in 0.12s (0:00:00) =", CheckCounts(4, 0, 0, 0)),
+            (
+                "\x1b[31m====== \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m"
+                "\x1b[31m in 0.05s\x1b[0m\x1b[31m ======\x1b[0m",
+                CheckCounts(2, 1, 0, 0),
+            ),
+        ],
+    )
+    def test_pytest(self, output: str, counts: CheckCounts) -> None:
+        """pytest summary lines give passed, failed, errors and skipped, colours or not."""
+        assert parse_check_output("pytest", output) == counts
+
+    def test_unittest(self) -> None:
+        """unittest's "Ran N tests" and its OK or FAILED line give the counts."""
+        failed = "F.E\n----\nRan 12 tests in 0.003s\n\nFAILED (failures=2, errors=1)\n"
+        assert parse_check_output("unittest", failed) == CheckCounts(9, 2, 1, 0)
+        ok = "Ran 12 tests in 0.010s\n\nOK (skipped=2)\n"
+        assert parse_check_output("unittest", ok) == CheckCounts(10, 0, 0, 2)
+
+    def test_jest(self) -> None:
+        """jest's "Tests:" line gives the counts."""
+        output = "Test Suites: 1 failed, 1 total\nTests:       1 failed, 5 passed, 6 total\n"
+        assert parse_check_output("jest", output) == CheckCounts(5, 1, None, 0)
+
+    def test_vitest_fixture(self) -> None:
+        """vitest's "Tests" line gives the counts, not the "Test Files" line (fixture)."""
+        assert parse_check_output("npm test", VITEST_FAILED) == CheckCounts(0, 1, None, 15)
+        assert parse_check_output("npm test", VITEST_PASSED) == CheckCounts(16, 0, None, 0)
+        assert parse_check_output("vitest", " Tests  2 passed (2)\n") == CheckCounts(2, 0, None, 0)
+
+    def test_go_test(self) -> None:
+        """go test counts failing tests and the packages that passed."""
+        output = (
+            "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: boom\nFAIL\n"
+            "FAIL\texample.com/parse\t0.011s\nok  \texample.com/render\t0.020s\n"
+        )
+        assert parse_check_output("go test", output) == CheckCounts(1, 1, None, 0)
+        assert parse_check_output("go test", "ok  \texample.com/a\t(cached)\n") == CheckCounts(
+            1, 0, None, 0
+        )
+
+    def test_cargo_test(self) -> None:
+        """cargo's result lines, one per test binary, are added up."""
+        output = (
+            "test result: FAILED. 3 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
+            "test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out\n"
+        )
+        assert parse_check_output("cargo test", output) == CheckCounts(5, 1, None, 1)
+
+    @pytest.mark.parametrize(
+        ("name", "output", "errors"),
+        [
+            ("mypy", "a.py:3: error: x\nFound 3 errors in 2 files (checked 9 source files)", 3),
+            ("mypy", "Success: no issues found in 9 source files\n", 0),
+            ("ruff", "a.py:1:1: F401 unused\nFound 4 errors.\n[*] 4 fixable", 4),
+            ("ruff", "Found 4 errors (3 fixed, 1 remaining).\n", 1),
+            ("ruff", "All checks passed!\n", 0),
+            ("tsc", "src/a.ts(3,1): error TS2304\n\nFound 2 errors in 2 files.\n", 2),
+            ("tsc", "Found 1 error in src/a.ts:3\n", 1),
+            ("pyright", "0 errors, 0 warnings, 0 informations \n", 0),
+            ("eslint", "\u2716 5 problems (3 errors, 2 warnings)\n", 3),
+        ],
+    )
+    def test_linters(self, name: str, output: str, errors: int) -> None:
+        """Type checkers and linters report an error count."""
+        assert parse_check_output(name, output) == CheckCounts(errors=errors)
+
+    def test_rspec_and_mocha(self) -> None:
+        """rspec's examples line and mocha's passing/failing lines give counts."""
+        assert parse_check_output("rspec", "10 examples, 2 failures\n") == CheckCounts(8, 2, 0, 0)
+        mocha = "  5 passing (20ms)\n  1 pending\n  1 failing\n\n  1) parse\n"
+        assert parse_check_output("mocha", mocha) == CheckCounts(5, 1, None, 1)
+
+    def test_last_summary_wins(self) -> None:
+        """When a run prints several summaries, the last one counts."""
+        output = "=== 1 failed, 3 passed in 1.0s ===\n... rerun ...\n=== 4 passed in 1.0s ===\n"
+        assert parse_check_output("pytest", output) == CheckCounts(4, 0, 0, 0)
+
+    def test_unknown_runner_takes_the_last_summary_of_any_kind(self) -> None:
+        """A generic check (make test) takes whichever known summary comes last."""
+        output = "All checks passed!\n" + "=== 2 failed, 1 passed in 0.1s ===\n"
+        assert parse_check_output("make test", output) == CheckCounts(1, 2, 0, 0)
+
+    def test_no_summary(self) -> None:
+        """Output without a summary gives None."""
+        assert parse_check_output("make", "gcc -o main main.c\n") is None
+        assert parse_check_output("pytest", "") is None
+
+    def test_summary_beyond_the_scanned_tail_is_ignored(self) -> None:
+        """Only the tail is read, so a summary buried under megabytes of output is not seen."""
+        output = "=== 1 passed in 0.1s ===\n" + "x" * FIVE_MB
+        assert parse_check_output("pytest", output) is None
+
+    def test_huge_output_is_fast(self) -> None:
+        """A 5 MB output with its summary at the end is parsed quickly."""
+        output = ("." * 99 + "\n") * (FIVE_MB // 100) + "=== 3 passed in 9.9s ===\n"
+        assert timed(lambda: parse_check_output("pytest", output)) < 1.0
+        assert parse_check_output("pytest", output) == CheckCounts(3, 0, 0, 0)
+
+    @given(st.text(), st.text())
+    def test_total_and_deterministic(self, name: str, output: str) -> None:
+        """Any text gives counts or None, the same each time, never negative."""
+        result = parse_check_output(name, output)
+        assert parse_check_output(name, output) == result
+        if result is not None:
+            values = (result.passed, result.failed, result.errors, result.skipped)
+            assert all(value is None or value >= 0 for value in values)
+
+    @given(st.lists(st.sampled_from(
+        ["3 failed", ", ", "12 passed", " in 0.2s", "=", "\n", "Ran 2 tests in 1s", "OK",
+         "FAILED (failures=1)", "Tests:", " 6 total", "Tests  ", "(2)", "ok  \tp\t1s",
+         "--- FAIL: T", "test result: ok. 1 passed; 0 failed; 0 ignored", "Found 2 errors",
+         "10 examples, 2 failures", "  5 passing (2ms)", "\x1b[31m"]
+    ), max_size=30).map("".join))  # fmt: skip
+    def test_total_on_summary_fragments(self, output: str) -> None:
+        """Jumbled pieces of real summary lines never make the parser raise."""
+        parse_check_output("make test", output)
+
+
+class TestCheckPassed:
+    def test_exit_code_decides(self) -> None:
+        """A known exit code wins over counts and text."""
+        failing = CheckCounts(passed=0, failed=3)
+        assert check_passed(0, failing, "3 failed in 1s") is True
+        assert check_passed(1, CheckCounts(passed=5, failed=0), "All checks passed!") is False
+
+    def test_failures_or_errors_fail(self) -> None:
+        """Without an exit code, any failure or error means failed."""
+        assert check_passed(None, CheckCounts(passed=5, failed=1), "") is False
+        assert check_passed(None, CheckCounts(errors=2), "") is False
+
+    def test_passes_pass(self) -> None:
+        """Without an exit code, passes and no failures mean passed."""
+        assert check_passed(None, CheckCounts(passed=5, failed=0), "") is True
+
+    @pytest.mark.parametrize(
+        "output",
+        [
+            "Success: no issues found in 3 source files\n",
+            "All checks passed!\n",
+            "Ran 0 tests in 0.000s\n\nOK\n",
+        ],
+    )
+    def test_success_summary_passes(self, output: str) -> None:
+        """A success summary with no counted passes still means passed."""
+        counts = parse_check_output("mypy", output)
+        assert check_passed(None, counts, output) is True
+
+    def test_unknown(self) -> None:
+        """Nothing known gives None."""
+        assert check_passed(None, None, "building...\n") is None
+        assert check_passed(None, parse_check_output("pytest", "no tests ran in 0.01s"), "") is None
+
+    def test_vitest_fixture(self) -> None:
+        """The fixture's red and green vitest runs are failed and passed from text alone."""
+        assert check_passed(None, parse_check_output("npm test", VITEST_FAILED), "") is False
+        assert check_passed(None, parse_check_output("npm test", VITEST_PASSED), "") is True
+
+    @given(st.none() | st.integers(), st.none() | st.builds(
+        CheckCounts,
+        st.none() | st.integers(0, 9),
+        st.none() | st.integers(0, 9),
+        st.none() | st.integers(0, 9),
+        st.none() | st.integers(0, 9),
+    ), st.text())  # fmt: skip
+    def test_total_and_deterministic(
+        self, exit_code: int | None, counts: CheckCounts | None, output: str
+    ) -> None:
+        """Any input gives True, False or None, the same each time."""
+        result = check_passed(exit_code, counts, output)
+        assert result in (True, False, None)
+        assert check_passed(exit_code, counts, output) is result
+        if exit_code is not None:
+            assert result is (exit_code == 0)
+
+
+class TestExitCodeFromOutput:
+    @pytest.mark.parametrize(
+        ("text", "code"),
+        [
+            ("Exit code: 2\nWall time: 0.5 seconds\nOutput:\n", 2),
+            ("exit code 1", 1),
+            ("Exit code 1\nerror: no such file", 1),
+            ("Error: Exit code 1\nlsd: 3: No such file or directory", 1),
+            ("Process exited with code 1\n", 1),
+            ("bash: foo: command not found\nexited with code 127", 127),
+            ("Command failed with exit code 2: npm test", 2),
+            ("some output\n[exit code: 1]", 1),
+            ("Process exited with code 0\nOriginal token count: 12\nOutput:\nok\n", 0),
+        ],
+    )
+    def test_printed_exit_codes(self, text: str, code: int) -> None:
+        """The ways agents print an exit code are all read."""
+        assert exit_code_from_output(text) == code
+
+    def test_codex_exec_header(self) -> None:
+        """Codex exec output's header carries the exit code (fixture)."""
+        assert exit_code_from_output(VITEST_FAILED) == 1
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "",
+            "all good",
+            "Chunk ID: ac6588\nWall time: 1.0113 seconds\nProcess running with session ID 83395\n",
+            "the exit code was not printed",
+            '{"output": "x", "metadata": {"duration_seconds": 1}}',
+        ],
+    )
+    def test_absent(self, text: str) -> None:
+        """Text without an exit code gives None (a still-running Codex process included)."""
+        assert exit_code_from_output(text) is None
+
+    def test_middle_of_huge_output_is_not_scanned(self) -> None:
+        """Only the first and last ~2 KB are looked at."""
+        text = "x" * FIVE_MB + "\nExit code: 9\n" + "y" * FIVE_MB
+        assert exit_code_from_output(text) is None
+        assert exit_code_from_output("x" * FIVE_MB + "\n[exit code: 5]") == 5
+        assert timed(lambda: exit_code_from_output(text)) < 1.0
+
+    @given(st.text())
+    def test_total_and_deterministic(self, text: str) -> None:
+        """Any text gives an int or None, the same each time."""
+        result = exit_code_from_output(text)
+        assert result is None or isinstance(result, int)
+        assert exit_code_from_output(text) == result
+
+
+def _every_match_last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = None
+    for match in pattern.finditer(text):
+        found = match
+    return found
+
+
+_SUMMARY_PATTERNS = [
+    value
+    for name, value in vars(check_output).items()
+    if isinstance(value, re.Pattern) and value.pattern in _NEEDLES
+]
+# Pieces of every summary format, near misses and line breaks, so that generated outputs
+# hold matches, lines that hold a needle and do not match, and several candidates.
+_SUMMARY_FRAGMENTS = st.sampled_from(
+    [
+        "\n", "\r\n", " ", "\t", "=====", "3 failed, 12 passed", " in 0.2s", "in ", "no tests ran",
+        "Tests:", " 2 passed, 3 total", "Tests  4 passed | 1 failed (5)", " 3 passing (2ms)",
+        " 1 failing", "Found 2 errors", " (1 fixed, 1 remaining)", "Success: no issues found",
+        "All checks passed!", "0 errors, 1 warning, 2 informations", "x 3 problems (2 errors, 1 "
+        "warnings)", "4 examples, 1 failure", "OK (3 tests, 4 assertions)",
+        "Tests: 5, Assertions: 6, Failures: 1.", "Tests run: 4, Failures: 1, Errors: 0, "
+        "Skipped: 0", "Failed!  - Failed:     1, Passed:     2, Skipped:     0",
+        "90% tests passed, 1 tests failed out of 10", "Ran 3 tests in 0.1s\n\nOK",
+        "test result: ok. 3 passed; 0 failed; 0 ignored", "7", "abc", "%", ",", ":", "(", ")",
+    ]
+)  # fmt: skip
+
+
+class TestLastSummaryMatch:
+    @given(
+        st.lists(_SUMMARY_FRAGMENTS | st.text(max_size=8), max_size=40).map("".join),
+        st.sampled_from(_SUMMARY_PATTERNS),
+    )
+    @settings(max_examples=1000)
+    def test_equals_the_last_of_every_match(self, text: str, pattern: re.Pattern[str]) -> None:
+        """Ruling out by a needle and searching line by line from the end change nothing."""
+        expected = _every_match_last(pattern, text)
+        found = _last(pattern, text)
+        assert (found and found.span()) == (expected and expected.span())
+        assert (found and found.groups()) == (expected and expected.groups())

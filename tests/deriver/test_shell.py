@@ -1,0 +1,195 @@
+"""Tests for deriver.shell: which command line runs a check, which only reads.
+
+Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tool_samples import FIVE_MB, timed
+
+from deriver.shell import CheckRun, detect_check, is_read_only_command
+
+
+class TestDetectCheck:
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [
+            ("pytest", "pytest"),
+            ("pytest -q tests/test_tools.py", "pytest"),
+            ("python -m pytest -x", "pytest"),
+            ("python3.11 -m pytest", "pytest"),
+            ("py.test", "pytest"),
+            (".venv/bin/pytest", "pytest"),
+            ("tox -e py311", "tox"),
+            ("nox -s tests", "nox"),
+            ("python -m unittest discover", "unittest"),
+            ("npm test", "npm test"),
+            ("npm run test", "npm test"),
+            ("pnpm test", "pnpm test"),
+            ("yarn test", "yarn test"),
+            ("bun test", "bun test"),
+            ("npm run build", "npm run build"),
+            ("npm run lint", "npm run lint"),
+            ("pnpm --filter web build", "pnpm run build"),
+            ("jest --coverage", "jest"),
+            ("vitest run", "vitest"),
+            ("mocha", "mocha"),
+            ("go test ./...", "go test"),
+            ("go build ./...", "go build"),
+            ("go vet ./...", "go vet"),
+            ("cargo test", "cargo test"),
+            ("cargo build --release", "cargo build"),
+            ("cargo check", "cargo check"),
+            ("cargo clippy -- -D warnings", "cargo clippy"),
+            ("mvn -q clean test", "mvn test"),
+            ("mvn verify", "mvn verify"),
+            ("mvn package -DskipTests", "mvn package"),
+            ("gradle test", "gradle test"),
+            ("./gradlew build", "gradle build"),
+            ("make", "make"),
+            ("make -j4", "make"),
+            ("make test", "make test"),
+            ("make check", "make check"),
+            ("make build", "make build"),
+            ("make lint", "make lint"),
+            ("make -C sub test", "make test"),
+            ("ctest --output-on-failure", "ctest"),
+            ("ruff check .", "ruff"),
+            ("ruff format --check .", "ruff"),
+            ("mypy --strict src", "mypy"),
+            ("pyright", "pyright"),
+            ("tsc --noEmit", "tsc"),
+            ("eslint .", "eslint"),
+            ("rspec", "rspec"),
+            ("bundle exec rspec spec/a_spec.rb", "rspec"),
+            ("vendor/bin/phpunit", "phpunit"),
+            ("dotnet test", "dotnet test"),
+            ("dotnet build", "dotnet build"),
+        ],
+    )
+    def test_recognised_checks(self, command: str, name: str) -> None:
+        """Test, build and lint commands are recognised and named canonically."""
+        assert detect_check(command) == CheckRun(name=name, command=command)
+
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [
+            ("cd repo && pytest -q", "pytest"),
+            ("FOO=1 BAR=2 pytest", "pytest"),
+            ("env CI=1 npm test", "npm test"),
+            ("uv run pytest", "pytest"),
+            ("uv run --with hypothesis pytest", "pytest"),
+            ("poetry run python -m pytest", "pytest"),
+            ("npx vitest run", "vitest"),
+            ("npx -y tsc -p .", "tsc"),
+            ("pytest 2>&1 | tail -20", "pytest"),
+            ("timeout 60 pytest", "pytest"),
+            ("time make test", "make test"),
+            ("(cd web && npm run build)", "npm run build"),
+            ("source .venv/bin/activate && pytest", "pytest"),
+            ("bash -lc 'cd repo && cargo test'", "cargo test"),
+            ("ruff check . && mypy && pytest -q", "pytest"),
+            # fixture: codex-0.125.0-cli_update-plan_apply-patch
+            (
+                "npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts "
+                '-t "Compaction Config"',
+                "npm test",
+            ),
+        ],
+    )
+    def test_wrapped_checks(self, command: str, name: str) -> None:
+        """Checks behind cd, env assignments, runners, wrappers, pipes and shells are found."""
+        check = detect_check(command)
+        assert check is not None
+        assert check.name == name
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "cat pytest.ini",
+            "ls tests",
+            "grep pytest",
+            "grep -r 'make test' .",
+            "echo make test",
+            "pip install pytest",
+            "uv pip install pytest",
+            'git commit -m "make tests pass"',
+            "which pytest",
+            "pytest --version",
+            "ruff format .",
+            "make clean",
+            "npm install",
+            "cargo run",
+            "go run main.go",
+            "git status --short",
+            "cat <<EOF > run.sh\npytest\nEOF",
+            "",
+            "   ",
+        ],
+    )
+    def test_not_checks(self, command: str) -> None:
+        """Commands that only mention a check, install it or read its files are not checks."""
+        assert detect_check(command) is None
+
+    def test_same_name_different_commands(self) -> None:
+        """Runs of different files share the name but keep distinct commands."""
+        first = detect_check("pytest tests/a.py")
+        second = detect_check("python -m pytest  tests/b.py")
+        assert first is not None and second is not None
+        assert first.name == second.name == "pytest"
+        assert first.command == "pytest tests/a.py"
+        assert second.command == "python -m pytest tests/b.py"
+
+    @given(st.text())
+    def test_total_and_deterministic(self, command: str) -> None:
+        """Any text gives a CheckRun or None, the same each time."""
+        result = detect_check(command)
+        assert result is None or (isinstance(result, CheckRun) and result.name)
+        assert detect_check(command) == result
+
+    @given(
+        st.lists(
+            st.sampled_from(
+                ["pytest", "npm", "test", "&&", "|", ";", "'", '"', "\\", "(", ")", "<<", "EOF",
+                 "\n", "-m", "python", "bash", "-lc", "make", "uv", "run", "=", "cd", "x"]
+            ),
+            max_size=20,
+        ).map(" ".join)
+    )  # fmt: skip
+    def test_total_on_shell_like_text(self, command: str) -> None:
+        """Shell-looking fragments with unbalanced quotes and operators never raise."""
+        detect_check(command)
+
+    def test_huge_command_is_fast(self) -> None:
+        """A 5 MB command line is scanned only at its start."""
+        command = "pytest " + "x" * FIVE_MB
+        assert timed(lambda: detect_check(command)) < 1.0
+
+
+class TestIsReadOnlyCommand:
+    @pytest.mark.parametrize(
+        "command",
+        ["cat package.json", "sed -n '1,80p' a.py", "git status --short", "cd src && ls -la",
+         "rg -n foo src 2>/dev/null | head -5", "nl -ba x | sed -n '90,108p'",
+         "bash -lc \"cat x\"", "find . -name '*.py' | wc -l"],
+    )  # fmt: skip
+    def test_looking_commands_are_read_only(self, command: str) -> None:
+        """Commands that only look at files are read-only."""
+        assert is_read_only_command(command)
+
+    @pytest.mark.parametrize(
+        "command",
+        ["sed -i s/a/b/ x", "git commit -m x", "ls -la > out.txt", "echo hi >> f",
+         "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build", "cat a | tee b", ""],
+    )  # fmt: skip
+    def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
+        """Writes, redirects to files and unknown commands are not read-only."""
+        assert not is_read_only_command(command)
+
+    @given(st.text(max_size=200))
+    def test_total(self, command: str) -> None:
+        """Any text gives an answer."""
+        assert is_read_only_command(command) in (True, False)

@@ -1,0 +1,49 @@
+"""deriver.token_budget: the token arithmetic of the budget, and the encodings it accepts."""
+
+from __future__ import annotations
+
+import pytest
+
+from deriver.token_budget import TokenArithmetic
+from session_memory.errors import ConfigError
+from session_memory.layout import body, item_prefix, marker_line
+from session_memory.tokens import counter
+
+
+class ByteQuarters:
+    """A token counter that estimates: a quarter of the UTF-8 bytes, rounded up."""
+
+    encoding = "byte-quarters"
+
+    def count(self, text: str) -> int:
+        return -(-len(text.encode("utf-8")) // 4)
+
+
+class TestTokenArithmetic:
+    def test_cl100k_is_accepted(self) -> None:
+        """The default encoding counts the memory's parts additively."""
+        assert TokenArithmetic(counter()).encoding == "cl100k_base"
+
+    def test_an_encoding_without_the_seams_is_a_config_error(self) -> None:
+        """An encoding whose counts do not add up at the seams is refused at construction."""
+        with pytest.raises(ConfigError, match="byte-quarters"):
+            TokenArithmetic(ByteQuarters())
+
+    def test_parts_are_exact(self) -> None:
+        """An item line counts as its prefix plus its body; markers count per digit length."""
+        arithmetic, count = TokenArithmetic(counter()), counter().count
+        text = "changed `src/app.py`"
+        assert arithmetic.prefix("failed", 2, None) + arithmetic.body(text) == count(
+            item_prefix("failed", 2) + body(text)
+        )
+        for omitted in (1, 9, 10, 99, 100, 999, 1000, 123456):
+            assert arithmetic.marker("todo_items", omitted) == count(
+                marker_line("todo_items", omitted)
+            )
+
+    def test_deriver_rejects_such_an_encoding(self) -> None:
+        """The deriver is built on the arithmetic, so it refuses what the arithmetic refuses."""
+        from deriver.store import MemoryStore
+
+        with pytest.raises(ConfigError):
+            MemoryStore(TokenArithmetic(ByteQuarters()), 1200, 300)
