@@ -10,7 +10,6 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
 from deriver import check_output
 from deriver.check_output import (
@@ -21,6 +20,7 @@ from deriver.check_output import (
     exit_code_from_output,
     parse_check_output,
 )
+from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
 
 class TestParseCheckOutput:

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tool_samples import CODEX_PATCH, FIVE_MB, JSON_VALUES, TOOL_ARGS, TOOL_NAMES, timed
 
 from deriver.tool_kinds import (
     ToolKind,
@@ -18,6 +17,14 @@ from deriver.tool_kinds import (
     edited_paths,
     is_side_effecting,
     key_argument,
+)
+from tests.deriver.tool_samples import (
+    CODEX_PATCH,
+    FIVE_MB,
+    JSON_VALUES,
+    TOOL_ARGS,
+    TOOL_NAMES,
+    timed,
 )
 
 

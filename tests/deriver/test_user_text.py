@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tool_samples import FIVE_MB, timed
 
 from deriver.user_text import first_line, is_acknowledgement
+from tests.deriver.tool_samples import FIVE_MB, timed
 
 
 class TestIsAcknowledgement:
