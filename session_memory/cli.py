@@ -66,6 +66,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_derive_parser(sub)
     _add_view_parser(sub)
     _add_watch_parser(sub)
+    _add_hook_parser(sub)
+    _add_install_parsers(sub)
     return parser
 
 
@@ -257,6 +259,105 @@ def _run_watch(args: argparse.Namespace) -> int:
 
 
 _VIEW_JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+
+
+def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "hook",
+        help="SessionStart / UserPromptSubmit hook for Claude Code and Codex (JSON on stdin)",
+        description="Read a hook event on standard input and print the memory to inject. "
+        "Any failure prints nothing, exits 0 and logs one line in STATE_DIR/hook.log.",
+    )
+    p.add_argument(
+        "--client", choices=("claude-code", "codex"), help="default: detected from the input"
+    )
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="memory and state directory, shared with `watch --out DIR` "
+        "(default $SESSION_MEMORY_STATE_DIR, else ~/.cache/session-memory)",
+    )
+    _add_budget_argument(p)
+    p.add_argument(
+        "--on-clear",
+        choices=("nothing", "carry-over"),
+        default="nothing",
+        help="after /clear: inject nothing (default), or carry over the memory of the most "
+        "recent other session of the same directory",
+    )
+    p.set_defaults(run=_run_hook)
+
+
+def _run_hook(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from session_memory.hook import HookConfig, hook_main
+
+    config = HookConfig.default()
+    config = HookConfig(
+        memory_dir=Path(args.state_dir).expanduser() if args.state_dir else config.memory_dir,
+        budget_tokens=args.budget,
+        client=args.client,
+        on_clear=args.on_clear,
+    )
+    return hook_main(sys.stdin.buffer, sys.stdout.buffer, config)
+
+
+def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for name, what in (
+        ("install", "add the hook to Claude Code's or Codex's configuration"),
+        ("uninstall", "remove the hook from Claude Code's or Codex's configuration"),
+    ):
+        p = sub.add_parser(name, help=what, description=what)
+        p.add_argument("client", choices=("claude-code", "codex"))
+        p.add_argument("--scope", choices=("user", "project"), default="user")
+        p.add_argument(
+            "--project", metavar="DIR", help="project directory for --scope project (default .)"
+        )
+        p.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+        if name == "install":
+            p.add_argument(
+                "--on-prompt",
+                action="store_true",
+                help="also inject on UserPromptSubmit when the memory changed",
+            )
+            p.add_argument(
+                "--on-clear",
+                choices=("nothing", "carry-over"),
+                default="nothing",
+                help="after /clear, carry over the previous session's memory",
+            )
+            p.add_argument("--state-dir", metavar="DIR", help="passed on to the hook")
+            p.add_argument("--budget", type=int, metavar="N", help="passed on to the hook")
+            p.add_argument("--codex", metavar="PATH", help="the codex executable (trust step)")
+        p.set_defaults(run=_run_install)
+
+
+def _run_install(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from session_memory.install import InstallOptions, run_install, run_uninstall
+
+    hook_args: list[str] = []
+    if getattr(args, "on_clear", "nothing") != "nothing":
+        hook_args += ["--on-clear", args.on_clear]
+    if getattr(args, "state_dir", None):
+        hook_args += ["--state-dir", str(Path(args.state_dir).expanduser().absolute())]
+    if getattr(args, "budget", None) is not None:
+        hook_args += ["--budget", str(args.budget)]
+    options = InstallOptions(
+        client=args.client,
+        scope=args.scope,
+        project=Path(args.project).absolute() if args.project else None,
+        dry_run=args.dry_run,
+        on_prompt=getattr(args, "on_prompt", False),
+        hook_args=tuple(hook_args),
+        codex=getattr(args, "codex", None),
+    )
+    lines = (run_install if args.command == "install" else run_uninstall)(options)
+    for line in lines:
+        print(line)
+    return 0
 
 
 if __name__ == "__main__":

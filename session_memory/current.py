@@ -1,0 +1,187 @@
+"""The current memory of one transcript, through the state that ``watch`` keeps.
+
+A *memory directory* is laid out exactly as ``session-memory watch --out DIR`` lays it out:
+the outputs ``DIR/<name>.memory.json`` and ``.memory.md``, and the per-transcript state
+(deriver snapshot, byte offset, prefix fingerprint, file identity) in
+``DIR/.session-memory-state/``. :func:`current_memory` reads the outputs as they are when the
+state says they cover the whole file; otherwise a one-shot :class:`MemoryService` folds only
+the bytes appended since the state's offset (or the whole file, the first time), writes state
+and outputs, and the outputs are read then. A ``watch`` running on the same directory keeps it
+current, and callers such as the hook then only read two small files.
+
+The cheap path touches no tokenizer and no deriver: it imports the service lazily, only when
+there are bytes to fold.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import orjson
+
+from session_memory.errors import TranscriptError
+from session_memory.store import StateError, TranscriptState, load_state, state_path
+from session_memory.tokens import DEFAULT_ENCODING
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "STATE_DIR_ENV",
+    "CurrentMemory",
+    "current_memory",
+    "default_memory_dir",
+    "state_dir_of",
+]
+
+STATE_DIR_ENV: Final = "SESSION_MEMORY_STATE_DIR"
+"""Environment variable that overrides the default memory directory."""
+
+DEFAULT_BUDGET: Final = 1200
+"""The budget ``watch`` uses by default: the same budget shares the same state."""
+
+TRANSCRIPT_FORMAT: Final = "auto"
+"""The format ``watch`` uses by default; state derived with another one is not shared."""
+
+# Kept equal to service.DEFAULT_STATE_DIRNAME without importing the service (and watchfiles).
+_STATE_DIRNAME: Final = ".session-memory-state"
+_JSON_SUFFIX: Final = ".memory.json"
+_MD_SUFFIX: Final = ".memory.md"
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentMemory:
+    """The rendered memory of a transcript as of its last complete line.
+
+    ``tokens`` is the exact token count of ``markdown`` (the memory's ``tokens_used``);
+    ``markdown`` is empty when the transcript holds nothing worth remembering yet.
+    ``folded`` says whether new bytes had to be read (False: the state was current).
+    """
+
+    transcript: str
+    markdown: str
+    tokens: int
+    session_id: str | None
+    budget_tokens: int
+    folded: bool
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.markdown
+
+
+def default_memory_dir() -> Path:
+    """``$SESSION_MEMORY_STATE_DIR``, else ``$XDG_CACHE_HOME/session-memory``, else
+    ``~/.cache/session-memory``."""
+    override = os.environ.get(STATE_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "session-memory"
+
+
+def state_dir_of(memory_dir: Path) -> Path:
+    """Where the per-transcript state lives inside a memory directory."""
+    return memory_dir / _STATE_DIRNAME
+
+
+def current_memory(
+    transcript: str | os.PathLike[str],
+    memory_dir: Path,
+    *,
+    budget_tokens: int = DEFAULT_BUDGET,
+    encoding: str = DEFAULT_ENCODING,
+) -> CurrentMemory:
+    """The memory of ``transcript``, reading only what was appended since the last call.
+
+    Raises :class:`TranscriptError` when the transcript is missing or unreadable, and
+    :class:`ConfigError` for an impossible budget or an unusable memory directory.
+    """
+    real = os.path.realpath(transcript)
+    if not os.path.isfile(real):
+        raise TranscriptError(f"no such transcript: {os.fspath(transcript)}")
+    found = _read_current(real, memory_dir, budget_tokens, encoding, require_current=True)
+    if found is not None:
+        return found
+    from session_memory.service import MemoryService
+
+    MemoryService(
+        [real],
+        memory_dir,
+        state_dir_of(memory_dir),
+        budget_tokens=budget_tokens,
+        encoding=encoding,
+        format=TRANSCRIPT_FORMAT,
+    ).run_once()
+    found = _read_current(real, memory_dir, budget_tokens, encoding, require_current=False)
+    if found is not None:
+        return CurrentMemory(
+            found.transcript, found.markdown, found.tokens, found.session_id, budget_tokens, True
+        )
+    # Nothing written: an empty transcript (or one with no complete line yet).
+    return CurrentMemory(real, "", 0, None, budget_tokens, True)
+
+
+def _read_current(
+    real: str, memory_dir: Path, budget_tokens: int, encoding: str, *, require_current: bool
+) -> CurrentMemory | None:
+    """The outputs named by the transcript's state, when they can be trusted as they are.
+
+    ``require_current``: the state must cover the file to its end (same identity, same
+    prefix fingerprint, offset = size) and the outputs must not be newer than the state
+    (outputs are written before their state, so newer outputs belong to another transcript
+    that claimed the same name since).
+    """
+    spath = state_path(state_dir_of(memory_dir), real)
+    try:
+        state = load_state(spath)
+    except StateError:
+        return None
+    if (state.path, state.budget_tokens, state.encoding, state.transcript_format) != (
+        real,
+        budget_tokens,
+        encoding,
+        TRANSCRIPT_FORMAT,
+    ) or state.name is None:
+        return None
+    json_path = memory_dir / f"{state.name}{_JSON_SUFFIX}"
+    md_path = memory_dir / f"{state.name}{_MD_SUFFIX}"
+    try:
+        if require_current and not _covers(real, state, spath, (json_path, md_path)):
+            return None
+        markdown = md_path.read_text(encoding="utf-8")
+        header = orjson.loads(json_path.read_bytes())
+    except (OSError, UnicodeDecodeError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(header, dict):
+        return None
+    tokens = header.get("tokens_used")
+    session = header.get("session_id")
+    if not isinstance(tokens, int):
+        return None
+    return CurrentMemory(
+        real,
+        markdown,
+        tokens,
+        session if isinstance(session, str) else None,
+        budget_tokens,
+        False,
+    )
+
+
+def _covers(real: str, state: TranscriptState, spath: Path, outputs: tuple[Path, ...]) -> bool:
+    """Whether the state has consumed the whole file and the outputs are its own."""
+    from session_memory.tail import fingerprint
+
+    fd = os.open(real, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino, st.st_size) != (state.dev, state.ino, state.offset):
+            return False
+        if state.offset and fingerprint(fd, state.offset) != state.fingerprint:
+            return False
+    finally:
+        os.close(fd)
+    state_mtime = os.stat(spath).st_mtime_ns
+    return all(os.stat(p).st_mtime_ns <= state_mtime for p in outputs)

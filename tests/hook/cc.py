@@ -1,0 +1,82 @@
+"""Small Claude Code session files written record by record, as the client writes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+class ClaudeCodeSession:
+    """Appends Claude Code records (prompts, tool calls and results, hook attachments)."""
+
+    def __init__(self, path: Path, session_id: str = "s-1", cwd: str = "/work/app") -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self._n = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+    def _append(self, record: dict[str, Any]) -> None:
+        self._n += 1
+        base = {
+            "uuid": f"{self.session_id}-u{self._n}",
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "timestamp": f"2026-12-01T10:00:{self._n % 60:02d}Z",
+            "isSidechain": False,
+        }
+        with self.path.open("ab") as f:
+            f.write(orjson.dumps({**base, **record}) + b"\n")
+
+    def prompt(self, text: str) -> None:
+        self._append({"type": "user", "message": {"role": "user", "content": text}})
+
+    def tool(self, name: str, args: dict[str, Any], result: str, *, error: bool = False) -> None:
+        call = f"toolu_{self.session_id}_{self._n}"
+        self._append(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{self._n}",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": call, "name": name, "input": args}],
+                },
+            }
+        )
+        self._append(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": call,
+                            "content": result,
+                            "is_error": error,
+                        }
+                    ],
+                },
+            }
+        )
+
+    def todos(self, *items: tuple[str, str]) -> None:
+        todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
+        self.tool("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")
+
+    def hook_context(self, text: str) -> None:
+        """What Claude Code 2.1.3xx records after a hook injected ``text``."""
+        self._append(
+            {
+                "type": "attachment",
+                "attachment": {
+                    "type": "hook_additional_context",
+                    "hookName": "SessionStart",
+                    "hookEvent": "SessionStart",
+                    "content": [text],
+                },
+            }
+        )
