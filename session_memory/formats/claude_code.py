@@ -35,6 +35,13 @@ from session_memory.formats._base import (
     cap_text,
     join_texts,
 )
+from session_memory.formats.claude_tasks import (
+    TASK_TOOLS,
+    Tasks,
+    plan_task_call,
+    settle_task_call,
+    tasks_are_valid,
+)
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record
 
@@ -119,7 +126,7 @@ class ClaudeCodeAdapter(AdapterBase):
     """Incremental adapter for Claude Code session and sub-agent files."""
 
     format_name: ClassVar[str] = "claude-code"
-    _STATE: ClassVar[tuple[str, ...]] = ("_scope", "_open", "_group", "_boundary")
+    _STATE: ClassVar[tuple[str, ...]] = ("_scope", "_open", "_group", "_boundary", "_tasks")
 
     def __init__(self) -> None:
         super().__init__()
@@ -131,12 +138,15 @@ class ClaudeCodeAdapter(AdapterBase):
         """The assistant message being assembled: id, first uuid/timestamp, text, used tools."""
         self._boundary: JsonObject | None = None
         """A compact boundary waiting for its summary record."""
+        self._tasks: Tasks = []
+        """The task list TaskCreate / TaskUpdate keep (see ``claude_tasks``)."""
 
     def _state_is_valid(self) -> bool:
         group, boundary = self._group, self._boundary
         return (
             super()._state_is_valid()
             and self._scope in (None, "main", "agent")
+            and tasks_are_valid(self._tasks)
             and _is_call_map(self._open)
             and (group is None or (isinstance(group, dict) and group.keys() >= _GROUP_KEYS))
             and (
@@ -294,6 +304,8 @@ class ClaudeCodeAdapter(AdapterBase):
         failed = block.get("is_error") is True or (
             isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
         )
+        if name in TASK_TOOLS:
+            settle_task_call(self._tasks, call_id, failed=failed, structured=structured, text=text)
         extra: JsonObject = {}
         if failed:
             text, exit_code = _failed_result(name, text, structured)
@@ -357,6 +369,8 @@ class ClaudeCodeAdapter(AdapterBase):
                 self._emit_group_text(out, final=False)
                 group["tools"] = True
                 args = as_dict(block.get("input")) or {}
+                if name in TASK_TOOLS:
+                    args = plan_task_call(self._tasks, name, call_id, args)
                 self._tool_call(out, f"cc:{uuid}:{index}", name, call_id, args, ts, self._open)
         if message.get("stop_reason") == "end_turn":
             self._close_group(out, final=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from cc import ClaudeCodeSession
+from cc_session import ClaudeCodeSession
 
 from deriver import SessionMemoryDeriver
 from session_memory.current import current_memory, state_dir_of

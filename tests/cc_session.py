@@ -80,3 +80,43 @@ class ClaudeCodeSession:
                 },
             }
         )
+
+    def task_create(self, subject: str, task_id: str) -> None:
+        """TaskCreate as Claude Code 2.1.3xx records it, result included."""
+        call = f"toolu_{self.session_id}_{self._n}"
+        self._append(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{self._n}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": call,
+                            "name": "TaskCreate",
+                            "input": {"subject": subject, "description": subject},
+                        }
+                    ],
+                },
+            }
+        )
+        self._append(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": call,
+                            "content": f"Task #{task_id} created successfully: {subject}",
+                        }
+                    ],
+                },
+                "toolUseResult": {"task": {"id": task_id, "subject": subject}},
+            }
+        )
+
+    def task_update(self, task_id: str, status: str) -> None:
+        self.tool("TaskUpdate", {"taskId": task_id, "status": status}, f"Updated task #{task_id}")

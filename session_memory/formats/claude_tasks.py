@@ -1,0 +1,98 @@
+"""Claude Code's task tools as the todo list they keep.
+
+Claude Code 2.1.3xx replaced TodoWrite (which sends the whole list every time) by TaskCreate
+(``subject``, ``description``) and TaskUpdate (``taskId``, ``status``, ``subject``...), each
+changing one task. The fold knows a todo tool by the whole list in its arguments, so the
+adapter keeps the list and gives every task call ``todos``: the list as it stands once that
+call succeeds, in TodoWrite's shape (``content``, ``status``). A task is created when its call
+is seen (so that calls sent together in one message see each other), gets its id from the
+call's result ("Task #3 created successfully", or ``toolUseResult.task.id``), and is removed
+again when the create failed. Deleted tasks leave the list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from session_memory.events import JsonObject
+from session_memory.formats._base import as_dict, as_str
+
+__all__ = ["MAX_TASKS", "TASK_TOOLS", "Tasks", "plan_task_call", "settle_task_call"]
+
+TASK_TOOLS: Final = frozenset({"TaskCreate", "TaskUpdate"})
+
+MAX_TASKS: Final = 200
+"""Tasks remembered; beyond this the oldest finished ones (then the oldest) are forgotten."""
+
+Tasks = list[list[str | None]]
+"""Each task as [create call id, task id or None until known, subject, status]."""
+
+_CREATED: Final = re.compile(r"Task #(\w+) created")
+_STATUSES: Final = frozenset({"pending", "in_progress", "completed"})
+
+
+def plan_task_call(tasks: Tasks, name: str, call_id: str, args: JsonObject) -> JsonObject:
+    """Apply a task call to ``tasks`` and return its arguments with the resulting ``todos``."""
+    if name == "TaskCreate":
+        subject = as_str(args.get("subject")) or as_str(args.get("description"))
+        if not subject:
+            return args
+        tasks.append([call_id, None, subject, "pending"])
+        _bound(tasks)
+    else:
+        task = _find(tasks, as_str(args.get("taskId")) or _int_str(args.get("taskId")))
+        if task is None:
+            return args
+        status = as_str(args.get("status"))
+        if status == "deleted":
+            tasks.remove(task)
+        else:
+            if status in _STATUSES:
+                task[3] = status
+            task[2] = as_str(args.get("subject")) or task[2]
+    return {**args, "todos": [{"content": t[2], "status": t[3]} for t in tasks]}
+
+
+def settle_task_call(
+    tasks: Tasks, call_id: str, *, failed: bool, structured: object, text: str
+) -> None:
+    """Learn a created task's id from its result; forget the task if its creation failed."""
+    for task in tasks:
+        if task[0] == call_id and task[1] is None:
+            break
+    else:
+        return
+    if failed:
+        tasks.remove(task)
+        return
+    details = as_dict(structured)
+    created = as_dict(details.get("task")) if details else None
+    task_id = (as_str(created.get("id")) or _int_str(created.get("id"))) if created else None
+    if task_id is None and (m := _CREATED.search(text)):
+        task_id = m.group(1)
+    task[1] = task_id
+
+
+def tasks_are_valid(value: object) -> bool:
+    """Whether restored adapter state has the shape of :data:`Tasks`."""
+    return isinstance(value, list) and all(
+        isinstance(t, list) and len(t) == 4 and all(v is None or isinstance(v, str) for v in t)
+        for t in value
+    )
+
+
+def _find(tasks: Tasks, task_id: str | None) -> list[str | None] | None:
+    if task_id is None:
+        return None
+    return next((t for t in tasks if t[1] == task_id), None)
+
+
+def _int_str(value: object) -> str | None:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _bound(tasks: Tasks) -> None:
+    while len(tasks) > MAX_TASKS:
+        done = next((t for t in tasks if t[3] == "completed"), None)
+        tasks.remove(done if done is not None else tasks[0])
