@@ -95,8 +95,11 @@ _EVENTS: Final = frozenset(
         "error",
         "stream_error",
         "background_event",
+        "thread_settings_applied",
     }
 )
+_IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
+"""Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
 _MAX_SESSIONS: Final = 256
 _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
 _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
@@ -137,6 +140,8 @@ class CodexAdapter(AdapterBase):
     def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         rtype = record.get("type")
         payload = record.get("payload")
+        if isinstance(rtype, str) and rtype in _IGNORED_RECORDS:
+            return
         if rtype not in ("session_meta", "turn_context", "response_item", "event_msg", "compacted"):
             out.append(SkippedLine(offset=offset, reason=f"unknown Codex record type {rtype!r}"))
             return
@@ -166,7 +171,7 @@ class CodexAdapter(AdapterBase):
             elif rtype == "response_item":
                 self._response_item(ptype, payload, offset, eid, ts, out)
             else:
-                self._event_msg(ptype, payload, offset, eid, ts, out)
+                self._event_msg(*_typed_prompt(ptype, payload), offset, eid, ts, out)
 
     # -- response items -------------------------------------------------------------------
 
@@ -429,6 +434,18 @@ class CodexAdapter(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
+
+
+def _typed_prompt(ptype: str, p: JsonObject) -> tuple[str, JsonObject]:
+    """Codex 0.16x writes the typed prompt only as a completed ``UserMessage`` item: read it
+    as the ``user_message`` event older versions write."""
+    item = as_dict(p.get("item")) if ptype == "item_completed" else None
+    if item is None or item.get("type") != "UserMessage":
+        return ptype, p
+    content = item.get("content")
+    parts = content if isinstance(content, list) else []
+    texts = [t for c in parts if isinstance(c, dict) and (t := as_str(c.get("text")))]
+    return "user_message", {**p, "message": join_texts(texts)}
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:
