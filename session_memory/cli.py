@@ -68,6 +68,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_watch_parser(sub)
     _add_hook_parser(sub)
     _add_install_parsers(sub)
+    _add_mcp_parser(sub)
     return parser
 
 
@@ -357,6 +358,34 @@ def _run_install(args: argparse.Namespace) -> int:
     lines = (run_install if args.command == "install" else run_uninstall)(options)
     for line in lines:
         print(line)
+    return 0
+
+
+def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve the known sessions' memories over MCP (stdio); needs the mcp extra",
+    )
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="memory directory, as for `hook` (default ~/.cache/session-memory)",
+    )
+    p.set_defaults(run=_run_mcp)
+
+
+def _run_mcp(args: argparse.Namespace) -> int:
+    import importlib.util
+    from pathlib import Path
+
+    from session_memory.current import default_memory_dir
+    from session_memory.errors import ConfigError
+    from session_memory.mcp_server import serve
+
+    if importlib.util.find_spec("mcp") is None:
+        raise ConfigError("session-memory mcp needs the MCP SDK: install session-memory[mcp]")
+    memory_dir = Path(args.state_dir).expanduser() if args.state_dir else default_memory_dir()
+    serve(memory_dir)
     return 0
 
 
