@@ -95,7 +95,8 @@ def run_dir(request: pytest.FixtureRequest) -> Iterator[Path]:
     """A fresh directory for one scenario (HOME, project, logs), outside /tmp: Codex refuses
     to set up its helpers under a temporary directory. Kept when the test fails."""
     RUNS.mkdir(parents=True, exist_ok=True)
-    path = RUNS / f"{request.node.name}-{uuid.uuid4().hex[:8]}"
+    client = request.node.module.__name__.removeprefix("test_").replace("_", "-")
+    path = RUNS / f"{client}-{uuid.uuid4().hex[:6]}"
     path.mkdir()
     yield path
     failed = getattr(request.node, "_e2e_failed", False)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from anthropic_mock import sse_message, texts, tool_results
-from conftest import SESSION_MEMORY, Clients
+from conftest import CACHE, SESSION_MEMORY, Clients
 from scenario import (
     FINAL_ANSWER,
     GOAL,
@@ -33,6 +33,7 @@ from viewbuilder import render_memory
 
 COMPACTION_MARKERS = ("CRITICAL: Respond with TEXT ONLY", "create a detailed summary")
 HOOK_PREFIX = "SessionStart hook additional context: "
+CAPTURE = CACHE / "claude-code-after-compact.txt"
 
 
 def steps(work: Path) -> list[dict[str, Any]]:
@@ -206,6 +207,8 @@ class TestClaudeCode:
         # The next request after each compaction, and after resume, carries the memory.
         assert compactions[0] + 1 in requests_with(HOOK_PREFIX + auto_text.rstrip())
         assert after_manual in requests_with(HOOK_PREFIX + manual_text.rstrip())
+        # What the model is shown after /compact, kept for the documentation.
+        CAPTURE.write_text(HOOK_PREFIX + manual_text)
         assert after_manual in requests_with(HOOK_PREFIX + resume_text.rstrip())
 
         # After auto-compaction: the goal, both open todos verbatim, the failing check.
