@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cc_session import ClaudeCodeSession
-
 from deriver import SessionMemoryDeriver
 from session_memory.formats import read_transcript
+from tests.cc_session import ClaudeCodeSession
 
 
 def todos(path: Path) -> list[tuple[str, str | None]]:

@@ -12,7 +12,6 @@ from typing import Any
 
 import orjson
 import pytest
-from cc_session import ClaudeCodeSession
 
 from deriver import SessionMemoryDeriver
 from session_memory.current import current_memory, state_dir_of
@@ -28,6 +27,7 @@ from session_memory.hook import (
 from session_memory.service import MemoryService
 from session_memory.store import load_state, state_path
 from session_memory.tokens import counter
+from tests.cc_session import ClaudeCodeSession
 from viewbuilder import render_memory
 
 CODEX_FIXTURE = (

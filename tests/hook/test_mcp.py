@@ -10,13 +10,13 @@ from typing import Any
 
 import anyio
 import pytest
-from cc_session import ClaudeCodeSession
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from deriver import SessionMemoryDeriver
 from session_memory.current import current_memory
 from session_memory.formats import read_transcript
+from tests.cc_session import ClaudeCodeSession
 from viewbuilder import render_memory
 
 
