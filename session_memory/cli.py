@@ -15,7 +15,7 @@ from typing import IO
 
 import orjson
 
-from session_memory.errors import SessionMemoryError
+from session_memory.errors import BudgetError, SessionMemoryError
 from session_memory.formats import FORMAT_CHOICES, read_transcript
 from session_memory.memory import SessionMemory
 from session_memory.reader import Record
@@ -152,6 +152,12 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--reserve-output", type=int, default=0, metavar="N", help="tokens kept for the answer"
     )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="add a session_memory object (memory_tokens, memory_changed, total_tokens, "
+        "dropped_messages) beside the request fields",
+    )
     p.set_defaults(run=_run_view)
 
 
@@ -165,30 +171,36 @@ def _run_view(args: argparse.Namespace) -> int:
         raise ViewInputError(f"cannot read system prompt {args.system!r}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise ViewInputError(f"system prompt {args.system!r} is not UTF-8 text: {exc}") from exc
-    history: list[object] = []
-    if args.history is not None:
-        try:
-            with open(args.history, "rb") as fb:
-                data = orjson.loads(fb.read())
-        except OSError as exc:
-            raise ViewInputError(f"cannot read history {args.history!r}: {exc.strerror}") from exc
-        except orjson.JSONDecodeError as exc:
-            raise ViewInputError(f"history {args.history!r} is not valid JSON: {exc}") from exc
-        if isinstance(data, dict) and isinstance(data.get("messages"), list):
-            data = data["messages"]
-        if not isinstance(data, list):
-            raise ViewInputError(f"history {args.history!r} must be a JSON list of messages")
-        history = data
+    history = [] if args.history is None else _read_history(args.history)
+    if args.shape == "anthropic" and not history:
+        # The Messages API rejects a request without messages; say so instead of printing one.
+        raise ViewInputError(
+            "the Anthropic shape needs at least one message: give the conversation with --history"
+        )
 
-    view = build_model_view(
-        system_prompt,
-        _derive(args),
-        history,  # type: ignore[arg-type]  # checked message by message by build_model_view
-        shape=args.shape,
-        context_window=args.context_window,
-        reserve_output_tokens=args.reserve_output,
-    )
-    sys.stdout.buffer.write(orjson.dumps(view.to_request(), option=_VIEW_JSON))
+    try:
+        view = build_model_view(
+            system_prompt,
+            _derive(args),
+            history,  # type: ignore[arg-type]  # checked message by message by build_model_view
+            shape=args.shape,
+            context_window=args.context_window,
+            reserve_output_tokens=args.reserve_output,
+        )
+    except BudgetError as exc:
+        if args.context_window is None:
+            raise
+        raise BudgetError(f"--context-window {args.context_window} is too small: {exc}") from exc
+    output = view.to_request()
+    if args.stats:
+        # Beside the request fields, under one key a caller drops before sending the request.
+        output["session_memory"] = {
+            "memory_tokens": view.memory_tokens,
+            "memory_changed": view.memory_changed,
+            "total_tokens": view.total_tokens,
+            "dropped_messages": view.dropped_messages,
+        }
+    sys.stdout.buffer.write(orjson.dumps(output, option=_VIEW_JSON))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
     print(
@@ -198,6 +210,24 @@ def _run_view(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _read_history(path: str) -> list[object]:
+    """The history messages in a JSON file: a list, or an object with a ``messages`` list."""
+    from viewbuilder import ViewInputError
+
+    try:
+        with open(path, "rb") as fb:
+            data = orjson.loads(fb.read())
+    except OSError as exc:
+        raise ViewInputError(f"cannot read history {path!r}: {exc.strerror}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ViewInputError(f"history {path!r} is not valid JSON: {exc}") from exc
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise ViewInputError(f"history {path!r} must be a JSON list of messages")
+    return data
 
 
 def _add_watch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

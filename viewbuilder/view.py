@@ -618,8 +618,8 @@ def _budget_error(available: int, fixed: int, minimum: int, kept: int | None) ->
     else:
         noun = "message" if kept == 1 else "messages"
         what = (
-            f"system prompt and memory take {fixed} tokens"
-            f" and the {kept} history {noun} from the latest user message on {minimum}"
+            f"system prompt and memory take {fixed} tokens, and the {kept} history {noun} "
+            f"from the latest user message on (which cannot be dropped) {minimum} more"
         )
     return BudgetError(
         f"the view is {over} tokens over the {available} available for input: {what} (estimates)"

@@ -127,7 +127,27 @@ class TestView:
     def test_prints_anthropic_system_blocks(
         self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """--shape anthropic puts prompt and memory in system; without --history, no messages."""
+        """--shape anthropic puts prompt and memory in system, the history in messages."""
+        code, out, err = run(
+            capsys,
+            str(files["transcript"]),
+            "--system",
+            str(files["system"]),
+            "--history",
+            str(files["history"]),
+            "--shape",
+            "anthropic",
+        )
+        assert code == 0, err
+        request = orjson.loads(out)
+        assert request["messages"] == orjson.loads(files["history"].read_bytes())
+        assert [b["type"] for b in request["system"]] == ["text", "text"]
+        assert GOAL in request["system"][1]["text"]
+
+    def test_anthropic_without_history_is_one_line_error(
+        self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The Messages API rejects messages: [], so the view says what is missing instead."""
         code, out, err = run(
             capsys,
             str(files["transcript"]),
@@ -136,11 +156,19 @@ class TestView:
             "--shape",
             "anthropic",
         )
+        assert (code, out) == (2, "")
+        assert err.count("\n") == 1 and "--history" in err
+
+    def test_stats_add_memory_tokens_and_changed_beside_the_request(
+        self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """--stats puts memory_tokens and memory_changed in the JSON, under session_memory."""
+        args = (str(files["transcript"]), "--system", str(files["system"]))
+        code, out, err = run(capsys, *args, "--history", str(files["history"]), "--stats")
         assert code == 0, err
-        request = orjson.loads(out)
-        assert request["messages"] == []
-        assert [b["type"] for b in request["system"]] == ["text", "text"]
-        assert GOAL in request["system"][1]["text"]
+        stats = orjson.loads(out)["session_memory"]
+        assert stats["memory_tokens"] > 0 and stats["memory_changed"] is True
+        assert set(stats) == {"memory_tokens", "memory_changed", "total_tokens", "dropped_messages"}
 
     def test_output_is_byte_stable(
         self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
@@ -191,6 +219,7 @@ class TestView:
         assert code == 2
         assert out == ""
         assert err.count("\n") == 1
+        assert "--context-window 20 is too small: the view is" in err
         assert "tokens over" in err
 
     def test_missing_transcript_is_one_line_error(
