@@ -432,30 +432,39 @@ def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:
     started = time.monotonic()
     try:
         ensure_private_dir(config.memory_dir)
-        _log_to(config.memory_dir / LOG_NAME)
     except OSError:
         return 0  # no directory to log into: stay silent
-    try:
-        out = run_hook(stdin.read(), config)
-        if out is not None:
-            stdout.write(out + b"\n")
-            stdout.flush()
-    except Exception as exc:  # the agent must go on whatever happened here
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        logger.error("hook failed: %s: %s", type(exc).__name__, message[:500])
-    else:
-        logger.debug("hook done in %.1f ms", (time.monotonic() - started) * 1000)
+    with _logging_to(config.memory_dir / LOG_NAME):
+        try:
+            out = run_hook(stdin.read(), config)
+            if out is not None:
+                stdout.write(out + b"\n")
+                stdout.flush()
+        except Exception as exc:  # the agent must go on whatever happened here
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            logger.error("hook failed: %s: %s", type(exc).__name__, message[:500])
+        else:
+            logger.debug("hook done in %.1f ms", (time.monotonic() - started) * 1000)
     return 0
 
 
-def _log_to(path: Path) -> None:
-    """Send warnings and errors (of this module and of the service) to the hook's log only.
-
-    The file is created on the first line written, mode 0o600 like everything else here.
-    """
+@contextlib.contextmanager
+def _logging_to(path: Path) -> Iterator[None]:
+    """Send warnings and errors (of this module and of the service) to the hook's log only,
+    for the duration of the call: nothing reaches the client's stderr. The file is created
+    on the first line written, mode 0o600 like everything else here."""
     handler = _PrivateFileHandler(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.handlers = saved_handlers
+        root.setLevel(saved_level)
+        handler.close()
 
 
 class _PrivateFileHandler(logging.FileHandler):
