@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import orjson
 
-from session_memory.errors import ConfigError
+from session_memory.errors import TrustError
 from session_memory.store import atomic_write
 
 __all__ = [
@@ -40,10 +40,6 @@ APP_SERVER_TIMEOUT: Final = 20.0
 TRUSTED: Final = "trusted"
 
 _EVENT_KEYS: Final = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit"}
-
-
-class TrustError(ConfigError):
-    """Raised when Codex cannot be asked about its hooks or does not confirm the trust."""
 
 
 @dataclass(frozen=True, slots=True)

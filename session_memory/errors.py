@@ -9,11 +9,14 @@ from __future__ import annotations
 __all__ = [
     "BudgetError",
     "ConfigError",
+    "HookInputError",
+    "NotFoundError",
     "SessionMemoryError",
     "SnapshotError",
     "StateError",
     "TranscriptError",
     "TranscriptReplaced",
+    "TrustError",
     "ViewInputError",
 ]
 
@@ -48,3 +51,15 @@ class BudgetError(SessionMemoryError):
 
 class ViewInputError(SessionMemoryError):
     """Raised when the system prompt or a history message is not a usable JSON object."""
+
+
+class HookInputError(SessionMemoryError):
+    """Raised when the hook's standard input is not a usable hook event."""
+
+
+class TrustError(ConfigError):
+    """Raised when Codex cannot be asked about its hooks or does not report them trusted."""
+
+
+class NotFoundError(SessionMemoryError):
+    """Raised when no known session or memory item matches what was asked for."""

@@ -45,7 +45,7 @@ from session_memory.current import (
     current_memory,
     default_memory_dir,
 )
-from session_memory.errors import SessionMemoryError, TranscriptError
+from session_memory.errors import HookInputError, TranscriptError
 from session_memory.store import atomic_write, ensure_private_dir, safe_name
 
 __all__ = [
@@ -79,10 +79,6 @@ MARGIN: Final = 0.9
 
 MAX_REDERIVE: Final = 6
 """How many smaller budgets are tried before giving up on fitting a cap."""
-
-
-class HookInputError(SessionMemoryError):
-    """Raised when the hook's standard input is not a usable hook event."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,17 +21,13 @@ from typing import Any, Final
 import orjson
 
 from session_memory.current import DEFAULT_BUDGET, current_memory
-from session_memory.errors import SessionMemoryError
+from session_memory.errors import NotFoundError
 from session_memory.memory import SECTION_NAMES
 from session_memory.sessions import KnownSession, known_sessions, locate_events
 
 __all__ = ["RESOURCE_SCHEME", "build_server", "explain", "get_memory", "list_sessions", "serve"]
 
 RESOURCE_SCHEME: Final = "session-memory://"
-
-
-class LookupError_(SessionMemoryError):
-    """Raised when no known session or item matches what a tool was asked for."""
 
 
 def list_sessions(memory_dir: Path, cwd: str | None = None) -> list[dict[str, Any]]:
@@ -60,7 +56,7 @@ def _find(memory_dir: Path, session_id: str | None, cwd: str | None) -> KnownSes
     else:
         match = sessions
     if not match:
-        raise LookupError_(f"no known session for {session_id or cwd or 'this directory'}")
+        raise NotFoundError(f"no known session for {session_id or cwd or 'this directory'}")
     return match[0]
 
 
@@ -101,7 +97,7 @@ def explain(memory_dir: Path, item_id: str, session_id: str | None = None) -> di
             for item in memory.get(section, []):
                 if item.get("id") == item_id:
                     return _explained(session, section, item)
-    raise LookupError_(f"no item {item_id!r} in the known sessions")
+    raise NotFoundError(f"no item {item_id!r} in the known sessions")
 
 
 def _explained(session: KnownSession, section: str, item: dict[str, Any]) -> dict[str, Any]:
