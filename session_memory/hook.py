@@ -385,42 +385,42 @@ def run_hook(data: bytes, config: HookConfig) -> bytes | None:
     turns any failure into silence and a log line.
     """
     inp = parse_hook_input(data, config.client)
-    record_path = _record_path(config.memory_dir, inp.session_id) if inp.session_id else None
-    previous = _load_record(record_path) if record_path is not None else None
+    path = _record_path(config.memory_dir, inp.session_id) if inp.session_id else None
+    previous = _load_record(path) if path is not None else None
     plan = _plan(inp, config)
-    fitted: tuple[str, str] | None = None
-    if plan is not None:
-        try:
-            memory = current_memory(
-                plan.transcript, config.memory_dir, budget_tokens=config.budget_tokens
-            )
-        except TranscriptError:
-            if plan.required:
-                raise
-            memory = None
-        if memory is not None and not memory.is_empty:
-            fitted = _fitted(plan, memory, CAPS[inp.client])
+    fitted = _memory_text(plan, inp.client, config) if plan is not None else None
     # What was injected is remembered by the digest of the memory alone, whatever the
     # introduction, so a prompt right after a compaction does not repeat it.
     digest = hashlib.sha256(fitted[1].encode()).hexdigest() if fitted is not None else None
     unchanged = previous is not None and previous.injected == digest
-    text = (
-        None
-        if fitted is None or (plan is not None and plan.only_if_changed and unchanged)
-        else fitted[0]
-    )
+    if plan is not None and plan.only_if_changed and unchanged:
+        fitted = None
     if inp.session_id is not None:
-        injected = digest if text is not None else (previous.injected if previous else None)
-        _save_record(
-            config.memory_dir,
-            _SessionRecord(inp.session_id, inp.client, inp.cwd, inp.transcript_path, injected),
-            previous,
-        )
-    if text is None:
+        injected = digest if fitted is not None else (previous.injected if previous else None)
+        record = _SessionRecord(inp.session_id, inp.client, inp.cwd, inp.transcript_path, injected)
+        _save_record(config.memory_dir, record, previous)
+    if fitted is None:
         return None
     return orjson.dumps(
-        {"hookSpecificOutput": {"hookEventName": inp.event, "additionalContext": text}}
+        {"hookSpecificOutput": {"hookEventName": inp.event, "additionalContext": fitted[0]}}
     )
+
+
+def _memory_text(plan: _Plan, client: ClientName, config: HookConfig) -> tuple[str, str] | None:
+    """The text to inject for a plan and the memory in it; None when there is nothing.
+
+    A transcript that cannot be read is a failure only where the memory is expected
+    (compact, resume); a new session without a transcript yet simply has none.
+    """
+    try:
+        memory = current_memory(
+            plan.transcript, config.memory_dir, budget_tokens=config.budget_tokens
+        )
+    except TranscriptError:
+        if plan.required:
+            raise
+        return None
+    return None if memory.is_empty else _fitted(plan, memory, CAPS[client])
 
 
 def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:
