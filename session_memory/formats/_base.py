@@ -39,6 +39,8 @@ MAX_OPEN_CALLS: Final = 512
 
 _TAIL_CHARS: Final = 4 * 1024
 _SNAPSHOT_VERSION: Final = 1
+_BASE_STATE: Final = ("_step", "_session_id", "_run_id", "_cwd", "_cwd_sent")
+_CWD_EVENTS: Final = frozenset({"message", "state_transition"})
 
 A = TypeVar("A", bound="AdapterBase")
 
@@ -110,6 +112,10 @@ class AdapterBase:
         self._step = 0
         self._session_id: str | None = None
         self._run_id: str | None = None
+        self._cwd: str | None = None
+        """The session's working directory as the format last stated it."""
+        self._cwd_sent: list[str | None] | None = None
+        """[run id, cwd] of the last event that carried ``payload["cwd"]``."""
 
     # -- the protocol -------------------------------------------------------------------
 
@@ -139,7 +145,7 @@ class AdapterBase:
         it shares nothing with this one, so either can go on without touching the other.
         """
         state: JsonObject = {"format": self.format_name, "version": _SNAPSHOT_VERSION}
-        for name in ("_step", "_session_id", "_run_id", *self._STATE):
+        for name in (*_BASE_STATE, *self._STATE):
             state[name.lstrip("_")] = getattr(self, name)
         copied: JsonObject = orjson.loads(orjson.dumps(state))
         return copied
@@ -152,7 +158,7 @@ class AdapterBase:
         if state.get("version") != _SNAPSHOT_VERSION:
             raise SnapshotError(f"unsupported adapter snapshot version {state.get('version')!r}")
         adapter = cls()
-        for name in ("_step", "_session_id", "_run_id", *cls._STATE):
+        for name in (*_BASE_STATE, *cls._STATE):
             key = name.lstrip("_")
             if key not in state:
                 raise SnapshotError(f"adapter snapshot lacks {key!r}")
@@ -167,8 +173,16 @@ class AdapterBase:
 
     def _state_is_valid(self) -> bool:
         """Whether restored state has the shapes the adapter relies on."""
-        return isinstance(self._step, int) and all(
-            v is None or isinstance(v, str) for v in (self._session_id, self._run_id)
+        sent = self._cwd_sent
+        return (
+            isinstance(self._step, int)
+            and all(
+                v is None or isinstance(v, str) for v in (self._session_id, self._run_id, self._cwd)
+            )
+            and (
+                sent is None
+                or (len(sent) == 2 and all(v is None or isinstance(v, str) for v in sent))
+            )
         )
 
     # -- for subclasses -----------------------------------------------------------------
@@ -186,13 +200,21 @@ class AdapterBase:
     ) -> TranscriptEvent:
         step = self._step
         self._step += 1
+        run = self._run_id if isinstance(run_id, _Current) else run_id
+        if event_type in _CWD_EVENTS and self._cwd is not None:
+            # The working-directory contract (docs/formats.md): the first message or state
+            # transition of a run carries the session's cwd, and again whenever it changes.
+            sent = [run, self._cwd]
+            if sent != self._cwd_sent:
+                payload = {**payload, "cwd": self._cwd}
+                self._cwd_sent = sent
         return TranscriptEvent(
             event_id=event_id,
             event_type=event_type,
             payload=payload,
             timestamp=timestamp,
             session_id=self._session_id,
-            run_id=self._run_id if isinstance(run_id, _Current) else run_id,
+            run_id=run,
             step=step,
         )
 

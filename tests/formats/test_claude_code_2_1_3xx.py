@@ -1,0 +1,300 @@
+"""Claude Code 2.1.3xx records: task tools, new record types, hook text, queued prompts,
+failure text and the working directory, each from minimal records shaped as the client writes
+them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deriver import SessionMemoryDeriver
+from session_memory.events import TranscriptEvent
+from session_memory.formats import ClaudeCodeAdapter
+from session_memory.memory import SessionMemory, SkippedLine
+from session_memory.reader import Record
+
+CWD = "/home/dev/projects/shop"
+
+
+def base(n: int, **record: Any) -> dict[str, Any]:
+    return {
+        "uuid": f"u-{n}",
+        "sessionId": "s-1",
+        "cwd": CWD,
+        "timestamp": f"2026-12-01T10:00:{n:02d}Z",
+        "isSidechain": False,
+        **record,
+    }
+
+
+def prompt(n: int, text: str, **extra: Any) -> dict[str, Any]:
+    return base(n, type="user", message={"role": "user", "content": text}, **extra)
+
+
+def tool_use(n: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": args}
+    message = {"id": f"msg_{n}", "role": "assistant", "content": [block], "stop_reason": None}
+    return base(n, type="assistant", message=message)
+
+
+def tool_result(
+    n: int, call: int, content: str, *, error: bool = False, structured: object = None
+) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"toolu_{call}"}
+    block.update(content=content, is_error=error)
+    extra = {} if structured is None else {"toolUseResult": structured}
+    return base(n, type="user", message={"role": "user", "content": [block]}, **extra)
+
+
+def queued(n: int, content: str, operation: str = "enqueue") -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "type": "queue-operation",
+        "operation": operation,
+        "timestamp": f"2026-12-01T10:00:{n:02d}Z",
+        "sessionId": "s-1",
+    }
+    if operation == "enqueue":
+        record["content"] = content
+    return record
+
+
+def feed(*records: dict[str, Any]) -> list[Record]:
+    adapter = ClaudeCodeAdapter()
+    out: list[Record] = []
+    for offset, record in enumerate(records):
+        out.extend(adapter.feed(record, offset * 100))
+    out.extend(adapter.finish())
+    return out
+
+
+def events(*records: dict[str, Any]) -> list[TranscriptEvent]:
+    return [r for r in feed(*records) if isinstance(r, TranscriptEvent)]
+
+
+def prompts(*records: dict[str, Any]) -> list[str]:
+    return [
+        str(e.payload["content"])
+        for e in events(*records)
+        if e.event_type == "message" and e.payload["role"] == "user"
+    ]
+
+
+def memory(*records: dict[str, Any]) -> SessionMemory:
+    deriver = SessionMemoryDeriver()
+    deriver.apply_all(feed(*records))
+    return deriver.memory
+
+
+def failed(*records: dict[str, Any]) -> dict[str, Any]:
+    (end,) = [e for e in events(*records) if e.payload.get("status") == "failed"]
+    return end.payload
+
+
+class TestTaskTools:
+    def test_tool_search_that_loads_the_task_tools_is_not_work(self) -> None:
+        """`ToolSearch select:TaskCreate,TaskUpdate` emits no tool call and no completed item."""
+        m = memory(
+            prompt(1, "Fix checkout"),
+            tool_use(2, "ToolSearch", {"query": "select:TaskCreate,TaskUpdate"}),
+            tool_result(3, 2, "Loaded 2 tools: TaskCreate, TaskUpdate"),
+        )
+        assert m.completed_work == ()
+        assert m.todo_items == ()
+
+    def test_a_task_id_only_in_the_result_text_is_learnt(self) -> None:
+        """A create whose id is only in "Task #7 created successfully" is updated by that id."""
+        m = memory(
+            prompt(1, "Fix checkout"),
+            tool_use(2, "TaskCreate", {"subject": "Fix rounding", "description": "cents"}),
+            tool_result(3, 2, "Task #7 created successfully: Fix rounding"),
+            tool_use(4, "TaskUpdate", {"taskId": "7", "status": "in_progress"}),
+            tool_result(5, 4, "Updated task #7 status"),
+        )
+        assert [(i.text, i.status) for i in m.todo_items] == [("Fix rounding", "in_progress")]
+
+    def test_a_task_id_only_in_the_structured_result_is_learnt(self) -> None:
+        """A create whose id is only in `toolUseResult.task.id` is updated by that id."""
+        m = memory(
+            prompt(1, "Fix checkout"),
+            tool_use(2, "TaskCreate", {"subject": "Fix rounding"}),
+            tool_result(3, 2, "created", structured={"task": {"id": "3", "subject": "x"}}),
+            tool_use(4, "TaskUpdate", {"taskId": 3, "status": "deleted"}),
+            tool_result(5, 4, "ok", structured={"success": True, "taskId": "3"}),
+        )
+        assert m.todo_items == ()
+
+    def test_task_list_is_not_work(self) -> None:
+        """TaskList reads back the list the adapter keeps: no tool call is emitted."""
+        out = events(prompt(1, "Go"), tool_use(2, "TaskList", {}), tool_result(3, 2, "No tasks"))
+        assert [e.event_type for e in out] == ["message"]
+
+
+class TestKnownRecords:
+    def test_new_record_types_are_known_not_skipped(self) -> None:
+        """attachment (every subtype), api-request*, last-prompt, tools-used, cost-state and
+        mode records are ignored without a skipped line."""
+        attachments = [
+            {"type": t, "content": ["x"]}
+            for t in (
+                "hook_additional_context",
+                "hook_success",
+                "file",
+                "environment",
+                "deferred_tools_delta",
+                "skill_listing",
+                "queued_command",
+            )
+        ]
+        out = feed(
+            prompt(1, "Fix checkout"),
+            *(base(2 + i, type="attachment", attachment=a) for i, a in enumerate(attachments)),
+            {"type": "api-request", "sessionId": "s-1", "request": {"model": "m"}},
+            {"type": "api-request-blob", "sessionId": "s-1", "blob": "…"},
+            {"type": "api-request-shape", "sessionId": "s-1", "shape": {}},
+            {"type": "last-prompt", "sessionId": "s-1", "lastPrompt": "Fix checkout"},
+            {"type": "tools-used", "sessionId": "s-1", "tools": ["Bash"]},
+            {"type": "cost-state", "sessionId": "s-1", "costUSD": 0.1},
+            {"type": "mode", "sessionId": "s-1", "mode": "default"},
+        )
+        assert not [r for r in out if isinstance(r, SkippedLine)]
+        assert prompts(prompt(1, "Fix checkout")) == ["Fix checkout"]
+
+    def test_hook_context_never_becomes_a_goal(self) -> None:
+        """Text a SessionStart hook injected (an attachment) is not a prompt."""
+        hook = {
+            "type": "hook_additional_context",
+            "hookEvent": "SessionStart",
+            "content": ["# Session memory\n## Current goal\n> Ship the old feature"],
+        }
+        m = memory(base(1, type="attachment", attachment=hook), prompt(2, "Fix checkout"))
+        assert m.current_goal is not None and m.current_goal.text == "Fix checkout"
+        assert m.earlier_goals == ()
+
+    def test_system_reminder_in_a_prompt_is_not_the_users(self) -> None:
+        """A `<system-reminder>` block the client put into a prompt is removed from it."""
+        text = "Fix checkout\n<system-reminder>\nUserPromptSubmit hook: memory…\n</system-reminder>"
+        assert prompts(prompt(1, text)) == ["Fix checkout"]
+
+    def test_a_prompt_that_is_only_a_reminder_is_no_prompt(self) -> None:
+        """A user record holding nothing but hook output gives no message."""
+        assert (
+            prompts(prompt(1, "<system-reminder>Stop hook said: run the tests</system-reminder>"))
+            == []
+        )
+
+
+class TestQueuedPrompts:
+    def test_a_queued_prompt_is_a_prompt_where_it_was_queued(self) -> None:
+        """enqueue with plain text becomes the user's prompt; it is the current goal."""
+        m = memory(
+            prompt(1, "Fix checkout"),
+            queued(2, "new beads for the epic were added. tackle them"),
+            queued(3, "", operation="remove"),
+        )
+        assert m.current_goal is not None
+        assert m.current_goal.text == "new beads for the epic were added. tackle them"
+
+    def test_a_queued_prompt_delivered_later_is_one_prompt(self) -> None:
+        """enqueue, dequeue, then a user record with the same text: one prompt."""
+        assert prompts(
+            prompt(1, "Fix checkout"),
+            queued(2, "check again"),
+            queued(3, "", operation="dequeue"),
+            prompt(4, "check again"),
+        ) == ["Fix checkout", "check again"]
+
+    def test_the_same_text_typed_after_a_remove_is_a_new_prompt(self) -> None:
+        """A queued prompt handed to the running turn (remove) does not hide a later one."""
+        assert prompts(
+            queued(1, "check again"), queued(2, "", operation="remove"), prompt(3, "check again")
+        ) == ["check again", "check again"]
+
+    def test_task_notifications_in_the_queue_are_not_prompts(self) -> None:
+        """A queued `<task-notification>` (a background command finished) gives nothing."""
+        note = (
+            "<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n"
+            '<summary>Background command "mix test" completed (exit code 0)</summary>\n'
+            "</task-notification>"
+        )
+        assert prompts(prompt(1, "Fix checkout"), queued(2, note)) == ["Fix checkout"]
+
+
+class TestFailureText:
+    def test_the_exit_code_header_is_not_the_error_text(self) -> None:
+        """`Exit code 128` becomes exit_code; the error starts with git's own line."""
+        text = (
+            "Exit code 128\nfatal: The current branch spotter-gqc has no upstream branch.\n"
+            "To push the current branch and set the remote as upstream, use\n"
+        )
+        payload = failed(
+            prompt(1, "Push"),
+            tool_use(2, "Bash", {"command": "git push 2>&1"}),
+            tool_result(3, 2, text, error=True, structured="Error: " + text),
+        )
+        assert payload["exit_code"] == 128
+        assert str(payload["error"]).startswith("fatal: The current branch spotter-gqc")
+
+    def test_the_failure_names_the_cause(self) -> None:
+        """The failed attempt quotes the informative line, not "Exit code 1"."""
+        m = memory(
+            prompt(1, "Build"),
+            tool_use(2, "Bash", {"command": "esbuild js/app.js --bundle --outdir=priv/static"}),
+            tool_result(3, 2, 'Exit code 1\n✘ [ERROR] Could not resolve "js/app.js"\n', error=True),
+        )
+        assert any("Could not resolve" in i.text for i in m.failed_attempts)
+
+    def test_an_error_prefix_from_the_structured_result_is_dropped(self) -> None:
+        """With no content, `Error: Exit code 2\\n…` from toolUseResult loses its header too."""
+        payload = failed(
+            prompt(1, "Test"),
+            tool_use(2, "Bash", {"command": "make test"}),
+            tool_result(
+                3, 2, "", error=True, structured="Error: Exit code 2\nmake: *** [test] Error 1"
+            ),
+        )
+        assert payload["exit_code"] == 2
+        assert payload["error"] == "make: *** [test] Error 1"
+
+    def test_an_error_that_is_only_the_exit_code_still_says_it(self) -> None:
+        """A result whose only line is "Exit code 1" keeps it as the error text."""
+        payload = failed(
+            prompt(1, "Check"),
+            tool_use(2, "Bash", {"command": "test -f x"}),
+            tool_result(3, 2, "Exit code 1", error=True),
+        )
+        assert (payload["exit_code"], payload["error"]) == (1, "Exit code 1")
+
+    def test_a_passing_bash_result_keeps_its_whole_output(self) -> None:
+        """A completed Bash result is handed to the fold in full, header lines included."""
+        output = "Running ExUnit with seed: 1\n" + "\n".join(f"line {i}" for i in range(50))
+        output += "\n297 tests, 11 failures"
+        (end,) = [
+            e
+            for e in events(
+                prompt(1, "Test"),
+                tool_use(2, "Bash", {"command": "mix test | tail -30"}),
+                tool_result(3, 2, output, structured={"stdout": output, "interrupted": False}),
+            )
+            if e.payload.get("status") == "completed"
+        ]
+        assert end.payload["result"] == output
+
+
+class TestWorkingDirectory:
+    def test_the_first_message_of_a_run_carries_the_cwd(self) -> None:
+        """Each prompt starts a run, and its message carries the record's cwd."""
+        out = events(prompt(1, "Fix checkout"), prompt(2, "Now the tests"))
+        assert [e.payload.get("cwd") for e in out] == [CWD, CWD]
+
+    def test_a_changed_cwd_is_sent_again_within_a_run(self) -> None:
+        """When the cwd changes mid-run, the next message carries the new one."""
+        text = {"id": "msg_9", "role": "assistant", "content": [{"type": "text", "text": "Done"}]}
+        text["stop_reason"] = "end_turn"
+        out = events(prompt(1, "Fix checkout"), base(2, type="assistant", message=text, cwd="/tmp"))
+        assert [e.payload.get("cwd") for e in out] == [CWD, "/tmp"]
+
+    def test_tool_events_do_not_carry_the_cwd(self) -> None:
+        """Only message and state_transition events carry it."""
+        out = events(
+            prompt(1, "Go"), tool_use(2, "Read", {"file_path": "a.py"}), tool_result(3, 2, "x")
+        )
+        assert [e.payload.get("cwd") for e in out if e.event_type == "tool_lifecycle"] == [None] * 3
