@@ -6,6 +6,7 @@ payload that says nothing to the memory parses to None), then applied to the sto
 
 from __future__ import annotations
 
+import re
 from typing import Final, NamedTuple
 
 from deriver.keys import verify_key
@@ -34,6 +35,7 @@ FINAL_ACTIONS: Final = frozenset({"final", "final_unverified"})
 SYNTHETIC_SOURCES: Final = frozenset({"completion_gate"})
 _GOAL_SOURCE_CHARS: Final = 64 * 1024
 _DECISION_PREFIX: Final = "decision:"
+_UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TRANSITION_REASONS: Final = frozenset(
     {"context_compacted", "stop_hook_blocking", "model_recovery_failed"}
 )
@@ -131,7 +133,9 @@ def parse_terminal(event: TranscriptEvent) -> Terminal:
     payload = event.payload
     reason = str_or_none(payload.get("reason")) or "unknown"
     details = detail_text(payload.get("details"))
-    run = f"{contain_trusted_line(event.run_id, 60)} " if event.run_id else ""
+    # A run id that is an opaque UUID (Claude Code, Codex) tells a reader nothing: left out.
+    run_id = event.run_id
+    run = f"{contain_trusted_line(run_id, 60)} " if run_id and not _UUID.search(run_id) else ""
     text = f"{run}{contain_trusted_line(reason, 60)}"
     if details:
         text += f": {quote_untrusted(details, 120)}"

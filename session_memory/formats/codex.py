@@ -4,12 +4,17 @@ Mapping (``docs/formats.md`` has the full table):
 
 * ``session_meta`` gives the session id (the first one owns identity); ``task_started`` and
   ``turn_context`` give the run id (the turn id);
-* ``event_msg/user_message`` is the typed prompt and becomes ``message(user)``; the
-  ``response_item`` user and developer messages (AGENTS.md, environment context,
-  permissions, resumption context) are injected context and are dropped;
+* the typed prompt becomes ``message(user)``: ``event_msg/user_message`` (up to 0.1xx), the
+  ``response_item`` user message (the only copy in 0.169, with ``item_completed``
+  ``UserMessage``); the copies of one prompt become one message. User messages that are
+  injected context (AGENTS.md, ``<environment_context>``, ...) and every developer message
+  (permissions, hook output) are dropped; an IDE preamble ("# Context from my IDE setup:
+  ... ## My request for Codex:") is dropped, the request kept;
 * assistant ``response_item`` messages become ``message(assistant)``, ``phase:
   final_answer`` marked ``action_type: final`` (``task_complete`` supplies the final answer
-  when no message carried the phase); ``agent_message`` duplicates are dropped;
+  when no message carried the phase); a message without ``phase`` (0.40) is held until the
+  next record tells: a prompt, ``task_complete`` or the end of the file makes it the turn's
+  final answer; ``agent_message`` duplicates are dropped;
 * ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
   ``started``, joined with their outputs on ``call_id``; ``exec_command_end`` and
   ``patch_apply_end`` are authoritative when present; an output saying
@@ -18,19 +23,23 @@ Mapping (``docs/formats.md`` has the full table):
   polls of session N are folded into the original call instead of becoming calls of
   their own;
 * ``update_plan`` is a ``tool_lifecycle`` with ``args: {"plan": [{"step", "status"}]}``;
-* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs.
+* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs, with a
+  readable ``details.summary``;
+* ``session_meta`` and ``turn_context`` ``cwd`` is the session's working directory
+  (``payload["cwd"]``, see ``docs/formats.md``); ``world_state``, ``token_usage_record``
+  and ``thread_settings_applied`` carry nothing for the memory.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Final
 
 import orjson
 
-from session_memory.events import JsonObject
+from session_memory.events import JsonObject, TranscriptEvent
 from session_memory.formats._base import (
     AdapterBase,
     as_dict,
@@ -104,6 +113,12 @@ _MAX_SESSIONS: Final = 256
 _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
 _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
+"""The heading after which an IDE extension's prompt holds what the user typed."""
+_INJECTED: Final = re.compile(
+    r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
+)
+"""User messages that are context the client injected, not what the user typed."""
 
 
 class CodexAdapter(AdapterBase):
@@ -116,6 +131,10 @@ class CodexAdapter(AdapterBase):
         "_polls",
         "_final_seen",
         "_compacted",
+        "_last_prompt",
+        "_held",
+        "_pending_prompt",
+        "_typed_prompts",
     )
 
     def __init__(self) -> None:
@@ -128,6 +147,22 @@ class CodexAdapter(AdapterBase):
         """Open ``write_stdin`` polls: their call_id -> the original call_id."""
         self._final_seen = False
         self._compacted = False
+        self._last_prompt: str | None = None
+        """The prompt just emitted, while nothing else followed (its other copies are dropped)."""
+        self._held: list[str | None] | None = None
+        """An assistant message without ``phase``: [event id, timestamp, text] until told."""
+        self._pending_prompt: list[str | None] | None = None
+        """The latest user ``response_item`` of a turn, [event id, timestamp, text]: the
+        prompt once the model acts on it, unless a typed-prompt event stands for it."""
+        self._typed_prompts = False
+        """Whether this rollout writes typed-prompt events (``user_message``, a completed
+        ``UserMessage`` item): then its user ``response_item`` messages are only copies."""
+
+    def finish(self) -> list[Record]:
+        """The held assistant message ends the file's last turn: its final answer."""
+        out: list[Record] = []
+        self._release(out, final=True)
+        return out
 
     def _state_is_valid(self) -> bool:
         return (
@@ -135,6 +170,11 @@ class CodexAdapter(AdapterBase):
             and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
             and all(isinstance(v, str) for v in self._sessions.values())
             and all(isinstance(v, str) for v in self._polls.values())
+            and (self._last_prompt is None or isinstance(self._last_prompt, str))
+            and all(
+                v is None or (len(v) == 3 and isinstance(v[2], str))
+                for v in (self._held, self._pending_prompt)
+            )
         )
 
     def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
@@ -154,12 +194,16 @@ class CodexAdapter(AdapterBase):
             return
         ts = as_str(record.get("timestamp"))
         eid = f"cx@{offset}"
+        mark = len(out)
         if rtype == "session_meta":
             if self._session_id is None:
                 self._session_id = as_str(payload.get("id"))
+            self._cwd = as_str(payload.get("cwd")) or self._cwd
         elif rtype == "turn_context":
             self._run_id = as_str(payload.get("turn_id")) or self._run_id
+            self._cwd = as_str(payload.get("cwd")) or self._cwd
         elif rtype == "compacted":
+            self._release(out, final=False)
             self._checkpoint(payload, eid, ts, out)
         else:
             ptype = payload.get("type")
@@ -171,7 +215,10 @@ class CodexAdapter(AdapterBase):
             elif rtype == "response_item":
                 self._response_item(ptype, payload, offset, eid, ts, out)
             else:
-                self._event_msg(*_typed_prompt(ptype, payload), offset, eid, ts, out)
+                self._event_msg(ptype, payload, offset, eid, ts, out)
+        events = [r for r in out[mark:] if isinstance(r, TranscriptEvent)]
+        if events and events[-1].payload.get("role") != "user":
+            self._last_prompt = None  # something followed: a later copy is a new prompt
 
     # -- response items -------------------------------------------------------------------
 
@@ -179,31 +226,76 @@ class CodexAdapter(AdapterBase):
         self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
     ) -> None:
         if ptype == "message":
-            if p.get("role") != "assistant":
-                return  # user/developer items repeat the prompt plus injected context
-            content = p.get("content")
-            if not isinstance(content, list):
-                out.append(
-                    SkippedLine(offset=offset, reason="Codex message: 'content' is not a list")
-                )
-                return
-            text = join_texts(
-                t for c in content if isinstance(c, dict) and (t := as_str(c.get("text")))
-            )
-            if not text:
-                return
-            final = p.get("phase") == "final_answer"
-            self._final_seen = self._final_seen or final
-            payload: JsonObject = {
-                "role": "assistant",
-                "content": cap_text(text),
-                "metadata": {"action_type": "final"} if final else {},
-            }
-            out.append(self._event(f"{eid}:assistant", "message", payload, ts))
+            self._message(p, offset, eid, ts, out)
         elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(ptype, p, offset, eid, ts, out)
         elif ptype in ("function_call_output", "custom_tool_call_output"):
             self._output(p, offset, eid, ts, out)
+
+    def _message(
+        self, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        role = p.get("role")
+        if role not in ("assistant", "user"):
+            return  # developer items: permissions, instructions, hook output
+        content = p.get("content")
+        if not isinstance(content, list):
+            out.append(SkippedLine(offset=offset, reason="Codex message: 'content' is not a list"))
+            return
+        text = join_texts(
+            t for c in content if isinstance(c, dict) and (t := as_str(c.get("text")))
+        )
+        if not text:
+            return
+        if role == "user":
+            if not self._typed_prompts and not _INJECTED.match(text):
+                self._pending_prompt = None  # context injected before the prompt: not it
+                self._release(out, final=True)
+                self._pending_prompt = [eid, ts, text]
+            return
+        self._release(out, final=False)
+        phase = p.get("phase")
+        if phase is None:
+            self._held = [eid, ts, text]  # 0.40: final if nothing but the turn's end follows
+            return
+        final = phase == "final_answer"
+        self._final_seen = self._final_seen or final
+        self._assistant(eid, ts, text, final, out)
+
+    def _assistant(
+        self, eid: str | None, ts: str | None, text: str, final: bool, out: list[Record]
+    ) -> None:
+        payload: JsonObject = {
+            "role": "assistant",
+            "content": cap_text(text),
+            "metadata": {"action_type": "final"} if final else {},
+        }
+        out.append(self._event(f"{eid}:assistant", "message", payload, ts))
+
+    def _release(self, out: list[Record], *, final: bool) -> None:
+        """Emit what waited for the next record: the held assistant message (as the turn's
+        final answer or not), then the pending prompt."""
+        held = self._held
+        if held is not None:
+            self._held = None
+            eid, ts, text = held
+            self._final_seen = self._final_seen or final
+            self._assistant(eid, ts, text or "", final, out)
+        pending = self._pending_prompt
+        if pending is not None:
+            self._pending_prompt = None
+            self._prompt(pending[2] or "", pending[0] or "cx", pending[1], out)
+
+    def _prompt(self, text: str, eid: str, ts: str | None, out: list[Record]) -> None:
+        """The user's prompt, once however many copies of it the rollout holds."""
+        request = _IDE_REQUEST.split(text, maxsplit=1)
+        prompt = request[-1].strip()
+        if not prompt or prompt == self._last_prompt:
+            return
+        self._release(out, final=True)
+        self._last_prompt = prompt
+        payload: JsonObject = {"role": "user", "content": cap_text(prompt), "metadata": {}}
+        out.append(self._event(f"{eid}:user", "message", payload, ts))
 
     def _call(
         self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
@@ -212,6 +304,7 @@ class CodexAdapter(AdapterBase):
         if call_id is None:
             out.append(SkippedLine(offset=offset, reason=f"Codex {ptype} without a string call_id"))
             return
+        self._release(out, final=False)
         args: JsonObject
         if ptype == "local_shell_call":
             name = "local_shell"
@@ -307,19 +400,25 @@ class CodexAdapter(AdapterBase):
             handler(self, _EventMsg(p, offset, eid, ts, turn_id), out)
 
     def _user_message(self, m: _EventMsg, out: list[Record]) -> None:
+        self._typed_prompts = True
+        self._pending_prompt = None  # the response_item copy of this prompt
         message = m.p.get("message")
         if not isinstance(message, str):
             out.append(
                 SkippedLine(offset=m.offset, reason="Codex user_message: 'message' is not a string")
             )
             return
-        if message.strip():
-            payload: JsonObject = {
-                "role": "user",
-                "content": cap_text(message.strip()),
-                "metadata": {},
-            }
-            out.append(self._event(f"{m.eid}:user", "message", payload, m.ts))
+        self._prompt(message, m.eid, m.ts, out)
+
+    def _item_completed(self, m: _EventMsg, out: list[Record]) -> None:
+        # Codex 0.16x writes the typed prompt only as a completed UserMessage item.
+        item = as_dict(m.p.get("item"))
+        if item is None or item.get("type") != "UserMessage":
+            return
+        content = item.get("content")
+        parts = content if isinstance(content, list) else []
+        texts = [t for c in parts if isinstance(c, dict) and (t := as_str(c.get("text")))]
+        self._user_message(replace(m, p={"message": join_texts(texts)}), out)
 
     def _exec_command_end(self, m: _EventMsg, out: list[Record]) -> None:
         self._exec_end(m.p, m.eid, m.ts, out)
@@ -342,6 +441,7 @@ class CodexAdapter(AdapterBase):
             )
 
     def _web_search_end(self, m: _EventMsg, out: list[Record]) -> None:
+        self._release(out, final=False)
         eid, ts = m.eid, m.ts
         call_id = as_str(m.p.get("call_id")) or eid
         query = as_str(m.p.get("query")) or ""
@@ -350,6 +450,7 @@ class CodexAdapter(AdapterBase):
         self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
 
     def _context_compacted(self, m: _EventMsg, out: list[Record]) -> None:
+        self._release(out, final=False)
         if not self._compacted:
             payload = {
                 "from_state": "running",
@@ -361,23 +462,23 @@ class CodexAdapter(AdapterBase):
         self._compacted = False
 
     def _task_complete(self, m: _EventMsg, out: list[Record]) -> None:
+        self._release(out, final=True)
         last = as_str(m.p.get("last_agent_message"))
         if not self._final_seen and last and last.strip():
-            payload = {
-                "role": "assistant",
-                "content": cap_text(last.strip()),
-                "metadata": {"action_type": "final"},
-            }
-            out.append(self._event(f"{m.eid}:assistant", "message", payload, m.ts))
+            self._assistant(m.eid, m.ts, last.strip(), True, out)
         details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
         if (ms := as_int(m.p.get("duration_ms"))) is not None:
             details["duration_ms"] = ms
+            details["summary"] = f"after {ms / 1000:.0f} s"
         self._terminal(m, "completed", details, out)
 
     def _turn_aborted(self, m: _EventMsg, out: list[Record]) -> None:
+        self._release(out, final=False)
         details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
         if reason := as_str(m.p.get("reason")):
             details["abort_reason"] = reason
+            if reason != "interrupted":  # "replaced", "review_ended": why it was cut short
+                details["summary"] = reason
         self._terminal(m, "interrupted", details, out)
 
     def _terminal(self, m: _EventMsg, reason: str, details: JsonObject, out: list[Record]) -> None:
@@ -386,6 +487,7 @@ class CodexAdapter(AdapterBase):
         self._final_seen = False
 
     def _exec_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
+        self._release(out, final=False)
         call_id = as_str(p.get("call_id"))
         entry = self._open.pop(call_id, None) if call_id else None
         if call_id is None or entry is None:
@@ -434,18 +536,6 @@ class CodexAdapter(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
-
-
-def _typed_prompt(ptype: str, p: JsonObject) -> tuple[str, JsonObject]:
-    """Codex 0.16x writes the typed prompt only as a completed ``UserMessage`` item: read it
-    as the ``user_message`` event older versions write."""
-    item = as_dict(p.get("item")) if ptype == "item_completed" else None
-    if item is None or item.get("type") != "UserMessage":
-        return ptype, p
-    content = item.get("content")
-    parts = content if isinstance(content, list) else []
-    texts = [t for c in parts if isinstance(c, dict) and (t := as_str(c.get("text")))]
-    return "user_message", {**p, "message": join_texts(texts)}
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:
@@ -516,6 +606,7 @@ class _EventMsg:
 
 _EVENT_MSG_HANDLERS: Final[dict[str, Callable[[CodexAdapter, _EventMsg, list[Record]], None]]] = {
     "user_message": CodexAdapter._user_message,
+    "item_completed": CodexAdapter._item_completed,
     "exec_command_end": CodexAdapter._exec_command_end,
     "patch_apply_end": CodexAdapter._patch_apply_end,
     "web_search_end": CodexAdapter._web_search_end,

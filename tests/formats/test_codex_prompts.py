@@ -1,0 +1,206 @@
+"""Codex rollouts of 0.40 and 0.169: where the prompt is, which text is not the user's, final
+answers without a phase, readable run ends and the working directory, from minimal records
+shaped as the CLI writes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from deriver import SessionMemoryDeriver
+from session_memory.events import TranscriptEvent
+from session_memory.formats import CodexAdapter
+from session_memory.memory import SessionMemory
+from session_memory.reader import Record
+
+TURN = "019e1625-d031-75e3-a85f-f143e43c0d84"
+
+
+def line(rtype: str, **payload: Any) -> dict[str, Any]:
+    return {"timestamp": "2026-12-01T10:00:00Z", "type": rtype, "payload": payload}
+
+
+def message(role: str, text: str, **extra: Any) -> dict[str, Any]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return line(
+        "response_item", type="message", role=role, content=[{"type": kind, "text": text}], **extra
+    )
+
+
+def user_message(text: str) -> dict[str, Any]:
+    return line("event_msg", type="user_message", message=text, images=[])
+
+
+def call(call_id: str, command: str) -> dict[str, Any]:
+    args = orjson.dumps({"cmd": command}).decode()
+    return line(
+        "response_item", type="function_call", name="exec_command", arguments=args, call_id=call_id
+    )
+
+
+def output(call_id: str, text: str) -> dict[str, Any]:
+    body = f"Process exited with code 0\nOutput:\n{text}"
+    return line("response_item", type="function_call_output", call_id=call_id, output=body)
+
+
+SESSION = line("session_meta", id="019e1625-0000-7000-8000-000000000001", cwd="/home/dev/shop")
+ENVIRONMENT = message(
+    "user", "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n</environment_context>"
+)
+AGENTS = message(
+    "user",
+    "# AGENTS.md instructions for /home/dev/shop\n\n<INSTRUCTIONS>\nBe brief\n</INSTRUCTIONS>",
+)
+
+
+def feed(*records: dict[str, Any]) -> list[Record]:
+    adapter = CodexAdapter()
+    out: list[Record] = []
+    for offset, record in enumerate(records):
+        out.extend(adapter.feed(record, offset * 100))
+    out.extend(adapter.finish())
+    return out
+
+
+def messages(*records: dict[str, Any], role: str) -> list[TranscriptEvent]:
+    return [
+        r
+        for r in feed(*records)
+        if isinstance(r, TranscriptEvent)
+        and r.event_type == "message"
+        and r.payload["role"] == role
+    ]
+
+
+def prompts(*records: dict[str, Any]) -> list[str]:
+    return [str(e.payload["content"]) for e in messages(*records, role="user")]
+
+
+def memory(*records: dict[str, Any]) -> SessionMemory:
+    deriver = SessionMemoryDeriver()
+    deriver.apply_all(feed(*records))
+    return deriver.memory
+
+
+class TestPrompt:
+    def test_a_user_response_item_is_the_prompt_without_user_message_events(self) -> None:
+        """0.169 writes no user_message: the user response_item the model acts on is the goal."""
+        m = memory(
+            SESSION,
+            message("developer", "<permissions instructions>sandboxed</permissions instructions>"),
+            AGENTS,
+            ENVIRONMENT,
+            message("user", "Fix the rounding in checkout"),
+            call("c1", "pytest -q"),
+            output("c1", "3 passed in 0.1s"),
+        )
+        assert m.current_goal is not None and m.current_goal.text == "Fix the rounding in checkout"
+        assert m.earlier_goals == ()
+
+    def test_a_prompt_as_item_and_response_item_is_one_prompt(self) -> None:
+        """0.169's response_item and item_completed UserMessage copies give one message."""
+        item = line(
+            "event_msg",
+            type="item_completed",
+            item={"type": "UserMessage", "content": [{"type": "text", "text": "Fix checkout"}]},
+        )
+        assert prompts(message("user", "Fix checkout"), item, call("c1", "ls")) == ["Fix checkout"]
+
+    def test_0_40_prompt_copies_give_one_prompt(self) -> None:
+        """0.40 writes the response_item and then user_message of one prompt: one message."""
+        assert prompts(
+            ENVIRONMENT,
+            message("user", "Fix checkout"),
+            user_message("Fix checkout"),
+            call("c1", "ls"),
+            message("user", "Fix checkout"),
+            user_message("Fix checkout"),
+        ) == ["Fix checkout", "Fix checkout"]
+
+    def test_developer_messages_are_never_prompts(self) -> None:
+        """Hook output arrives as a developer message: no goal, even when it is the last one."""
+        hook = message("developer", "# Session memory\n## Current goal\n> Ship the old feature")
+        assert prompts(hook, call("c1", "ls")) == []
+
+    def test_an_ide_preamble_is_not_the_goal(self) -> None:
+        """With "## My request for Codex:", the prompt is what follows the heading."""
+        text = (
+            "# Context from my IDE setup:\n\n## Open tabs:\n- page.tsx: src/page.tsx\n\n"
+            "## My request for Codex:\nUpdating a team is VERY slow.\n"
+        )
+        assert prompts(message("user", text), user_message(text)) == [
+            "Updating a team is VERY slow."
+        ]
+
+
+class TestFinalAnswer:
+    def test_the_last_message_before_the_next_prompt_is_the_final_answer(self) -> None:
+        """0.40 has no phase and no task_complete: the turn's last message is its answer."""
+        out = messages(
+            user_message("Fix checkout"),
+            message("assistant", "Looking at the code."),
+            call("c1", "ls"),
+            output("c1", "a.py"),
+            message("assistant", "Fixed: rounding now uses Decimal."),
+            user_message("Thanks, now the docs"),
+            role="assistant",
+        )
+        assert [e.payload["metadata"] for e in out] == [{}, {"action_type": "final"}]
+
+    def test_the_last_message_of_the_file_is_a_final_answer(self) -> None:
+        """At the end of a complete read the held message is the turn's final answer."""
+        (out,) = messages(
+            user_message("Fix checkout"), message("assistant", "Done."), role="assistant"
+        )
+        assert out.payload["metadata"] == {"action_type": "final"}
+
+    def test_a_phase_is_trusted_as_written(self) -> None:
+        """A commentary message is not final, whatever follows it."""
+        (out,) = messages(
+            message("assistant", "Reading.", phase="commentary"),
+            user_message("go"),
+            role="assistant",
+        )
+        assert out.payload["metadata"] == {}
+
+    def test_task_complete_does_not_repeat_the_held_answer(self) -> None:
+        """task_complete after a held message makes it final and adds no copy."""
+        out = messages(
+            user_message("Fix checkout"),
+            message("assistant", "Done."),
+            line("event_msg", type="task_complete", turn_id=TURN, last_agent_message="Done."),
+            role="assistant",
+        )
+        assert [e.payload["metadata"] for e in out] == [{"action_type": "final"}]
+
+
+class TestRunEnd:
+    def test_the_run_end_reads_without_the_turn_uuid(self) -> None:
+        """The verification line says how the run ended, not its opaque turn id."""
+        m = memory(
+            line("event_msg", type="task_started", turn_id=TURN),
+            user_message("Fix checkout"),
+            line("event_msg", type="task_complete", turn_id=TURN, duration_ms=42_000),
+        )
+        (ended,) = [i.text for i in m.verification_status if "completed" in i.text]
+        assert TURN not in ended
+        assert "completed" in ended and "42 s" in ended
+
+
+class TestWorkingDirectory:
+    def test_the_prompt_carries_the_session_cwd(self) -> None:
+        """session_meta's cwd reaches the first message of the run."""
+        (event,) = messages(SESSION, user_message("Fix checkout"), role="user")
+        assert event.payload["cwd"] == "/home/dev/shop"
+
+    def test_a_turn_context_cwd_is_the_new_cwd(self) -> None:
+        """turn_context's cwd replaces the session's for the next run's first message."""
+        out = messages(
+            SESSION,
+            user_message("Fix checkout"),
+            line("turn_context", turn_id="t2", cwd="/home/dev/shop/api"),
+            user_message("Now the API"),
+            role="user",
+        )
+        assert [e.payload.get("cwd") for e in out] == ["/home/dev/shop", "/home/dev/shop/api"]
