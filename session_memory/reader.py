@@ -1,6 +1,8 @@
 """Reading native JSONL transcripts: bytes in, events and counted skips out.
 
-The reader takes a path or a binary file object (so tests feed it ``io.BytesIO``). It never
+The reader takes a path or a binary file object (so tests feed it ``io.BytesIO``); a path to a
+zstd-compressed file (Codex rewrites week-old rollouts as ``rollout-*.jsonl.zst``) is read
+decompressed, whatever its name. It never
 raises for the content of a transcript: every line that is not a valid event becomes a
 :class:`SkippedLine` with its byte offset and the reason. Memory stays bounded by
 ``max_line_bytes`` whatever the input: an over-long line is discarded while it streams past.
@@ -11,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from typing import IO, Final
+from typing import IO, Final, cast
 
 import orjson
 import pydantic
+import zstandard
 
 from session_memory.errors import TranscriptError
 from session_memory.events import JsonObject, TranscriptEvent
@@ -38,6 +41,8 @@ MAX_LINE_BYTES: Final = 8 * 1024 * 1024
 """Lines longer than this are skipped unread; the reader holds at most this plus one chunk."""
 
 _CHUNK: Final = 1024 * 1024
+ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+"""The first four bytes of a zstd frame."""
 
 Source = str | os.PathLike[str] | IO[bytes]
 Record = TranscriptEvent | SkippedLine
@@ -176,7 +181,60 @@ def open_source(source: Source) -> Iterator[IO[bytes]]:
             f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
         ) from exc
     with stream:
-        yield stream
+        try:
+            compressed = stream.read(4) == ZSTD_MAGIC
+            stream.seek(0)
+        except OSError as exc:
+            raise TranscriptError(
+                f"cannot read transcript {os.fspath(source)!r}: {exc.strerror}"
+            ) from exc
+        if not compressed:
+            yield stream
+            return
+        with _Zstd(stream) as decompressed:
+            yield cast(IO[bytes], decompressed)
+
+
+class _Zstd:
+    """A zstd file read decompressed, frame after frame. Corrupt data, or a file that ends
+    inside a frame (truncated), is an ``OSError`` like a read error."""
+
+    _INPUT: Final = 64 * 1024
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._started = False
+        """Whether the current frame has had input (a file may end only between frames)."""
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            data = self._stream.read(self._INPUT)
+            if not data:
+                if self._started and not self._frame.eof:
+                    raise OSError("truncated zstd data")
+                return b""
+            if out := self._decompress(data):
+                return out
+
+    def _decompress(self, data: bytes) -> bytes:
+        parts: list[bytes] = []
+        try:
+            while data:
+                if self._frame.eof:
+                    self._frame = zstandard.ZstdDecompressor().decompressobj()
+                self._started = True
+                parts.append(self._frame.decompress(data))
+                data = self._frame.unused_data if self._frame.eof else b""
+        except zstandard.ZstdError as exc:
+            raise OSError(f"corrupt zstd data: {exc}") from exc
+        return b"".join(parts)
+
+    def __enter__(self) -> _Zstd:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def iter_objects(
