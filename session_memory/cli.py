@@ -15,9 +15,9 @@ from typing import IO
 
 import orjson
 
-from session_memory.errors import BudgetError, SessionMemoryError
-from session_memory.formats import FORMAT_CHOICES, read_transcript
-from session_memory.memory import SessionMemory
+from session_memory.errors import BudgetError, SessionMemoryError, TranscriptError
+from session_memory.formats import FORMAT_CHOICES, NO_KNOWN_FORMAT, read_transcript
+from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.reader import Record
 
 __all__ = ["add_format_argument", "cli", "main", "open_records"]
@@ -99,8 +99,35 @@ def _derive(args: argparse.Namespace) -> SessionMemory:
     from deriver import SessionMemoryDeriver
 
     deriver = SessionMemoryDeriver(budget_tokens=args.budget)
-    deriver.apply_all(open_records(args.path, args.format))
+    told = _FormatTold()
+    deriver.apply_all(told.watch(open_records(args.path, args.format)))
+    if told.unknown:
+        where = "standard input" if args.path == "-" else repr(args.path)
+        raise TranscriptError(
+            f"{where} is in no known transcript format (native, claude-code, codex): "
+            f"{deriver.memory.diagnostics.lines_skipped} lines skipped"
+        )
     return deriver.memory
+
+
+class _FormatTold:
+    """Whether a transcript's records ever told its format: some event, not only skips."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.untold = 0
+
+    @property
+    def unknown(self) -> bool:
+        return self.events == 0 and self.untold > 0
+
+    def watch(self, records: Iterator[Record]) -> Iterator[Record]:
+        for record in records:
+            if isinstance(record, SkippedLine):
+                self.untold += record.reason == NO_KNOWN_FORMAT
+            else:
+                self.events += 1
+            yield record
 
 
 def _add_derive_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

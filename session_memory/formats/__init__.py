@@ -5,6 +5,7 @@ from session_memory.formats.claude_code import ClaudeCodeAdapter
 from session_memory.formats.codex import CodexAdapter
 from session_memory.formats.detect import (
     FORMAT_CHOICES,
+    NO_KNOWN_FORMAT,
     AutoAdapter,
     FormatChoice,
     classify_object,
@@ -17,6 +18,7 @@ from session_memory.formats.native import NativeAdapter
 
 __all__ = [
     "FORMAT_CHOICES",
+    "NO_KNOWN_FORMAT",
     "Adapter",
     "AdapterBase",
     "AutoAdapter",

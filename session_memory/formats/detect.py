@@ -22,6 +22,7 @@ from session_memory.reader import (
 
 __all__ = [
     "FORMAT_CHOICES",
+    "NO_KNOWN_FORMAT",
     "AutoAdapter",
     "FormatChoice",
     "classify_object",
@@ -42,7 +43,15 @@ _ADAPTERS: Final[dict[str, type[AdapterBase]]] = {
     "codex": CodexAdapter,
 }
 _CODEX_TYPES: Final = frozenset(
-    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+    {
+        "session_meta",
+        "turn_context",
+        "response_item",
+        "event_msg",
+        "compacted",
+        "world_state",
+        "token_usage_record",
+    }
 )
 _CLAUDE_TYPES: Final = frozenset(
     {
@@ -53,8 +62,17 @@ _CLAUDE_TYPES: Final = frozenset(
         "progress",
         "file-history-snapshot",
         "queue-operation",
+        "attachment",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "last-prompt",
+        "tools-used",
+        "cost-state",
     }
 )
+NO_KNOWN_FORMAT: Final = "record of no known transcript format"
+"""The skip reason of a record read before any record told the format."""
 
 
 def classify_object(obj: object) -> FormatName | None:
@@ -127,7 +145,7 @@ class AutoAdapter(AdapterBase):
         if self.inner is None:
             fmt = classify_object(record)
             if fmt is None:
-                return [SkippedLine(offset=offset, reason="record of no known transcript format")]
+                return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
             self.inner = _ADAPTERS[fmt]()
         return self.inner.feed(record, offset)
 
