@@ -34,7 +34,7 @@ from typing import Final
 
 from deriver import SessionMemoryDeriver
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
-from session_memory.formats import AdapterBase, make_adapter, restore_adapter
+from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
 from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
     TranscriptState,
@@ -374,7 +374,7 @@ class MemoryService:
         sweep; it leaves the previous outputs and state in place, which stay consistent.
         """
         try:
-            if t.outputs_stale and t.tail.offset > 0:
+            if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
                 self._write_outputs(t)
             t.outputs_stale = False
             if t.state_stale:
@@ -458,6 +458,11 @@ class MemoryService:
             skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,
         )
+
+
+def _format_told(adapter: AdapterBase) -> bool:
+    """Whether some record told the transcript's format (no memory for a file of none)."""
+    return not isinstance(adapter, AutoAdapter) or adapter.detected is not None
 
 
 def _memory_so_far(t: _Transcript) -> SessionMemory:
