@@ -145,6 +145,8 @@ _COMPACT_PREAMBLE: Final = re.compile(
 )
 _COMMAND_NAME: Final = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
 _COMMAND_ARGS: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_PERSISTED: Final = "<persisted-output>"
+"""How a tool result too large for the model starts: a preview, the whole output saved."""
 _TOOL_ERROR_TAGS: Final = re.compile(r"</?tool_use_error>")
 _EXIT_CODE: Final = re.compile(r"\bExit code (-?\d+)")
 _EXIT_HEADER: Final = re.compile(r"\A(?:Error: )?Exit code -?\d+[ \t]*(?:\n|\Z)")
@@ -554,6 +556,8 @@ def _failed_result(name: str | None, text: str, structured: object) -> tuple[str
         or (isinstance(structured, str) and _REJECTION_TEXT in structured)
     ):
         return _REJECTED, None
+    if text.startswith(_PERSISTED) and isinstance(structured, str):
+        text = structured  # the model saw a preview; the transcript keeps the whole text
     text = _TOOL_ERROR_TAGS.sub("", text).strip() or (as_str(structured) or "error").strip()
     if name == "Bash" and (m := _EXIT_CODE.search(text[:200])):
         # The exit code is typed now: the error text starts with what the command said.
@@ -570,6 +574,11 @@ def _completed_result(
     if details is None:
         return text, None
     if name == "Bash":
+        if text.startswith(_PERSISTED):
+            # Output too large for the model: the record still holds all of it, and the
+            # runner's summary is at its end.
+            streams = (as_str(details.get("stdout")), as_str(details.get("stderr")))
+            text = "\n".join(p for p in streams if p) or text
         return text, (0 if details.get("interrupted") is not True else None)
     if name == "AskUserQuestion":
         return _answers(details) or text, None

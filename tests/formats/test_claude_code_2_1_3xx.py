@@ -278,6 +278,25 @@ class TestFailureText:
         ]
         assert end.payload["result"] == output
 
+    def test_a_persisted_output_preview_is_replaced_by_the_whole_output(self) -> None:
+        """A result too large for the model (a preview) gives the fold toolUseResult's stdout."""
+        preview = (
+            "<persisted-output>\nOutput too large (141KB). Full output saved to: "
+            "/p/tool-results/toolu_2.txt\n\nPreview (first 2KB):\nRunning ExUnit\n"
+            "</persisted-output>"
+        )
+        stdout = "Running ExUnit\n" + "." * 5000 + "\n297 tests, 11 failures"
+        (end,) = [
+            e
+            for e in events(
+                prompt(1, "Test"),
+                tool_use(2, "Bash", {"command": "mix test | tail -30"}),
+                tool_result(3, 2, preview, structured={"stdout": stdout, "stderr": ""}),
+            )
+            if e.payload.get("status") == "completed"
+        ]
+        assert end.payload["result"] == stdout
+
 
 class TestWorkingDirectory:
     def test_the_first_message_of_a_run_carries_the_cwd(self) -> None:
