@@ -414,13 +414,12 @@ class CodexAdapter(AdapterBase):
         message = as_str(p.get("message")) or ""
         history = p.get("replacement_history")
         retained = len(history) if isinstance(history, list) else 0
-        if message.strip():
-            summary = f"Context compacted\n{message.strip()}"
-        else:
-            summary = "Context compacted (summary not readable: encrypted)"
+        # The summary's whole text: the rules read its sections.
+        summary = message.strip() or "(summary not readable: encrypted)"
         payload: JsonObject = {
             "checkpoint_id": eid,
-            "summary": cap_text(summary),
+            "summary": cap_text(summary, _SUMMARY_CHARS),
+            "summary_dialect": "codex",
             "trigger": "auto",
             "retained_items": retained,
         }
@@ -446,6 +445,10 @@ def _typed_prompt(ptype: str, p: JsonObject) -> tuple[str, JsonObject]:
     parts = content if isinstance(content, list) else []
     texts = [t for c in parts if isinstance(c, dict) and (t := as_str(c.get("text")))]
     return "user_message", {**p, "message": join_texts(texts)}
+
+
+_SUMMARY_CHARS: Final = 64 * 1024
+"""A compaction summary is read whole, up to this cap."""
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:
