@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.deriver.test_rules import call, derive, texts, user
+from tests.deriver.test_rules import call, derive, event, texts, user
 
 
 def bash_result(status: str, stdout: str, exit_code: int) -> dict[str, Any]:
@@ -81,3 +81,30 @@ class TestPlainObjects:
         result = {"output": "make: *** [all] Error 1", "returncode": 1}
         memory = derive(user("build"), call("Bash", {"command": "./build.sh"}, result=result))
         assert any("exited 1" in t for t in texts(memory.failed_attempts))
+
+
+class TestGateDetails:
+    def test_stop_hook_keeps_its_reasons(self) -> None:
+        """A blocked completion names the gate's reasons, as code."""
+        details = {"completion_verdict": "fail", "reasons": ["verification_invalid:tests"]}
+        blocked = event("state_transition", reason="stop_hook_blocking", details=details)
+        memory = derive(user("fix it"), blocked)
+        (line,) = [i.text for i in memory.verification_status if i.kind == "stop_hook"]
+        assert line == "completion blocked pending verification: `verification_invalid:tests`"
+
+    def test_completion_gate_terminal_keeps_its_reasons(self) -> None:
+        """A run that ended at the completion gate says why."""
+        details = {"reasons": ["incomplete_todos", "verification_invalid:tests"]}
+        ended = event("terminal", reason="completion_gate_blocked", details=details)
+        memory = derive(user("fix it"), ended)
+        (line,) = [i.text for i in memory.verification_status if i.kind == "terminal"]
+        assert "`incomplete_todos`, `verification_invalid:tests`" in line
+
+    def test_compaction_without_checkpoint_names_its_details(self) -> None:
+        """A compaction whose checkpoint is not in the memory keeps its count and id."""
+        details = {"checkpoint_id": "compact_1", "messages_compacted": 14}
+        compacted = event("state_transition", reason="context_compacted", details=details)
+        memory = derive(user("fix it"), compacted)
+        assert "context compacted (14 messages, checkpoint `compact_1`)" in texts(
+            memory.key_decisions
+        )
