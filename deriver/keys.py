@@ -14,6 +14,7 @@ __all__ = [
     "call_identity",
     "call_key",
     "check_key",
+    "checkpoint_key",
     "decision_key",
     "done_key",
     "edit_key",
@@ -66,3 +67,8 @@ def verify_key(name: Verification) -> ItemKey:
 
 def check_key(command: str) -> ItemKey:
     return ItemKey(f"check:{command}")
+
+
+def checkpoint_key(checkpoint_id: str) -> ItemKey:
+    """A compaction checkpoint, by its id: its transition and a repeat update one item."""
+    return ItemKey(f"checkpoint:{checkpoint_id}")

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from deriver.keys import verify_key
+from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.store import MemoryStore, Stamp
+from deriver.summaries import CompactionSummary, SummaryDialect, parse_summary
 from deriver.user_text import first_line, is_acknowledgement
 from deriver.wording import EXCERPT_CHARS, as_dict, code, detail_text, goal_text, str_or_none
 from session_memory.events import TranscriptEvent
@@ -39,6 +40,13 @@ _UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 _TRANSITION_REASONS: Final = frozenset(
     {"context_compacted", "stop_hook_blocking", "model_recovery_failed"}
 )
+_MAX_REASONS: Final = 6
+_REQUEST_CHARS: Final = 120
+_SUMMARY_CHARS: Final = 140
+_SUMMARY_KINDS: Final = frozenset(
+    {"summary_todo", "summary_resume", "summary_lesson", "summary_decision", "summary_goal",
+     "summary_done"}
+)  # fmt: skip
 
 
 class UserMessage(NamedTuple):
@@ -62,10 +70,15 @@ class Transition(NamedTuple):
     reason: str
     details: str
     stamp: Stamp
+    checkpoint_id: str | None = None
 
 
 class Checkpoint(NamedTuple):
+    """A compaction checkpoint: its line in Key decisions, and what its summary states."""
+
     text: str
+    checkpoint_id: str | None
+    summary: CompactionSummary | None
     stamp: Stamp
 
 
@@ -112,21 +125,79 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     return AssistantMessage(tuple(decisions), final, content, _stamp(event))
 
 
+def _reasons(details: object) -> str:
+    """A gate's ``details.reasons`` (``verification_invalid:tests``...) as code spans."""
+    reasons = as_dict(details).get("reasons")
+    if not isinstance(reasons, list):
+        return ""
+    names = [code(r, 60) for r in reasons[:_MAX_REASONS] if isinstance(r, str) and r.strip()]
+    return ", ".join(names)
+
+
+def _compaction_details(details: object) -> str:
+    """How many messages a compaction folded away, and into which checkpoint."""
+    fields = as_dict(details)
+    count = fields.get("messages_compacted")
+    parts = [f"{count} messages"] if type(count) is int else []
+    checkpoint_id = str_or_none(fields.get("checkpoint_id"))
+    if checkpoint_id:
+        parts.append(f"checkpoint {code(checkpoint_id, 60)}")
+    return ", ".join(parts)
+
+
 def parse_transition(event: TranscriptEvent) -> Transition | None:
     payload = event.payload
     reason = payload.get("reason")
     if not isinstance(reason, str) or reason not in _TRANSITION_REASONS:
         return None
-    return Transition(reason, detail_text(payload.get("details")), _stamp(event))
+    details = payload.get("details")
+    stamp = _stamp(event)
+    if reason == "context_compacted":
+        checkpoint_id = str_or_none(as_dict(details).get("checkpoint_id"))
+        return Transition(reason, _compaction_details(details), stamp, checkpoint_id)
+    text = detail_text(details)
+    text = quote_untrusted(text, 120) if text else ""
+    reasons = _reasons(details)
+    if reasons:
+        text = f"{text} ({reasons})" if text else reasons
+    return Transition(reason, text, stamp)
+
+
+def _dialect(payload: dict[str, object]) -> SummaryDialect:
+    dialect = payload.get("summary_dialect")
+    return dialect if dialect == "claude-code" or dialect == "codex" else "native"
+
+
+def _summary_lead(summary: str) -> str:
+    """The first line of a summary that is not a heading, for a summary with no request."""
+    for text_line in summary.splitlines():
+        stripped = text_line.strip().strip("*_ ")
+        if stripped and not text_line.lstrip().startswith("#"):
+            return stripped
+    return ""
 
 
 def parse_checkpoint(event: TranscriptEvent) -> Checkpoint:
     payload = event.payload
     checkpoint_id = str_or_none(payload.get("checkpoint_id"))
-    summary = first_line(payload_text(payload.get("summary")), 400)
-    label = f"checkpoint {code(checkpoint_id, 60)}" if checkpoint_id else "checkpoint"
-    text = f"{label}: {quote_untrusted(summary, EXCERPT_CHARS)}" if summary else label
-    return Checkpoint(text, _stamp(event))
+    raw = payload_text(payload.get("summary"))
+    summary = parse_summary(raw, _dialect(payload)) if raw.strip() else None
+    trigger = str_or_none(payload.get("trigger"))
+    if trigger is not None:
+        pre = payload.get("pre_tokens")
+        tokens = f", {pre} tokens before" if type(pre) is int else ""
+        label = f"context compacted ({contain_trusted_line(trigger, 20)}{tokens})"
+    elif checkpoint_id:
+        label = f"checkpoint {code(checkpoint_id, 60)}"
+    else:
+        label = "checkpoint"
+    lead = summary.request if summary is not None and summary.request else _summary_lead(raw)
+    if summary is not None and lead:
+        # Text the checkpoint's own line quotes is not repeated as where work resumes.
+        resume = tuple(r for r in summary.resume if not r.startswith(lead))
+        summary = summary._replace(resume=resume)
+    text = f"{label}: {quote_untrusted(lead, _REQUEST_CHARS)}" if lead else label
+    return Checkpoint(text, checkpoint_id, summary, _stamp(event))
 
 
 def parse_terminal(event: TranscriptEvent) -> Terminal:
@@ -139,6 +210,9 @@ def parse_terminal(event: TranscriptEvent) -> Terminal:
     text = f"{run}{contain_trusted_line(reason, 60)}"
     if details:
         text += f": {quote_untrusted(details, 120)}"
+    reasons = _reasons(payload.get("details"))
+    if reasons:
+        text += f" ({reasons})"
     return Terminal(reason, text, _stamp(event))
 
 
@@ -187,9 +261,9 @@ class MessageRules:
 
     def apply_transition(self, transition: Transition) -> bool:
         details, stamp = transition.details, transition.stamp
-        suffix = f": {quote_untrusted(details, 120)}" if details else ""
+        suffix = f": {details}" if details else ""
         if transition.reason == "context_compacted":
-            decision(self.store, "compaction", "context compacted" + suffix, stamp)
+            self._compacted(transition)
         elif transition.reason == "stop_hook_blocking":
             text = "completion blocked pending verification" + suffix
             verification(
@@ -201,9 +275,87 @@ class MessageRules:
             )
         return True
 
+    def _compacted(self, transition: Transition) -> None:
+        """A compaction: on its checkpoint's line when that is in the memory, else its own."""
+        store, stamp, details = self.store, transition.stamp, transition.details
+        checkpoint_id = transition.checkpoint_id
+        item = store.get(checkpoint_key(checkpoint_id)) if checkpoint_id else None
+        if item is None:
+            text = f"context compacted ({details})" if details else "context compacted"
+            decision(store, "compaction", text, stamp)
+            return
+        count = details.split(",", 1)[0] if details[:1].isdigit() else ""
+        if count and "compacted" not in item.text:
+            label, _, rest = item.text.partition(": ")
+            text = f"{label} ({count} compacted)" + (f": {rest}" if rest else "")
+            store.update(item, stamp, text=text, touch=False)
+
     def apply_checkpoint(self, checkpoint: Checkpoint) -> bool:
-        decision(self.store, "checkpoint", checkpoint.text, checkpoint.stamp)
+        store, stamp = self.store, checkpoint.stamp
+        self._drop_summary_items(stamp)
+        checkpoint_id = checkpoint.checkpoint_id
+        if checkpoint_id:
+            key = checkpoint_key(checkpoint_id)
+            item = store.get(key)
+            if item is None:
+                store.add("key_decisions", "checkpoint", checkpoint.text, stamp,
+                          status="decision", key=key)  # fmt: skip
+            else:
+                store.update(item, stamp, text=checkpoint.text)
+        else:
+            decision(store, "checkpoint", checkpoint.text, stamp)
+        if checkpoint.summary is not None:
+            self._apply_summary(checkpoint.summary, stamp)
         return True
+
+    def _drop_summary_items(self, stamp: Stamp) -> None:
+        """A new checkpoint's summary supersedes the items of the one before."""
+        store = self.store
+        for section in _SUMMARY_SECTIONS:
+            for item in store.items_of(section):
+                if item.kind in _SUMMARY_KINDS:
+                    store.remove(item, stamp)
+
+    def _apply_summary(self, summary: CompactionSummary, stamp: Stamp) -> None:
+        """A summary's sections as items, quoted: pending tasks as todos, the current work
+        and next step as where work resumes, errors as lessons, decisions, the user's
+        messages as earlier goals, completed milestones as completed work."""
+        store = self.store
+        if store.goal is None and summary.request:
+            store.set_goal(goal_text(f"(from the compaction summary) {summary.request}"),
+                           stamp, None)  # fmt: skip
+        # All of it in the tiers evicted first (completed work, then earlier goals), so
+        # that a summary never crowds out an exact item; within a tier the most recent
+        # items are spared longest, so the pending tasks come last.
+        for text in summary.done:
+            store.add("completed_work", "summary_done", f"summary: {_quote(text)}", stamp)
+        for text in summary.decisions:
+            store.add("key_decisions", "summary_decision", f"summary: {_quote(text)}", stamp,
+                      status="decision", tier="earlier_goals")  # fmt: skip
+        for text in summary.errors:
+            store.add("failed_attempts", "summary_lesson", _quote(text), stamp,
+                      status="lesson", tier="earlier_goals")  # fmt: skip
+        for text in self._new_requests(summary.user_messages):
+            store.add("earlier_goals", "summary_goal", f"{_quote(text)} (summary)", stamp)
+        for text in summary.resume:
+            store.add("todo_items", "summary_resume", _quote(text), stamp, status="resume",
+                      tier="earlier_goals")  # fmt: skip
+        for text in summary.todos:
+            store.add("todo_items", "summary_todo", f"summary: {_quote(text)}", stamp,
+                      status="pending", tier="earlier_goals")  # fmt: skip
+
+    def _new_requests(self, messages: tuple[str, ...]) -> list[str]:
+        """The summary's user messages that no goal in the memory already states."""
+        store = self.store
+        known = [_normal(item.text) for item in store.items_of("earlier_goals")]
+        if store.goal is not None:
+            known.append(_normal(store.goal.text))
+        fresh = []
+        for message in messages:
+            text = _normal(message)
+            if text and not any(text in seen for seen in known):
+                fresh.append(message)
+        return fresh
 
     def apply_terminal(self, terminal: Terminal) -> bool:
         stamp = terminal.stamp
@@ -214,4 +366,24 @@ class MessageRules:
             blocked = self.store.get(verify_key("stop_hook"))
             if blocked is not None:
                 self.store.remove(blocked, stamp)
+            # The run that resumed after a compaction ended: what its summary said was
+            # pending and under way is past (what is left is in the later events).
+            for item in self.store.items_of("todo_items"):
+                if item.kind == "summary_resume" or item.kind == "summary_todo":
+                    self.store.remove(item, stamp)
         return True
+
+
+_SUMMARY_SECTIONS: Final = (
+    "todo_items", "failed_attempts", "key_decisions", "earlier_goals", "completed_work"
+)  # fmt: skip
+
+
+def _quote(text: str) -> str:
+    return quote_untrusted(text, _SUMMARY_CHARS)
+
+
+def _normal(text: str) -> str:
+    """Text compared loosely: case, quotes and runs of white space do not count."""
+    return " ".join(text.casefold().replace("\u201c", " ").replace("\u201d", " ")
+                    .replace('"', " ").split())  # fmt: skip

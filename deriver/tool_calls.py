@@ -391,7 +391,8 @@ class ToolCallRules:
             return
         store = self.store
         for item in store.items_of("todo_items"):
-            if item.kind == "todo":
+            # A compaction summary's pending tasks and current work are superseded too.
+            if item.kind in ("todo", "summary_todo", "summary_resume"):
                 store.remove(item, stamp)
         done = self.todos_done
         for content, status in todos:

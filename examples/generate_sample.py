@@ -6,7 +6,10 @@ tools Claude Code uses (with the argument names Claude Code uses), keeps a todo 
 sometimes blocked by a completion gate, compacts its context now and then, and ends with a
 terminal event. The edge cases the deriver must handle are there on purpose: tool call ids
 reused across runs, a run interrupted while an Edit or Bash call was running, a call that was
-requested but never started, failed calls, commands that exit non-zero.
+requested but never started, failed calls, commands that exit non-zero. Tool results,
+checkpoints and gate transitions have the shapes MyCodeAgent writes (``docs/formats.md``):
+result envelopes with ``data.stdout``/``data.exit_code`` and ``error.message``, an
+"Archived Session Summary", ``details.reasons``.
 
 Usage::
 
@@ -523,6 +526,53 @@ def _number_lines(lines: Sequence[str], first: int) -> str:
     return "\n".join(f"{first + i:>6}\u2192{line}" for i, line in enumerate(lines))
 
 
+_ERROR_CODES: Final = (
+    ("not found", "NOT_FOUND"),
+    ("does not exist", "NOT_FOUND"),
+    ("modified since", "CONFLICT"),
+    ("denied", "PERMISSION_DENIED"),
+)
+
+
+def _envelope(
+    args: dict[str, Any], duration: int, text: str, exit_code: int | None, error: str | None
+) -> Event:
+    """A tool result as MyCodeAgent's tool runtime writes it: status, data, text, stats,
+    context, and error {code, message} when the call failed. A Bash run keeps stdout and
+    its exit code in ``data``; a non-zero exit is a "partial" result of a completed call."""
+    context = {"cwd": ".", "params_input": args}
+    stats = {"time_ms": duration}
+    if error is not None:
+        code = next((c for words, c in _ERROR_CODES if words in error.lower()), "INVALID_PARAM")
+        return {
+            "status": "error",
+            "data": {},
+            "text": error,
+            "stats": stats,
+            "context": context,
+            "error": {"code": code, "message": error},
+        }
+    if exit_code is None:
+        return {"status": "success", "data": {}, "text": text, "stats": stats, "context": context}
+    command = str(args.get("command", ""))
+    verdict = "succeeded" if exit_code == 0 else "failed"
+    return {
+        "status": "success" if exit_code == 0 else "partial",
+        "data": {
+            "stdout": text,
+            "stderr": "",
+            "exit_code": exit_code,
+            "signal": None,
+            "truncated": False,
+            "command": command,
+            "directory": ".",
+        },
+        "text": f"Command {verdict}: {command}\n(Exit code {exit_code}. Took {duration}ms)",
+        "stats": {**stats, "stdout_bytes": len(text.encode()), "stderr_bytes": 0},
+        "context": context,
+    }
+
+
 class _Session:
     """The simulated agent: run, step, clock and counters, and one method per kind of turn.
 
@@ -684,33 +734,49 @@ class _Session:
         self.checkpoints += 1
         self.next_checkpoint = self.n + 1000 + int(rnd() * 1000)
         keep = 4 + int(rnd() * 12)
-        before = 150_000 + int(rnd() * 40_000)
         edited = ", ".join(self.edited) or "nothing yet"
         open_items = [t[0] for t in self.todos if t[1] != "completed"]
+        decision = self.last_decision or "none recorded yet"
         summary = (
-            f"Goal: {self.request}\n"
-            f"Progress: edited {edited}; {self.failing} tests failing at the last run\n"
-            f"Decision: {self.last_decision or 'none recorded yet'}\n"
-            f"Next: {open_items[0] if open_items else 'run the full test suite'}"
+            "## Archived Session Summary\n"
+            f"*(Contains context from step 1 to step {self.step})*\n\n"
+            "### Objectives & Status\n"
+            f"* **Original Goal**: {self.request}\n"
+            f"* **Current Status**: {self.failing} tests failing at the last run\n\n"
+            '### Completed Milestones (The "Done" Pile)\n'
+            f"* [\u2713] Edited {edited}\n\n"
+            "### Key Insights & Decisions\n"
+            f"* **Decisions**: {decision}\n\n"
+            "### Pending Tasks\n"
+            f"* {open_items[0] if open_items else 'run the full test suite'}\n\n"
+            "### File System State (Snapshot)\n"
+            f"* edited: {edited}"
         )
+        compacted = max(0, self.history_len - keep)
+        checkpoint_id = f"compact_{self.checkpoints:032x}"
         return [
-            self.transition(
-                "calling_model",
-                "compacting",
-                "context_compacted",
-                {"tokens_before": before, "tokens_after": 12_000 + int(rnd() * 8_000)},
-            ),
+            # As MyCodeAgent writes it: the checkpoint, then the transition that names it.
             self.event(
                 "checkpoint",
                 {
-                    "checkpoint_id": f"ckpt-{self.checkpoints}",
                     "summary": summary,
-                    "retain_start_idx": max(0, self.history_len - keep),
-                    "compacted_messages": max(0, self.history_len - keep),
+                    "source_message_count": self.history_len,
+                    "retain_start_idx": compacted,
+                    "messages_compacted": compacted,
+                    "checkpoint_id": checkpoint_id,
                 },
                 2_000 + int(rnd() * 20_000),
             ),
-            self.transition("compacting", "calling_model", "compaction_finished", {}),
+            self.transition(
+                "calling_model",
+                "context_compacted",
+                "context_compacted",
+                {
+                    "checkpoint_id": checkpoint_id,
+                    "messages_compacted": compacted,
+                    "retain_start_idx": compacted,
+                },
+            ),
         ]
 
     def question(self) -> list[Event]:
@@ -760,18 +826,16 @@ class _Session:
                     ref,
                 )
             )
-            payload: Event = {"tool_name": name, "tool_call_id": call_id}
             duration, text, exit_code, error = outcome
-            if error is None:
-                payload["status"] = "completed"
-                payload["result"] = text
-                if exit_code is not None:
-                    payload["exit_code"] = exit_code
-                content = text
-            else:
-                payload["status"] = "failed"
-                payload["error"] = error
-                content = f"<tool_use_error>{error}</tool_use_error>"
+            result = _envelope(args, duration, text, exit_code, error)
+            payload: Event = {
+                "tool_name": name,
+                "tool_call_id": call_id,
+                "status": "completed" if error is None else "failed",
+                "result": result,
+            }
+            # MyCodeAgent's tool message is the envelope as indented JSON.
+            content = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode()
             done = self.event("tool_lifecycle", payload, duration, ref)
             events.append(done)
             self.history_len += 1
@@ -1035,7 +1099,12 @@ class _Session:
                     "calling_model",
                     "calling_model",
                     "stop_hook_blocking",
-                    {"hook": "completion_gate", "blocked": True},
+                    {
+                        "completion_verdict": "fail",
+                        "reasons": ["verification_invalid:tests"],
+                        "retry_count": 1,
+                        "retry_limit": 2,
+                    },
                 ),
                 self.message(
                     "user", self.pick(_GATE_MESSAGES), 50, metadata={"source": "completion_gate"}

@@ -9,9 +9,10 @@ MyCodeAgent writes are understood.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 __all__ = ["OutcomeStatus", "ToolOutcome", "is_failure_text", "payload_text", "tool_outcome"]
 
@@ -82,19 +83,125 @@ def _completed_status(result: str) -> OutcomeStatus:
     return "interrupted" if head.rstrip() == "aborted" else "errored"
 
 
+_ENVELOPE_STATUSES: Final = frozenset({"success", "partial", "error"})
+_EXIT_FIELDS: Final = ("exit_code", "returncode", "exitCode")
+_DENIAL_MARKERS: Final = ("DENIED", "REJECT")
+_UNKNOWN_SHAPE_CHARS: Final = 64 * 1024
+
+
+class _Result(NamedTuple):
+    """What a ``result`` field says: its text, exit code and error text when it has them."""
+
+    output: str
+    exit_code: int | None
+    error: str
+    denied: bool
+
+
+def _int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _exit_code(fields: Mapping[str, object]) -> int | None:
+    for name in _EXIT_FIELDS:
+        code = _int(fields.get(name))
+        if code is not None:
+            return code
+    return None
+
+
+def _streams(fields: Mapping[str, object]) -> str | None:
+    """``stdout`` then ``stderr`` joined, or None when the object has neither."""
+    if "stdout" not in fields and "stderr" not in fields:
+        return None
+    parts = [payload_text(fields.get(name)) for name in ("stdout", "stderr")]
+    return "\n".join(part for part in parts if part)
+
+
+def _as_json(value: object) -> str:
+    """An object of an unknown shape as compact JSON text, so that it is never lost."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):
+        text = str(value)
+    return text[:_UNKNOWN_SHAPE_CHARS]
+
+
+def _envelope(result: Mapping[str, object]) -> _Result:
+    """MyCodeAgent's tool result envelope: ``status``, ``data``, ``text``, ``error``."""
+    data = result.get("data")
+    fields: Mapping[str, object] = data if isinstance(data, dict) else {}
+    text = payload_text(result.get("text"))
+    streams = _streams(fields)
+    output = text if streams is None else streams
+    raw_error = result.get("error")
+    error = ""
+    denied = False
+    if isinstance(raw_error, dict):
+        error = payload_text(raw_error.get("message"))
+        code = raw_error.get("code")
+        denied = isinstance(code, str) and any(m in code.upper() for m in _DENIAL_MARKERS)
+    elif isinstance(raw_error, str):
+        error = raw_error
+    if result.get("status") == "error" and not error:
+        error = text or output
+    return _Result(output, _exit_code(fields), error, denied)
+
+
+def _plain_object(result: Mapping[str, object]) -> _Result:
+    """The objects other agents write: stdout/stderr/exit_code, output/returncode, content."""
+    streams = _streams(result)
+    if streams is not None:
+        output = streams
+    elif "output" in result:
+        output = payload_text(result.get("output"))
+    elif "content" in result:
+        output = payload_text(result.get("content"))
+    else:
+        return _Result(_as_json(result), None, "", False)
+    return _Result(output, _exit_code(result), "", False)
+
+
+def _read_result(value: object) -> _Result:
+    if isinstance(value, str):
+        return _Result(value, None, "", False)
+    if isinstance(value, dict):
+        status = value.get("status")
+        if isinstance(status, str) and status in _ENVELOPE_STATUSES:
+            return _envelope(value)
+        return _plain_object(value)
+    if isinstance(value, list):
+        text = payload_text(value)
+        return _Result(text if text or not value else _as_json(value), None, "", False)
+    if value is None:
+        return _Result("", None, "", False)
+    return _Result(_as_json(value), None, "", False)
+
+
 def tool_outcome(payload: Mapping[str, object]) -> ToolOutcome | None:
     """The outcome a native ``tool_lifecycle`` payload reports; None unless it finished.
 
-    ``exit_code`` is taken only when it is an integer; a failed call's error text is its
-    ``error``, else its ``result``, else "failed".
+    ``result`` is read in every shape agents write: a string; MyCodeAgent's envelope
+    (output from ``data.stdout``/``data.stderr``, else ``text``; exit code from
+    ``data.exit_code``; error text from ``error.message``, else ``text``); the plain objects
+    ``{stdout, stderr, exit_code}``, ``{output, returncode}``, ``{content: [...]}``; any
+    other object as its compact JSON. A top-level integer ``exit_code`` is read when the
+    result has none. A completed call with a non-zero exit code keeps status "completed"
+    (the envelope says "partial"): the rules read its exit code as the failure it is. An
+    error code saying the call was denied makes it "rejected"; a completed call whose
+    envelope says "error" is "errored".
     """
     status = payload.get("status")
     if status != "completed" and status != "failed":
         return None
-    exit_code = payload.get("exit_code")
-    code = exit_code if type(exit_code) is int else None
-    result = payload_text(payload.get("result"))
+    result = _read_result(payload.get("result"))
+    code = result.exit_code if result.exit_code is not None else _int(payload.get("exit_code"))
+    if result.denied:
+        error = result.error or result.output or "denied"
+        return ToolOutcome("rejected", code, error, error)
     if status == "failed":
-        error = payload_text(payload.get("error")) or result or "failed"
-        return ToolOutcome("failed", code, result, error)
-    return ToolOutcome(_completed_status(result), code, result, "")
+        error = result.error or payload_text(payload.get("error")) or result.output or "failed"
+        return ToolOutcome("failed", code, result.output, error)
+    if result.error:
+        return ToolOutcome("errored", code, result.error, result.error)
+    return ToolOutcome(_completed_status(result.output), code, result.output, "")

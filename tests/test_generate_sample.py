@@ -169,7 +169,8 @@ class TestRealism:
         )
 
     def test_tool_payloads_look_like_claude_code(self, sample: list[dict[str, Any]]) -> None:
-        """Tool args use Claude Code's names; Bash results carry an exit code."""
+        """Tool args use Claude Code's names; results are MyCodeAgent's envelopes, Bash's
+        with its exit code in data."""
         expected = {
             "Read": {"file_path"},
             "Edit": {"file_path", "old_string", "new_string"},
@@ -189,9 +190,12 @@ class TestRealism:
             if p["status"] == "requested":
                 assert expected.get(p["tool_name"], {"command"}) <= p["args"].keys()
             if p["tool_name"] == "Bash" and p["status"] == "completed":
-                assert isinstance(p["exit_code"], int)
+                assert isinstance(p["result"]["data"]["exit_code"], int)
+                expected_status = "success" if p["result"]["data"]["exit_code"] == 0 else "partial"
+                assert p["result"]["status"] == expected_status
             if p["status"] == "failed":
-                assert p["error"]
+                assert p["result"]["status"] == "error"
+                assert p["result"]["error"]["message"]
         assert seen == {*expected, "Bash"}
 
     def test_sample_is_small_enough_to_commit(self) -> None:

@@ -33,8 +33,9 @@ def structure(rendered: str) -> list[tuple[str, int]]:
     return sections
 
 
-def rendered(text: str) -> str:
-    """The memory of a transcript whose tool output (results, errors, details) is ``text``."""
+def rendered(text: str, *, summaries: bool = True) -> str:
+    """The memory of a transcript whose tool output (results, errors, details) is ``text``;
+    its checkpoint summaries too unless ``summaries`` is False."""
     events = [
         e
         for e in planted_everywhere(text)
@@ -43,14 +44,20 @@ def rendered(text: str) -> str:
     for e in events:
         if "args" in e["payload"]:
             e["payload"]["args"] = {"command": "make test", "file_path": "src/parser.py"}
+        if not summaries and e["event_type"] == "checkpoint":
+            e["payload"]["summary"] = "harmless output"
     return render_memory(SessionMemoryDeriver.rebuild(events, budget_tokens=50_000).memory)
 
 
 class TestInjection:
     @pytest.mark.parametrize("text", INJECTIONS.values(), ids=INJECTIONS.keys())
     def test_structure_parses_the_same_as_without_it(self, text: str) -> None:
-        """Headings and item counts are those of the same transcript with harmless text."""
-        assert structure(rendered(text)) == structure(rendered("harmless output"))
+        """Headings and item counts are those of the same transcript with harmless text.
+
+        (A compaction summary's sections are read as items on purpose; that they stay
+        quoted data is the test below and tests/deriver/test_summaries.py.)"""
+        harmless = structure(rendered("harmless output"))
+        assert structure(rendered(text, summaries=False)) == harmless
 
     @pytest.mark.parametrize("text", INJECTIONS.values(), ids=INJECTIONS.keys())
     def test_no_forged_lines_and_no_control_characters(self, text: str) -> None:

@@ -143,6 +143,8 @@ _ERROR_RESULT_PREFIXES: Final = (
 _COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
+_SUMMARY_CHARS: Final = 64 * 1024
+"""A compaction summary is read whole (Claude Code's run to ~15-40 KB), up to this cap."""
 _COMMAND_NAME: Final = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
 _COMMAND_ARGS: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _PERSISTED: Final = "<persisted-output>"
@@ -513,19 +515,20 @@ class ClaudeCodeAdapter(AdapterBase):
             self._close_group(out, final=True)
 
     def _checkpoint(self, out: list[Record], *, summary: str) -> None:
+        """The boundary and its summary as one checkpoint, with the summary's whole text
+        (only the fixed "This session is being continued..." preamble is dropped): the
+        rules read its sections."""
         boundary = self._boundary
         if boundary is None:
             return  # a summary record with no boundary before it: nothing to anchor it to
         self._boundary = None
         trigger = boundary["trigger"]
         pre = boundary["pre_tokens"]
-        head = (
-            f"Conversation compacted ({trigger}" + (f", {pre} tokens before" if pre else "") + ")"
-        )
-        body = _COMPACT_PREAMBLE.sub("", summary.strip(), count=1)
+        body = _COMPACT_PREAMBLE.sub("", summary.strip(), count=1).strip()
         payload: JsonObject = {
             "checkpoint_id": boundary["uuid"],
-            "summary": cap_text(f"{head}\n{body}".strip()),
+            "summary": cap_text(body, _SUMMARY_CHARS),
+            "summary_dialect": "claude-code",
             "trigger": trigger,
         }
         if pre is not None:

@@ -516,13 +516,12 @@ class CodexAdapter(AdapterBase):
         message = as_str(p.get("message")) or ""
         history = p.get("replacement_history")
         retained = len(history) if isinstance(history, list) else 0
-        if message.strip():
-            summary = f"Context compacted\n{message.strip()}"
-        else:
-            summary = "Context compacted (summary not readable: encrypted)"
+        # The summary's whole text: the rules read its sections.
+        summary = message.strip() or "(summary not readable: encrypted)"
         payload: JsonObject = {
             "checkpoint_id": eid,
-            "summary": cap_text(summary),
+            "summary": cap_text(summary, _SUMMARY_CHARS),
+            "summary_dialect": "codex",
             "trigger": "auto",
             "retained_items": retained,
         }
@@ -536,6 +535,10 @@ class CodexAdapter(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
+
+
+_SUMMARY_CHARS: Final = 64 * 1024
+"""A compaction summary is read whole, up to this cap."""
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:

@@ -222,9 +222,8 @@ class TestAutoCompaction:
         assert cp.payload["checkpoint_id"] == "dd3cc2e6-a191-4331-a0f0-2473e6d7692d"
         assert cp.payload["trigger"] == "auto"
         assert cp.payload["pre_tokens"] == 170251
-        lines = cp.payload["summary"].split("\n")
-        assert lines[0] == "Conversation compacted (auto, 170251 tokens before)"
-        assert lines[1] == "Analysis:"
+        assert cp.payload["summary_dialect"] == "claude-code"
+        assert cp.payload["summary"].split("\n")[0] == "Analysis:"
         assert "spotter-dov" in cp.payload["summary"]
 
     def test_the_summary_is_not_a_prompt(self, read: Any) -> None:
@@ -250,9 +249,8 @@ class TestManualCompact:
         """A manual checkpoint with the pre-compaction token count."""
         (cp,) = read(self.NAME).of_type("checkpoint")
         assert cp.payload["trigger"] == "manual"
-        assert cp.payload["summary"].startswith(
-            "Conversation compacted (manual, 142431 tokens before)\n"
-        )
+        assert cp.payload["pre_tokens"] == 142431
+        assert not cp.payload["summary"].startswith("This session is being continued")
 
     def test_only_the_real_prompt_is_a_goal(self, read: Any) -> None:
         """The caveat, the /compact command and its stdout are not prompts."""

@@ -161,7 +161,8 @@ class TestCompaction:
         r = read(self.NAME)
         (cp,) = r.of_type("checkpoint")
         assert cp.payload["retained_items"] == 40
-        assert cp.payload["summary"].startswith("Context compacted")
+        assert cp.payload["summary_dialect"] == "codex"
+        assert cp.payload["summary"].strip()
         assert r.of_type("state_transition") == []
 
     def test_calls_across_the_compaction(self, read: Any) -> None:

@@ -76,15 +76,17 @@ class TestClaudeCodeMemory:
         assert "bd create" in joined(m.completed_work)
 
     def test_auto_compaction(self) -> None:
-        """The checkpoint is a key decision; the summary is not a goal."""
+        """The checkpoint is a key decision; with no prompt before it, the summary's request
+        is the goal, marked as coming from the summary."""
         m = memory_of("claude_code/cc-2.1.39_auto-compaction_EXCERPT_4d5611e5_L741-773.jsonl")
-        assert m.current_goal is None
-        assert "Conversation compacted (auto, 170251 tokens before)" in joined(m.key_decisions)
+        assert m.current_goal is not None
+        assert m.current_goal.text.startswith("(from the compaction summary)")
+        assert "context compacted (auto, 170251 tokens before)" in joined(m.key_decisions)
 
     def test_manual_compact(self) -> None:
         """The checkpoint is a decision; the last command is uncertain and not safe to replay."""
         m = memory_of("claude_code/cc-2.1.39_manual-compact_EXCERPT_ae4a77f8_L1472-1499.jsonl")
-        assert "Conversation compacted (manual, 142431 tokens before)" in joined(m.key_decisions)
+        assert "context compacted (manual, 142431 tokens before)" in joined(m.key_decisions)
         (todo,) = uncertain(m)
         assert "git status --short" in todo.text
         assert todo.safe_to_replay is False
@@ -147,7 +149,7 @@ class TestCodexMemory:
         m = memory_of(
             "codex/codex-0.104.0a1-desktop_compaction_REDACTED_EXCERPT_019c8a59_L1778-1800.jsonl"
         )
-        assert "Context compacted" in joined(m.key_decisions)
+        assert "context compacted (auto)" in joined(m.key_decisions)
         assert len(uncertain(m)) == 2
 
     def test_abandoned_call_resume(self) -> None:

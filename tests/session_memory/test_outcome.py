@@ -143,3 +143,164 @@ class TestToolOutcome:
         """Any payload gives an outcome or None, never an exception."""
         outcome = tool_outcome(payload)
         assert outcome is None or isinstance(outcome, ToolOutcome)
+
+
+def bash_envelope(status: str, stdout: str, exit_code: int, stderr: str = "") -> dict[str, Any]:
+    """A MyCodeAgent Bash result envelope, shaped as its tool runtime writes it."""
+    return {
+        "status": status,
+        "data": {
+            "stdout": stdout,
+            "stderr": stderr,
+            "exit_code": exit_code,
+            "signal": None,
+            "truncated": False,
+            "command": "python -m pytest -q",
+            "directory": ".",
+        },
+        "text": f"Command {'succeeded' if exit_code == 0 else 'failed'}: python -m pytest -q\n"
+        f"(Exit code {exit_code}. Took 235ms)",
+        "stats": {"time_ms": 235, "stdout_bytes": len(stdout), "stderr_bytes": len(stderr)},
+        "context": {"cwd": ".", "params_input": {"command": "python -m pytest -q"}},
+    }
+
+
+class TestMyCodeAgentEnvelope:
+    def test_bash_output_and_exit_code_come_from_data(self) -> None:
+        """A Bash envelope's output is data.stdout and its exit code data.exit_code."""
+        result = bash_envelope("success", "...\n3 passed in 0.01s\n", 0)
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome == ToolOutcome("completed", 0, "...\n3 passed in 0.01s\n", "")
+
+    def test_partial_with_a_non_zero_exit_code_carries_it(self) -> None:
+        """A completed call whose envelope is partial with exit 1 reports exit code 1."""
+        result = bash_envelope("partial", "F\n1 failed, 2 passed in 0.03s\n", 1)
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome is not None and outcome.exit_code == 1
+        assert "1 failed, 2 passed" in outcome.output
+
+    def test_stderr_follows_stdout(self) -> None:
+        """stderr is part of the output, after stdout."""
+        result = bash_envelope("partial", "", 2, stderr="No module named calc.report")
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome is not None and outcome.output == "No module named calc.report"
+
+    def test_output_is_text_when_data_has_no_streams(self) -> None:
+        """A non-shell envelope's output is its text."""
+        result = {
+            "status": "success",
+            "data": {"content": "   1 | x = 1\n", "truncated": False},
+            "text": "Read 1 lines from 'calc/stats.py' (Lines 1-1).",
+        }
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome is not None and outcome.output.startswith("Read 1 lines")
+
+    def test_error_envelope_message_is_the_error(self) -> None:
+        """A failed call's error is the envelope's error.message."""
+        message = "Edit at index 0: old_string not found; it must be unique."
+        result = {
+            "status": "error",
+            "data": {"failed_index": 0},
+            "text": message,
+            "error": {"code": "INVALID_PARAM", "message": message},
+        }
+        outcome = tool_outcome({"status": "failed", "result": result})
+        assert outcome is not None
+        assert (outcome.status, outcome.error) == ("failed", message)
+
+    def test_error_text_without_error_object(self) -> None:
+        """An error envelope without an error object says why in its text."""
+        result = {
+            "status": "error",
+            "data": {},
+            "text": "File has been modified since you read it.",
+        }
+        outcome = tool_outcome({"status": "failed", "result": result})
+        assert outcome is not None and outcome.error == "File has been modified since you read it."
+
+    def test_permission_denial_is_rejected(self) -> None:
+        """An envelope whose error code is a permission denial is a rejected call."""
+        result = {
+            "status": "error",
+            "data": {},
+            "text": "Tool 'Bash' denied by permission core.",
+            "error": {
+                "code": "PERMISSION_DENIED",
+                "message": "Tool 'Bash' denied by permission core.",
+                "details": {"permission": {"reason": "git checkout mutates working tree"}},
+            },
+        }
+        outcome = tool_outcome({"status": "failed", "result": result})
+        assert outcome is not None and outcome.status == "rejected"
+        assert outcome.error == "Tool 'Bash' denied by permission core."
+
+    def test_error_envelope_on_a_completed_call_is_errored(self) -> None:
+        """A completed call whose envelope says error is an error report."""
+        result = {"status": "error", "text": "x", "error": {"code": "IO", "message": "disk full"}}
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome == ToolOutcome("errored", None, "disk full", "disk full")
+
+
+class TestPlainResultObjects:
+    def test_stdout_and_exit_code(self) -> None:
+        """{stdout, stderr, exit_code} gives its output and exit code."""
+        result = {"stdout": "21 passed in 2.9s", "stderr": "", "exit_code": 0}
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome == ToolOutcome("completed", 0, "21 passed in 2.9s", "")
+
+    def test_output_and_returncode(self) -> None:
+        """{output, returncode} gives its output and exit code."""
+        result = {"output": "error: could not compile", "returncode": 101}
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome == ToolOutcome("completed", 101, "error: could not compile", "")
+
+    def test_content_parts(self) -> None:
+        """{content: [...]} gives its parts' text."""
+        result = {"content": [{"type": "text", "text": "done"}]}
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome is not None and outcome.output == "done"
+
+    def test_unknown_shape_is_shown_as_json(self) -> None:
+        """An object of an unknown shape is its compact JSON, never dropped."""
+        outcome = tool_outcome({"status": "completed", "result": {"rows": 3, "ok": True}})
+        assert outcome is not None and outcome.output == '{"rows":3,"ok":true}'
+
+    def test_old_top_level_exit_code_still_read(self) -> None:
+        """The old shape, a result string and a top-level exit_code, is still read."""
+        payload = {"status": "completed", "result": "1 failed", "exit_code": 1}
+        assert tool_outcome(payload) == ToolOutcome("completed", 1, "1 failed", "")
+
+    @given(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "status",
+                            "data",
+                            "text",
+                            "error",
+                            "stdout",
+                            "stderr",
+                            "exit_code",
+                            "output",
+                            "returncode",
+                            "content",
+                            "code",
+                            "message",
+                        ]
+                    ),
+                    inner,
+                    max_size=4,
+                )
+            ),
+            max_leaves=12,
+        )
+    )
+    def test_any_result_shape_is_total(self, result: object) -> None:
+        """Any JSON value as a result gives an outcome, never an exception."""
+        for status in ("completed", "failed"):
+            outcome = tool_outcome({"status": status, "result": result})
+            assert isinstance(outcome, ToolOutcome)
