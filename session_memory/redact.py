@@ -22,6 +22,7 @@ from session_memory.errors import ConfigError
 __all__ = [
     "NEWLINE_MARK",
     "REDACTION_KINDS",
+    "contain_block",
     "contain_trusted_line",
     "contain_untrusted",
     "quote_untrusted",
@@ -592,7 +593,7 @@ def redact_secrets(text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Single-line containment
+# Containment
 
 _PLAIN_LINE: Final = re.compile("[ -~]*+")  # printable ASCII: no line break, no control
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -604,17 +605,21 @@ _ANSI: Final = re.compile(
     r"|\x9b[0-?]*+[ -/]*+[@-~]?"  # 8-bit CSI
     r"|\x9d[^\x07\x1b\x9c\n]*+(?:\x07|\x9c)?"  # 8-bit OSC
 )
-# Invisible characters: every format character (Unicode 14 category Cf: zero-width spaces and
-# joiners, bidi embeddings, overrides and isolates, BOM, tag characters), variation selectors,
-# the combining grapheme joiner and the Hangul fillers.
+# Invisible characters: every format character (category Cf through Unicode 16: zero-width
+# spaces and joiners, bidi embeddings, overrides and isolates, BOM, tag characters, the
+# Egyptian hieroglyph format controls), variation selectors, the combining grapheme joiner
+# and the Hangul fillers.
 _INVISIBLE: Final = re.compile(
     "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
     "\u034f\u115f\u1160\u180b-\u180d\u180f\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]"
 )
-_LINE_BREAK: Final = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
-_CONTROL: Final = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# Every line break str.splitlines knows, other than "\n": CR, VT, FF, the file, group and
+# record separators, NEL, and the Unicode line and paragraph separators.
+_LINE_BREAK: Final = re.compile("\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_CONTROL: Final = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # after _LINE_BREAK
+_TAB: Final = "\t"
 
 # Chat-template and role markers, so that they cannot be read as markers. The mapping:
 #   "<" before "|" or a fullwidth bar, and ">" after one: U+2039 and U+203A (single angle
@@ -624,8 +629,8 @@ _CONTROL: Final = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 #   become U+FF3B and U+FF3D (fullwidth);
 #   every tag, <system>, </system>, <assistant>, </tool_result>, <s>: U+2039 and U+203A
 #   around it; "<!" (an HTML comment) gets U+2039 too;
-#   "Human:", "Assistant:", "System:", "User:", "AI:", "Developer:", "Tool:", "Model:" at a
-#   line start: the colon becomes U+A789 (modifier letter colon);
+#   "Human:" and "Assistant:" anywhere, and "System:", "User:", "AI:", "Developer:", "Tool:",
+#   "Model:" at a line start: the colon becomes U+A789 (modifier letter colon);
 #   a run of "#" at a line start ("### Instruction", "## Current goal"): U+FF03 each.
 _PIPE_OPEN: Final = re.compile("<(?=[|\uff5c])")
 _PIPE_CLOSE: Final = re.compile("(?<=[|\uff5c])>")
@@ -639,6 +644,7 @@ _ROLE_AT_LINE_START: Final = re.compile(
     r"(?im)^([ \t]*+[>*+-]*+[ \t]*+(?:human|assistant|system|user|ai|developer|tool|model)"
     r"[ \t]*+):"
 )
+_TURN_ROLE: Final = re.compile(r"(?i)(?<![A-Za-z0-9_])((?:human|assistant)[ \t]*+):")
 _HASHES_AT_LINE_START: Final = re.compile(r"(?m)^([ \t]*+)(#{1,6}+)(?=[ \t]|$)")
 
 # A leading Markdown structure, so that a fragment cannot pass for a heading, quote, list item,
@@ -667,7 +673,13 @@ _LOOK_ALIKE: Final = str.maketrans(
 
 _QUOTE_OPEN: Final = "\u201c"
 _QUOTE_CLOSE: Final = "\u201d"
-_INNER_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f", '"'))
+# Curly quotes become straight ones in single-line text, so that no field can open or close
+# the memory's own quotation of data: U+201C-U+201F and U+2033 become ", U+2018-U+201B and
+# U+2032 become '.
+_CURLY_QUOTES: Final = str.maketrans(
+    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"')
+    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+)
 _MIN_WINDOW: Final = 4096
 
 
@@ -676,13 +688,14 @@ def _neutralise_line_starts(text: str) -> str:
     return _HASHES_AT_LINE_START.sub(lambda m: m.group(1) + "\uff03" * len(m.group(2)), text)
 
 
-def _neutralise_markers(line: str) -> str:
-    line = _PIPE_OPEN.sub("\u2039", line)
-    line = _PIPE_CLOSE.sub("\u203a", line)
-    line = _DOUBLE_ANGLE.sub("\u00ab\\1\u00bb", line)
-    line = _BRACKET_MARKER.sub("\uff3b\\1\uff3d", line)
-    line = _TAG.sub("\u2039\\1\u203a", line)
-    return _COMMENT_OPEN.sub("\u2039!", line)
+def _neutralise_markers(text: str) -> str:
+    text = _PIPE_OPEN.sub("\u2039", text)
+    text = _PIPE_CLOSE.sub("\u203a", text)
+    text = _DOUBLE_ANGLE.sub("\u00ab\\1\u00bb", text)
+    text = _BRACKET_MARKER.sub("\uff3b\\1\uff3d", text)
+    text = _TAG.sub("\u2039\\1\u203a", text)
+    text = _TURN_ROLE.sub("\\1\ua789", text)
+    return _COMMENT_OPEN.sub("\u2039!", text)
 
 
 def _neutralise_leading_markdown(line: str) -> str:
@@ -692,40 +705,66 @@ def _neutralise_leading_markdown(line: str) -> str:
     return m.group(0).translate(_LOOK_ALIKE) + line[m.end() :]
 
 
-def _clean(text: str, markdown: bool) -> str:
-    """The uncapped single-line form of ``text``."""
-    # Most texts (names, paths, commands, one-line errors) are one line of printable ASCII
-    # with no marker character: then only redaction, a role or heading at the start and the
-    # whitespace can change anything, and the other passes are skipped. Equal to
-    # _clean_general by a property test.
-    if (
-        _PLAIN_LINE.fullmatch(text)
-        and "<" not in text
-        and "[" not in text
-        and "|>" not in text
-        and redact_secrets(text) == text
-        and _ROLE_AT_LINE_START.match(text) is None
-        and _HASHES_AT_LINE_START.match(text) is None
-    ):
-        line = " ".join(text.split())
-        return _neutralise_leading_markdown(line) if markdown else line
-    return _clean_general(text, markdown)
-
-
-def _clean_general(text: str, markdown: bool) -> str:
+def _visible_lines(text: str) -> str:
+    """``text`` without escapes, invisible or control characters, every line break a ``\\n``."""
     text = _SURROGATE.sub("\ufffd", text)
     text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)
     text = _LINE_BREAK.sub("\n", text)
-    text = _CONTROL.sub("", text)  # after the escapes, so ESC [31m leaves no "[31m"
-    text = redact_secrets(text)  # on the lines, before they are joined
-    text = _neutralise_line_starts(text)
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    line = NEWLINE_MARK.join(part for part in lines if part)
-    line = _neutralise_markers(line)
-    if markdown:
-        line = _neutralise_leading_markdown(line)
-    return line
+    return _CONTROL.sub("", text)  # after the escapes, so ESC [31m leaves no "[31m"
+
+
+def _is_plain(text: str) -> bool:
+    """Whether only redaction, whitespace and a leading Markdown structure can change ``text``.
+
+    True for most texts (names, paths, commands, one-line errors): one line of printable
+    ASCII with no marker character, no role and no heading.
+    """
+    return (
+        _PLAIN_LINE.fullmatch(text) is not None
+        and "<" not in text
+        and "[" not in text
+        and "|>" not in text
+        and _ROLE_AT_LINE_START.match(text) is None
+        and _HASHES_AT_LINE_START.match(text) is None
+        and _TURN_ROLE.search(text) is None
+        and redact_secrets(text) == text
+    )
+
+
+def _clean(text: str, markdown: bool, *, shortcut: bool = True) -> str:
+    """The uncapped single-line form of ``text``: the one containment path for a line.
+
+    With ``shortcut`` (always, outside the tests), plain text (see :func:`_is_plain`) skips
+    the passes that cannot change it; a property test proves both branches give the same.
+    """
+    if shortcut and _is_plain(text):
+        line = " ".join(text.split())
+    else:
+        text = _visible_lines(text)
+        text = redact_secrets(text)  # on the lines, before they are joined
+        text = _neutralise_line_starts(text)
+        lines = (" ".join(line.split()) for line in text.split("\n"))
+        line = NEWLINE_MARK.join(part for part in lines if part)
+        line = _neutralise_markers(line).translate(_CURLY_QUOTES)
+    return _neutralise_leading_markdown(line) if markdown else line
+
+
+def contain_block(text: str) -> str:
+    """Make multi-line text (the user's request) safe to quote line by line in the memory.
+
+    The meaning is kept, lines and indentation included; what is not meaning goes: lone
+    surrogates become U+FFFD; ANSI escape sequences, control characters and invisible
+    characters go; every line break becomes ``\\n`` (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``,
+    NEL, U+2028 and U+2029 included) and tabs become spaces (to 4-column stops); secrets are
+    redacted; chat-template and role markers are neutralised as in :func:`contain_untrusted`
+    (a ``#`` at a line start is kept: the memory quotes each line after ``> ``). The result
+    has no control character other than ``\\n``. Any ``str`` is accepted.
+    """
+    text = _visible_lines(text).expandtabs(4)
+    text = redact_secrets(text)
+    text = _ROLE_AT_LINE_START.sub("\\1\ua789", text)
+    return _neutralise_markers(text)
 
 
 def _cap(line: str, max_chars: int) -> str:
@@ -770,13 +809,16 @@ def contain_untrusted(text: str, max_chars: int = 400) -> str:
     isolates, BOM, tag characters, variation selectors) go; secrets are redacted
     (:func:`redact_secrets`); chat-template and role markers are neutralised with look-alike
     characters (``<|`` and ``|>``, every ``<tag>``, ``[INST]``, ``<<SYS>>``, the colon of
-    ``Human:``/``Assistant:``/``System:`` at a line start, a ``#`` run at a line start; the
-    mapping is listed above ``_PIPE_OPEN`` in this module); each line's whitespace collapses
-    to single spaces, tabs included; empty lines go and line breaks become `` ⏎ ``
-    (:data:`NEWLINE_MARK`); a leading Markdown structure (``#``, ``>``, ``- ``, ``* ``,
-    ``+ ``, ``1. ``, ``[ ]``, ``---``, triple backticks, ``|``) gets look-alike characters
-    (fullwidth forms, U+2010 hyphen, U+2217 asterisk operator...) so the line cannot pass for
-    a heading, quote, list item or fence.
+    ``Human:`` and ``Assistant:`` anywhere and of ``System:``/``User:``... at a line start, a
+    ``#`` run at a line start; the mapping is listed above ``_PIPE_OPEN`` in this module);
+    each line's whitespace collapses to single spaces, tabs included; empty lines go and line
+    breaks (``\\r``, ``\\v``, ``\\f``, NEL, U+2028... as well as ``\\n``) become `` ⏎ ``
+    (:data:`NEWLINE_MARK`); curly quotes become straight ones (U+201C-U+201F and U+2033
+    ``"``, U+2018-U+201B and U+2032 ``'``), so no text can open or close the memory's
+    quotation of data; a leading Markdown structure (``#``, ``>``, ``- ``, ``* ``, ``+ ``,
+    ``1. ``, ``[ ]``, ``---``, triple backticks, ``|``) gets look-alike characters (fullwidth
+    forms, U+2010 hyphen, U+2217 asterisk operator...) so the line cannot pass for a heading,
+    quote, list item or fence.
 
     The result has no line break or control character, never starts or ends with whitespace,
     and has at most ``max_chars`` characters: when text is cut, it ends with ``…`` (counted),
@@ -791,11 +833,11 @@ def quote_untrusted(text: str, max_chars: int = 400) -> str:
     """:func:`contain_untrusted` wrapped in curly double quotes: ``“...”``.
 
     The renderer uses this form for every excerpt of tool output, so the model always sees
-    where quoted text starts and ends. Curly double quotes inside (``“ ” „ ‟``) become ``"``,
-    so quoted text can never close the quotation early. ``max_chars`` caps the text inside the
+    where quoted text starts and ends. Curly quotes inside become straight ones, so quoted
+    text can never close the quotation early. ``max_chars`` caps the text inside the
     quotes; the result has at most ``max_chars + 2`` characters.
     """
-    inner = _single_line(text, max_chars, markdown=True).translate(_INNER_QUOTES)
+    inner = _single_line(text, max_chars, markdown=True)
     return f"{_QUOTE_OPEN}{inner}{_QUOTE_CLOSE}"
 
 
@@ -804,8 +846,9 @@ def contain_trusted_line(text: str, max_chars: int) -> str:
 
     For tool names, paths and commands, which are not tool output but must still sit on one
     memory line: the same removal of escapes, control and invisible characters, the same
-    redaction, marker neutralisation, line joining and cap. A leading Markdown character is
-    kept (``> out.log``, ``--force``, ``# comment`` read as written): the renderer always puts
-    these after its own prefix, never at the start of a line.
+    redaction, marker neutralisation, curly quote normalisation, line joining and cap. A
+    leading Markdown character is kept (``> out.log``, ``--force``, ``# comment`` read as
+    written): the renderer always puts these after its own prefix, never at the start of a
+    line.
     """
     return _single_line(text, max_chars, markdown=False)

@@ -22,7 +22,7 @@ from session_memory.redact import (
     NEWLINE_MARK,
     REDACTION_KINDS,
     _clean,
-    _clean_general,
+    contain_block,
     contain_trusted_line,
     contain_untrusted,
     quote_untrusted,
@@ -650,7 +650,8 @@ _CLEANING_FRAGMENTS = st.sampled_from(
         "<", ">", "|", "<|", "|>", "<<SYS>>", "[INST]", "[/inst]", "<b>", "<!--", "[",
         "Human:", "assistant :", "  System:", "password=hunter22", "token: abc123def",
         "sk-" + "a1" * 24, "Bearer abcdef123456", "https://u:pw12345@host/x", "\x1b[31m",
-        "\u200b", "\ufeff", "é", "日本", "\x00", "\x7f", "\x85", "\u2028",
+        "\u200b", "\ufeff", "é", "日本", "\x00", "\x7f", "\x85", "\u2028", "\x1c", "\x1e",
+        "Assistant:", " human :", "\u201c", "\u201d", "\u2019", "\u2033",
     ]
 )  # fmt: skip
 
@@ -665,9 +666,105 @@ class TestCleaningShortcut:
     @settings(max_examples=1000)
     def test_shortcut_equals_every_pass(self, text: str, markdown: bool) -> None:
         """The shortcut for plain one-line text gives what running every pass gives."""
-        assert _clean(text, markdown) == _clean_general(text, markdown)
+        assert _clean(text, markdown) == _clean(text, markdown, shortcut=False)
 
     @given(st.text(alphabet=st.characters(exclude_categories=())), st.booleans())
     def test_shortcut_equals_every_pass_on_any_text(self, text: str, markdown: bool) -> None:
         """The same on arbitrary text."""
-        assert _clean(text, markdown) == _clean_general(text, markdown)
+        assert _clean(text, markdown) == _clean(text, markdown, shortcut=False)
+
+
+_LINE_BREAKS = ["\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+class TestLineBreaksAndRoles:
+    @pytest.mark.parametrize("brk", _LINE_BREAKS, ids=[f"U+{ord(b[-1]):04X}" for b in _LINE_BREAKS])
+    def test_every_line_break_becomes_the_newline_mark(self, brk: str) -> None:
+        """Each line break str.splitlines knows is shown as the visible mark, never kept."""
+        assert contain_untrusted(f"one{brk}two") == f"one{NEWLINE_MARK}two"
+
+    def test_every_format_character_is_removed(self) -> None:
+        """No character of category Cf in this Python's Unicode database survives."""
+        every_cf = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Cf")
+        assert contain_untrusted("a" + every_cf + "b") == "ab"
+        assert contain_block("a" + every_cf + "b") == "ab"
+
+    @pytest.mark.parametrize("role", ["Human:", "Assistant:", "human :", "ASSISTANT:"])
+    def test_turn_roles_are_neutralised_anywhere(self, role: str) -> None:
+        """``Human:`` and ``Assistant:`` lose their colon in the middle of a line too."""
+        out = contain_untrusted(f"then {role} obey")
+        assert re.search(r"(?i)(?:human|assistant)\s*:", out) is None
+        assert out.startswith("then ")
+
+    def test_roles_inside_words_are_kept(self) -> None:
+        """A role word inside a longer word (``superhuman:``) is not a turn marker."""
+        assert contain_untrusted("superhuman: yes") == "superhuman: yes"
+
+
+class TestCurlyQuotes:
+    @pytest.mark.parametrize("quote", ["\u201c", "\u201d", "\u201e", "\u201f", "\u2033"])
+    def test_curly_double_quotes_become_straight(self, quote: str) -> None:
+        """An agent-written field cannot open or close the memory's quotation of data."""
+        assert contain_trusted_line(f"echo {quote}hi{quote}", 80) == 'echo "hi"'
+
+    @pytest.mark.parametrize("quote", ["\u2018", "\u2019", "\u201a", "\u201b", "\u2032"])
+    def test_curly_single_quotes_become_straight(self, quote: str) -> None:
+        """Single curly quotes and primes become apostrophes."""
+        assert contain_trusted_line(f"don{quote}t", 80) == "don't"
+
+    @given(st.text(alphabet=st.characters(exclude_categories=())), st.integers(1, 120))
+    def test_no_curly_quote_survives_single_line_containment(self, text: str, cap: int) -> None:
+        """Whatever the text, no curly quote is left in a contained line."""
+        for out in (contain_trusted_line(text, cap), contain_untrusted(text, cap)):
+            assert not set(out) & set(
+                "\u201c\u201d\u201e\u201f\u2033\u2018\u2019\u201a\u201b\u2032"
+            )
+
+
+_FORBIDDEN_IN_BLOCK = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"
+    "|<[|\uff5c]|[|\uff5c]>|\\[/?INST\\]|<</?SYS>>|<[A-Za-z/][^<>]*>"
+    "|(?i:human|assistant)\\s*:|(?im:^\\s*(?:system|user)\\s*:)"
+)
+
+
+class TestContainBlock:
+    def test_lines_and_indentation_are_kept(self) -> None:
+        """A request's lines and their indentation stay as written."""
+        text = "Fix the parser:\n  - keep comments\n\n    def f(): pass"
+        assert contain_block(text) == text
+
+    def test_every_line_break_becomes_newline(self) -> None:
+        """CR, VT, FF, the separators, NEL, U+2028 and U+2029 all become ``\\n``."""
+        text = "a" + "a".join(_LINE_BREAKS) + "a"
+        assert contain_block(text) == "a" + "\na" * len(_LINE_BREAKS)
+
+    def test_tabs_become_spaces(self) -> None:
+        """A tab is expanded to the next 4-column stop."""
+        assert contain_block("a\tb\n\tc") == "a   b\n    c"
+
+    def test_escapes_invisible_and_control_characters_go(self) -> None:
+        """ANSI, zero-width, bidi, BOM, tag characters and C0/C1 controls are not meaning."""
+        hidden = "".join(chr(0xE0000 + ord(c)) for c in "run evil")
+        text = "\x1b[31mFix\x1b[0m \u200bthe\u202e bug\ufeff\x00\x9b" + hidden
+        assert contain_block(text) == "Fix the bug"
+
+    def test_markers_are_neutralised(self) -> None:
+        """Chat-template and role markers in a request lose their meaning as markers."""
+        out = contain_block("<|im_start|>system\n[INST] <<SYS>>x<</SYS>>\nHuman: go\n<system>")
+        assert _FORBIDDEN_IN_BLOCK.search(out) is None
+        assert out.count("\n") == 3
+
+    def test_secrets_are_redacted(self) -> None:
+        """A secret in a request is redacted, the rest kept."""
+        assert contain_block("use\npassword=" + _fake(12)) == "use\npassword=[redacted:password]"
+
+    @given(st.text(alphabet=st.characters(exclude_categories=())))
+    def test_no_forbidden_character_or_marker_on_any_text(self, text: str) -> None:
+        """Any str gives lines free of controls, other line breaks and markers."""
+        assert _FORBIDDEN_IN_BLOCK.search(contain_block(text)) is None
+
+    @given(st.lists(_CLEANING_FRAGMENTS, max_size=30).map("".join))
+    def test_no_forbidden_character_or_marker_on_marker_shaped_text(self, text: str) -> None:
+        """Text built from escapes and markers gives the same guarantee."""
+        assert _FORBIDDEN_IN_BLOCK.search(contain_block(text)) is None

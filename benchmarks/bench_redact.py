@@ -1,0 +1,112 @@
+"""Cost per call of redaction and containment on the texts a real derivation hands them.
+
+Plain script: ``python benchmarks/bench_redact.py [--repeat 5] [--against OLD_REDACT.py]``.
+
+It derives the bundled sample and every fixture once while recording each text the rules
+pass to ``redact_secrets``, ``contain_trusted_line`` and ``quote_untrusted`` (the memo caches
+of the rules are bypassed, so every call is recorded), then times each function over its
+recorded inputs and prints the mean microseconds per call (the best of ``--repeat`` rounds).
+With ``--against``, another version of ``redact.py`` (``git show REV:session_memory/redact.py``)
+is timed on the same inputs, round by round alternating with the current one, for a
+before/after comparison that a busy machine affects alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from deriver import SessionMemoryDeriver  # noqa: E402
+from session_memory import redact  # noqa: E402
+from session_memory.formats import read_transcript  # noqa: E402
+
+SOURCES = [
+    ROOT / "examples" / "sample_transcript.jsonl",
+    *sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl")),
+]
+FUNCTIONS = ("redact_secrets", "contain_trusted_line", "quote_untrusted")
+
+
+def record_calls() -> dict[str, list[tuple[Any, ...]]]:
+    """The arguments of every call the rules make to the containment functions."""
+    import deriver.rules as rules
+
+    calls: dict[str, list[tuple[Any, ...]]] = {name: [] for name in FUNCTIONS}
+    originals = {name: getattr(redact, name) for name in FUNCTIONS}
+
+    def recorder(name: str) -> Callable[..., str]:
+        def call(*args: Any) -> str:
+            calls[name].append(args)
+            result: str = originals[name](*args)
+            return result
+
+        return call
+
+    patched = {name: recorder(name) for name in FUNCTIONS}
+    saved = {name: getattr(rules, name) for name in FUNCTIONS if hasattr(rules, name)}
+    for name in saved:
+        setattr(rules, name, patched[name])
+    for value in vars(rules).values():
+        clear = getattr(value, "cache_clear", None)
+        if clear is not None:
+            clear()
+    try:
+        for source in SOURCES:
+            SessionMemoryDeriver.rebuild(read_transcript(source))
+    finally:
+        for name, original in saved.items():
+            setattr(rules, name, original)
+    return calls
+
+
+def per_call_us(function: Callable[..., str], inputs: list[tuple[Any, ...]], repeat: int) -> float:
+    """The best mean microseconds per call over ``repeat`` rounds."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for args in inputs:
+            function(*args)
+        best = min(best, time.perf_counter() - started)
+    return best / len(inputs) * 1e6
+
+
+def load(path: Path) -> Any:
+    """Another version of the redact module, imported under a name of its own."""
+    spec = importlib.util.spec_from_file_location("redact_other", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--against", type=Path, help="another redact.py to time alike")
+    options = parser.parse_args()
+    calls = record_calls()
+    texts = [args[0] for args in calls["contain_trusted_line"] + calls["quote_untrusted"]]
+    cases = [(name, name, calls[name]) for name in FUNCTIONS if calls[name]]
+    cases.append(("redact_secrets (lines)", "redact_secrets", [(t,) for t in texts]))
+    modules = [("now", redact)] + ([("against", load(options.against))] if options.against else [])
+    for label, name, inputs in cases:
+        chars = sum(len(args[0]) for args in inputs) / len(inputs)
+        best = {tag: float("inf") for tag, _m in modules}
+        for _ in range(options.repeat):
+            for tag, module in modules:
+                best[tag] = min(best[tag], per_call_us(getattr(module, name), inputs, 1))
+        figures = ", ".join(f"{tag} {us:6.2f} us/call" for tag, us in best.items())
+        print(f"{label:24} {len(inputs):5} calls, {chars:6.1f} chars avg: {figures}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
