@@ -5,7 +5,8 @@ Plain script: ``python benchmarks/bench_redact.py [--repeat 5] [--against OLD_RE
 It derives the bundled sample and every fixture once while recording each text the rules
 pass to ``redact_secrets``, ``contain_trusted_line`` and ``quote_untrusted`` (the memo caches
 of the rules are bypassed, so every call is recorded), then times each function over its
-recorded inputs and prints the mean microseconds per call (the best of ``--repeat`` rounds).
+recorded inputs and prints the mean microseconds of CPU time per call (the best of
+``--repeat`` rounds; CPU time, so that other processes on a shared machine count less).
 With ``--against``, another version of ``redact.py`` (``git show REV:session_memory/redact.py``)
 is timed on the same inputs, round by round alternating with the current one, for a
 before/after comparison that a busy machine affects alike.
@@ -71,10 +72,10 @@ def per_call_us(function: Callable[..., str], inputs: list[tuple[Any, ...]], rep
     """The best mean microseconds per call over ``repeat`` rounds."""
     best = float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         for args in inputs:
             function(*args)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best / len(inputs) * 1e6
 
 

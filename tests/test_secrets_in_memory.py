@@ -10,7 +10,7 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from session_memory.memory import SessionMemory
-from tests.test_redact import ORDINARY, SECRETS
+from tests.secret_corpus import ORDINARY, SECRETS
 from viewbuilder import build_model_view, render_memory
 
 _ids = count()
