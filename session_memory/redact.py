@@ -165,7 +165,7 @@ _CONTEXT_RULES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         "key_value",
         r"(?P<kv_p>(?:(?<![A-Za-z0-9])|(?<=[_.-])|(?<=[a-z])(?=K))(?i:key)(?![A-Za-z0-9_])"
         r"(?:\\?[\"'])?[ \t]*+(?:=(?!=)|:(?!:))[ \t]*+(?:\\?[\"'])?)"
-        r"(?P<kv_v>[A-Za-z0-9+/=_~-]{16,512}+)",
+        r"(?P<kv_v>[A-Za-z0-9+/_~-]{16,512}+={0,2}+)",
         ("key",),
     ),
     (
@@ -192,7 +192,7 @@ _CONTEXT_RULES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         "twilio",
         r"(?P<tw_p>AC[0-9a-f]{32}[\"']?[ \t]*+[,:]?[ \t]*+[\"']?)(?P<tw_v>[0-9a-f]{32})"
         r"(?![A-Za-z0-9])",
-        ("AC",),
+        (),  # "AC" is too common a start for the trigger search: see _CONTEXT_SCANS
     ),
     (
         # The private key of a kubeconfig user, base64 of a PEM block.
@@ -677,9 +677,15 @@ _SPECIFIC_RULES: Final = _RuleSet(
 )
 
 
+# Context rules found by a search instead of a trigger (see _RuleSet): (pattern, minimum
+# length of a text worth searching).
+_CONTEXT_SCANS: Final[dict[str, tuple[str, int]]] = {"twilio": (r"AC[0-9a-f]{32}", 66)}
+
+
 def _context_rules(rules: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[_Rule, ...]:
     return tuple(
-        _Rule(pattern, triggers, _CONTEXT_HANDLERS[name]) for name, pattern, triggers in rules
+        _Rule(pattern, triggers, _CONTEXT_HANDLERS[name], "", *_CONTEXT_SCANS.get(name, ("", 0)))
+        for name, pattern, triggers in rules
     )
 
 
