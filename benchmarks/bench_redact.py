@@ -2,9 +2,10 @@
 
 Plain script: ``python benchmarks/bench_redact.py [--repeat 5] [--against OLD_REDACT.py]``.
 
-It derives the bundled sample and every fixture once while recording each text the rules
-pass to ``redact_secrets``, ``contain_trusted_line`` and ``quote_untrusted`` (the memo caches
-of the rules are bypassed, so every call is recorded), then times each function over its
+It derives the bundled sample and every fixture once while recording each text the deriver
+passes to ``redact_secrets``, ``contain_block``, ``contain_trusted_line`` and
+``quote_untrusted`` (its memo caches are cleared first, so every distinct call is recorded),
+then times each function over its
 recorded inputs and prints the mean microseconds of CPU time per call (the best of
 ``--repeat`` rounds; CPU time, so that other processes on a shared machine count less).
 With ``--against``, another version of ``redact.py`` (``git show REV:session_memory/redact.py``)
@@ -33,13 +34,15 @@ SOURCES = [
     ROOT / "examples" / "sample_transcript.jsonl",
     *sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl")),
 ]
-FUNCTIONS = ("redact_secrets", "contain_trusted_line", "quote_untrusted")
+FUNCTIONS = ("redact_secrets", "contain_block", "contain_trusted_line", "quote_untrusted")
 
 
 def record_calls() -> dict[str, list[tuple[Any, ...]]]:
-    """The arguments of every call the rules make to the containment functions."""
-    import deriver.rules as rules
+    """The arguments of every call the deriver makes to the containment functions."""
+    import deriver
 
+    modules = [m for name, m in sorted(sys.modules.items()) if name.startswith("deriver.")]
+    assert deriver is not None and modules
     calls: dict[str, list[tuple[Any, ...]]] = {name: [] for name in FUNCTIONS}
     originals = {name: getattr(redact, name) for name in FUNCTIONS}
 
@@ -52,19 +55,25 @@ def record_calls() -> dict[str, list[tuple[Any, ...]]]:
         return call
 
     patched = {name: recorder(name) for name in FUNCTIONS}
-    saved = {name: getattr(rules, name) for name in FUNCTIONS if hasattr(rules, name)}
-    for name in saved:
-        setattr(rules, name, patched[name])
-    for value in vars(rules).values():
-        clear = getattr(value, "cache_clear", None)
-        if clear is not None:
-            clear()
+    saved = [
+        (module, name, getattr(module, name))
+        for module in modules
+        for name in FUNCTIONS
+        if getattr(module, name, None) is originals[name]
+    ]
+    for module, name, _original in saved:
+        setattr(module, name, patched[name])
+    for module in modules:
+        for value in vars(module).values():
+            clear = getattr(value, "cache_clear", None)
+            if clear is not None:
+                clear()
     try:
         for source in SOURCES:
             SessionMemoryDeriver.rebuild(read_transcript(source))
     finally:
-        for name, original in saved.items():
-            setattr(rules, name, original)
+        for module, name, original in saved:
+            setattr(module, name, original)
     return calls
 
 
@@ -96,13 +105,16 @@ def main() -> int:
     calls = record_calls()
     texts = [args[0] for args in calls["contain_trusted_line"] + calls["quote_untrusted"]]
     cases = [(name, name, calls[name]) for name in FUNCTIONS if calls[name]]
+    goals = [(t,) for (t,) in calls["contain_block"]]  # the whole requests, as the goal has them
     cases.append(("redact_secrets (lines)", "redact_secrets", [(t,) for t in texts]))
+    cases.append(("redact_secrets (goals)", "redact_secrets", goals))
     modules = [("now", redact)] + ([("against", load(options.against))] if options.against else [])
     for label, name, inputs in cases:
         chars = sum(len(args[0]) for args in inputs) / len(inputs)
-        best = {tag: float("inf") for tag, _m in modules}
+        timed = [(tag, module) for tag, module in modules if hasattr(module, name)]
+        best = {tag: float("inf") for tag, _m in timed}
         for _ in range(options.repeat):
-            for tag, module in modules:
+            for tag, module in timed:
                 best[tag] = min(best[tag], per_call_us(getattr(module, name), inputs, 1))
         figures = ", ".join(f"{tag} {us:6.2f} us/call" for tag, us in best.items())
         print(f"{label:24} {len(inputs):5} calls, {chars:6.1f} chars avg: {figures}")

@@ -313,10 +313,17 @@ _AWS_SECRET_VALUE: Final = re.compile(r"[A-Za-z0-9/+]{40}")
 
 
 def _specific_kind(value: str) -> str | None:
-    """The kind of the specific secret that ``value`` starts with, if any."""
-    for rule in _SPECIFIC_RULES.rules:
-        if rule.regex.match(value) is not None:
-            return rule.kind
+    """The kind of the specific secret that ``value`` starts with, if any.
+
+    Only the rules whose trigger is at the start are tried, in rule order (the candidates
+    are sorted by position, then rule): there are too many formats to try each.
+    """
+    rules = _SPECIFIC_RULES.rules
+    for pos, index in _SPECIFIC_RULES.candidates(value, _lower_same_length(value)):
+        if pos > 0:
+            break
+        if rules[index].regex.match(value) is not None:
+            return rules[index].kind
     return None
 
 
@@ -911,13 +918,22 @@ def _neutralise_line_starts(text: str) -> str:
 
 
 def _neutralise_markers(text: str) -> str:
-    text = _PIPE_OPEN.sub("\u2039", text)
-    text = _PIPE_CLOSE.sub("\u203a", text)
-    text = _DOUBLE_ANGLE.sub("\u00ab\\1\u00bb", text)
-    text = _BRACKET_MARKER.sub("\uff3b\\1\uff3d", text)
-    text = _TAG.sub("\u2039\\1\u203a", text)
-    text = _TURN_ROLE.sub("\\1\ua789", text)
-    return _COMMENT_OPEN.sub("\u2039!", text)
+    # Each pass runs only when its marker's first character is there (a pass that cannot
+    # match changes nothing): most texts have no "<", "[" or "|>" at all.
+    if "<" in text:
+        text = _PIPE_OPEN.sub("\u2039", text)
+    if ">" in text:
+        text = _PIPE_CLOSE.sub("\u203a", text)
+    if "<<" in text:
+        text = _DOUBLE_ANGLE.sub("\u00ab\\1\u00bb", text)
+    if "[" in text:
+        text = _BRACKET_MARKER.sub("\uff3b\\1\uff3d", text)
+    if "<" in text:
+        text = _TAG.sub("\u2039\\1\u203a", text)
+    # (?i) also matches U+017F, U+0131 and U+0130 to "s" and "i": only ASCII can skip the pass.
+    if not text.isascii() or "human" in text.lower() or "assistant" in text.lower():
+        text = _TURN_ROLE.sub("\\1\ua789", text)
+    return _COMMENT_OPEN.sub("\u2039!", text) if "<!" in text else text
 
 
 def _neutralise_leading_markdown(line: str) -> str:
@@ -927,8 +943,13 @@ def _neutralise_leading_markdown(line: str) -> str:
     return m.group(0).translate(_LOOK_ALIKE) + line[m.end() :]
 
 
+_PRINTABLE_LINES: Final = re.compile("[ -~\t\n]*+")  # nothing for _visible_lines to change
+
+
 def _visible_lines(text: str) -> str:
     """``text`` without escapes, invisible or control characters, every line break a ``\\n``."""
+    if _PRINTABLE_LINES.fullmatch(text):
+        return text
     text = _SURROGATE.sub("\ufffd", text)
     text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)
