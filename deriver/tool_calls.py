@@ -56,6 +56,9 @@ _FOLD_NOUNS: Final = {
 }
 _FOLD_NAMES_SHOWN: Final = 5
 _MAX_TODOS: Final = 100
+_TODO_STATUSES: Final = frozenset({"pending", "in_progress"})
+"""The statuses of an open todo that have a tag of their own; "completed" moves it to done."""
+_STATUS_CHARS: Final = 40
 _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 
 Todo = tuple[str, str]
@@ -402,6 +405,10 @@ class ToolCallRules:
                     done.append(text)
                     store.add("completed_work", "todo_done", f"done: {text}", stamp)
                 continue
+            if status not in _TODO_STATUSES:
+                # Any other status is data, never a tag: the open box, the status quoted.
+                shown = f"(status {quote_untrusted(status, _STATUS_CHARS)})"
+                text, status = f"{text} {shown}" if text else shown, "pending"
             store.add("todo_items", "todo", text, stamp, status=status)
         del done[: -_MAX_TODOS * 2]
 

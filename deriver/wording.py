@@ -7,11 +7,10 @@ secrets are redacted, tool output is quoted.
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, Final
 
 from deriver.user_text import first_line
-from session_memory.redact import contain_trusted_line, redact_secrets
+from session_memory.redact import contain_block, contain_trusted_line
 
 __all__ = [
     "ARG_CHARS",
@@ -34,7 +33,6 @@ __all__ = [
 MAX_OPEN_CALLS: Final = 1024
 EXCERPT_CHARS: Final = 160
 ARG_CHARS: Final = 160
-_CONTROL_BUT_LINE_BREAK_AND_TAB: Final = re.compile("[\x00-\x08\x0b-\x1f]")
 
 
 def as_dict(value: object) -> dict[str, Any]:
@@ -81,11 +79,9 @@ uncertain_text = functools.lru_cache(maxsize=2 * MAX_OPEN_CALLS)(uncertain_text_
 
 
 def goal_text(content: str) -> str:
-    """The user's request as the goal: secrets redacted, control characters dropped."""
-    text = redact_secrets(content.replace("\r\n", "\n").replace("\r", "\n"))
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    cleaned = _CONTROL_BUT_LINE_BREAK_AND_TAB.sub("", text)
-    return cleaned.strip() or "(empty request)"
+    """The user's request as the goal, contained (:func:`contain_block`): lines kept, secrets
+    redacted, invisible and control characters dropped, chat markers neutralised."""
+    return contain_block(content).strip() or "(empty request)"
 
 
 def detail_text(details: object) -> str:

@@ -10,6 +10,7 @@ test checks the sum against an exact count of the whole rendered text.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from session_memory.memory import SectionName
@@ -88,8 +89,12 @@ def section_header(section: SectionName) -> str:
 
 
 def item_prefix(status: str | None, count: int = 1, safe_to_replay: bool | None = None) -> str:
-    """The fixed part of an item line before its body: bullet, status tag, repeat count."""
-    tag = _STATUS_TAGS.get(status, f"{status}:")
+    """The fixed part of an item line before its body: bullet, status tag, repeat count.
+
+    Only the statuses above have a tag; any other status has none (the rules map a
+    transcript's statuses onto these, so no transcript text reaches a prefix).
+    """
+    tag = _STATUS_TAGS.get(status, "")
     parts = ["-", tag] if tag else ["-"]
     if count > 1:
         parts.append(f"(x{count})")
@@ -98,8 +103,20 @@ def item_prefix(status: str | None, count: int = 1, safe_to_replay: bool | None 
     return " ".join(parts)
 
 
+_PREFIX_PART: Final = re.compile(r"\((?:x[0-9]+|not safe to replay|resolved)\)")
+
+
 def body(text: str) -> str:
-    """The variable part of an item line: one space, the single-line text, the newline."""
+    """The variable part of an item line: one space, the single-line text, the newline.
+
+    A text that starts like a part of a prefix (``(x2)``, ``(not safe to replay)``,
+    ``(resolved)``) starts with a fullwidth parenthesis instead, so that it cannot be read
+    as a repeat count or a tag; an empty text is shown as ``(empty)``.
+    """
+    if not text:
+        return " (empty)\n"
+    if text[0] == "(" and _PREFIX_PART.match(text):
+        return f" \uff08{text[1:]}\n"
     return f" {text}\n"
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from session_memory.memory import SessionMemory
-from tests.test_redact import ORDINARY, SECRETS
+from tests.secret_corpus import ALL_ORDINARY, ALL_SECRETS, ORDINARY, SECRETS
+from tests.transcripts import FORMATS, derive, everywhere, jsonl, records
 from viewbuilder import build_model_view, render_memory
 
 _ids = count()
@@ -93,3 +94,39 @@ class TestOrdinaryIdentifiersSurvive:
     def test_corpus_is_large(self) -> None:
         """At least 30 ordinary identifiers are checked."""
         assert len(ORDINARY) >= 30
+
+
+class TestCorpusInEveryFormat:
+    """The whole corpus, planted in every slot of a session of each of the three formats."""
+
+    @pytest.mark.parametrize("fmt", FORMATS)
+    @pytest.mark.parametrize(
+        ("kind", "secret", "sentence"),
+        ALL_SECRETS,
+        ids=[f"{kind}-{i}" for i, (kind, _s, _t) in enumerate(ALL_SECRETS)],
+    )
+    def test_secret_reaches_no_output(
+        self, fmt: str, kind: str, secret: str, sentence: str
+    ) -> None:
+        """No line of the secret is in the Markdown, the memory JSON or the view."""
+        text = sentence.format(secret)
+        memory = derive(jsonl(records(fmt, everywhere(text))), fmt)
+        for where, output in outputs(memory).items():
+            for line in secret.splitlines():
+                assert line not in output, f"{kind} leaked into {where} ({fmt})"
+        assert f"[redacted:{kind}]" in outputs(memory)["render_memory"]
+
+    @pytest.mark.parametrize("fmt", FORMATS)
+    @pytest.mark.parametrize("text", ALL_ORDINARY)
+    def test_ordinary_text_is_kept(self, fmt: str, text: str) -> None:
+        """No ordinary string is redacted anywhere, and the goal keeps it verbatim."""
+        memory = derive(jsonl(records(fmt, everywhere(text))), fmt)
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == text
+        assert "[redacted" not in outputs(memory)["memory JSON"]
+
+    def test_corpus_is_large_and_varied(self) -> None:
+        """At least 100 secrets of at least 40 kinds, and at least 50 ordinary strings."""
+        assert len(ALL_SECRETS) >= 100
+        assert len({kind for kind, _s, _t in ALL_SECRETS}) >= 40
+        assert len(ALL_ORDINARY) >= 50
