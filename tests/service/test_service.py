@@ -80,15 +80,17 @@ class TestRunOnce:
         assert (out / "alpha.memory.md").read_text().startswith("# Session memory")
 
     def test_private_modes(self, dirs: tuple[Path, Path]) -> None:
-        """Output and state directories are 0o700, every file in them 0o600."""
+        """Output, state and generation directories are 0o700, every file in them 0o600."""
         watched, out = dirs
         (watched / "a.jsonl").write_bytes(b"".join(varied_lines(20)))
         service = MemoryService([watched], out)
         service.run_once()
         assert file_mode(out) == 0o700
         assert file_mode(service.state_dir) == 0o700
-        files = [p for p in out.rglob("*") if p.is_file()]
-        assert len(files) == 3
+        dirs_in = [p for p in out.rglob("*") if p.is_dir() and not p.is_symlink()]
+        assert all(file_mode(p) == 0o700 for p in dirs_in)
+        files = [p for p in out.rglob("*") if p.is_file() and not p.is_symlink()]
+        assert len(files) == 3  # the pair of one generation, and the state
         assert all(file_mode(p) == 0o600 for p in files)
 
     def test_restart_reads_only_new_bytes(self, dirs: tuple[Path, Path]) -> None:

@@ -67,11 +67,12 @@ class TestState:
             dev=1,
             ino=2,
             offset=3,
-            fingerprint="f:3",
+            fingerprint="0" * 32 + ":3",
             name="s-1",
             budget_tokens=1200,
             encoding="cl100k_base",
             snapshot=snapshot,
+            memory_hash="1" * 32,
         )
 
     def test_round_trip(self, tmp_path: Path) -> None:
