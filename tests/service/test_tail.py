@@ -19,7 +19,7 @@ from session_memory.tail import (
     discover_transcripts,
     watch_changes,
 )
-from tests.service.service_helpers import append, event, user, wait_for
+from tests.service.service_helpers import append, user, wait_for
 
 
 def _ids(items: list[Tailed]) -> list[str]:
