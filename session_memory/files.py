@@ -39,15 +39,18 @@ OPEN_FLAGS: Final = (
 _NOT_REGULAR: Final = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
 
 
-def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result] | None:
+def open_regular(
+    path: str | os.PathLike[str], *, dir_fd: int | None = None
+) -> tuple[int, os.stat_result] | None:
     """A descriptor of the regular file at ``path`` and its ``fstat``, or None.
 
     None when ``path`` is a symbolic link, FIFO, socket, device or directory. A missing file
     raises :class:`FileNotFoundError`; other failures raise their :class:`OSError`. The
-    caller closes the descriptor.
+    caller closes the descriptor. ``dir_fd`` makes a relative ``path`` relative to an open
+    directory.
     """
     try:
-        fd = os.open(path, OPEN_FLAGS)
+        fd = os.open(path, OPEN_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno in _NOT_REGULAR:
             return None
@@ -85,7 +88,9 @@ def fd_path(fd: int) -> str | None:
     return None  # pragma: no cover
 
 
-def read_regular(path: str | os.PathLike[str], cap: int) -> bytes | None:
+def read_regular(
+    path: str | os.PathLike[str], cap: int, *, dir_fd: int | None = None
+) -> bytes | None:
     """The bytes of the regular file at ``path`` when it holds at most ``cap`` bytes.
 
     None when the path is missing, is not a regular file (see :func:`open_regular`), cannot
@@ -93,7 +98,7 @@ def read_regular(path: str | os.PathLike[str], cap: int) -> bytes | None:
     is never read into memory.
     """
     try:
-        opened = open_regular(path)
+        opened = open_regular(path, dir_fd=dir_fd)
     except OSError:
         return None
     if opened is None:

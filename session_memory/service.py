@@ -6,11 +6,14 @@
 
 Crash safety rests on one rule: the *state file* of a transcript holds the deriver snapshot
 and the byte offset it has consumed, written together in one atomic replace, so a snapshot
-and an offset can never disagree. Outputs are derived from that state and written before it;
-on start each transcript's outputs are compared with its restored memory and rewritten when
-they differ. Killed at any instant, the service restarts from the last state, reads only the
+and an offset can never disagree. Outputs are derived from that state and published (both
+files as one generation, :class:`session_memory.store.Outputs`) before it; on start each
+transcript's outputs are compared with its restored memory and published again when they
+differ. Killed at any instant, the service restarts from the last state, reads only the
 bytes after its offset, and ends with exactly what a full rebuild gives: nothing lost,
-nothing applied twice (no reliance on the deriver dropping duplicate event ids).
+nothing applied twice (no reliance on the deriver dropping duplicate event ids). Every file
+is opened no-follow and non-blocking and must be a regular file where it should be; a state
+is checked like any input and rebuilt on doubt (``docs/service-guarantees.md``).
 
 Naming: a session's outputs are named after the ``session_id`` of its events (sanitised by
 :func:`session_memory.store.safe_name`), else after the transcript's file name, decided when

@@ -2,9 +2,11 @@
 
 The state file of a transcript is the single source of truth for resuming it: it holds the
 deriver snapshot *and* the byte offset that snapshot has consumed, so the two can never
-disagree. The outputs (``.memory.json``, ``.memory.md``) are a cache derived from it: the
-service writes them before the state and reconciles them with the state on start, so a kill
-at any instant leaves either the old pair or the new one, never half of each.
+disagree; it is read like any untrusted input (:func:`load_state`). The outputs
+(``.memory.json``, ``.memory.md``) are a cache derived from it, published as one generation
+by :class:`Outputs` before the state is written, so a kill at any instant leaves either the
+old pair or the new one, never half of each. The write order and its guarantees are in
+``docs/service-guarantees.md``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = [
     "FILE_MODE",
     "GENERATIONS_DIRNAME",
     "JSON_SUFFIX",
+    "MAX_OUTPUT_BYTES",
     "MAX_STATE_BYTES",
     "MD_SUFFIX",
     "STATE_FORMAT",
@@ -58,6 +61,9 @@ STATE_FORMAT: Final = 3
 
 MAX_STATE_BYTES: Final = 256 * 1024 * 1024
 """A state file larger than this is not read (a snapshot is bounded far below it)."""
+
+MAX_OUTPUT_BYTES: Final = 64 * 1024 * 1024
+"""What :meth:`Outputs.read` reads at most of one output file (a memory is kilobytes)."""
 
 JSON_SUFFIX: Final = ".memory.json"
 MD_SUFFIX: Final = ".memory.md"
@@ -370,6 +376,26 @@ class Outputs:
         return read_regular(directory / _MD_FILE, len(pair.markdown)) == pair.markdown and (
             read_regular(directory / _JSON_FILE, len(pair.json)) == pair.json
         )
+
+    def read(self, name: str) -> OutputPair | None:
+        """The published pair of ``name``, both files of one generation; None if there is none.
+
+        The pointer is resolved once (the generation directory is opened), and both files
+        are opened relative to that directory: a switch in between cannot mix generations.
+        This is how a reader that needs the two files to agree should read them.
+        """
+        try:
+            fd = os.open(
+                self.generations / f"{name}{_POINTER}", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
+            )
+        except OSError:
+            return None
+        try:
+            markdown = read_regular(_MD_FILE, MAX_OUTPUT_BYTES, dir_fd=fd)
+            json = read_regular(_JSON_FILE, MAX_OUTPUT_BYTES, dir_fd=fd)
+        finally:
+            os.close(fd)
+        return None if markdown is None or json is None else OutputPair(markdown, json)
 
     def publish(self, name: str, pair: OutputPair, *, markdown_unchanged: bool = False) -> None:
         """Publish a new generation of ``name``'s pair; both names switch at once.

@@ -165,3 +165,13 @@ class TestOutputs:
         assert not outputs.matches("s", self.PAIR)
         outputs.publish("s", self.PAIR)
         assert outputs.matches("s", self.PAIR)
+
+    def test_read_gives_both_files_of_one_generation(self, tmp_path: Path) -> None:
+        """Outputs.read opens the generation once: the pair it returns always agrees."""
+        outputs = Outputs(tmp_path)
+        assert outputs.read("s") is None
+        outputs.publish("s", self.PAIR)
+        assert outputs.read("s") == self.PAIR
+        second = OutputPair(b"# two\n", b"{}\n")
+        outputs.publish("s", second)
+        assert outputs.read("s") == second
