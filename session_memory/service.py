@@ -349,6 +349,8 @@ class MemoryService:
             ):
                 raise StateError("state was derived with another budget, encoding or format")
             deriver, adapter = _restore(state)
+            if state.name is not None and self._names.get(state.name, real) != real:
+                raise StateError(f"state names its outputs {state.name!r}, taken by another")
             if state.name is not None and state.name not in self._names_for(real, deriver):
                 raise StateError(
                     f"state names its outputs {state.name[:80]!r}, not a name of its own"
@@ -503,17 +505,18 @@ class MemoryService:
         """
         try:
             memory = _memory_so_far(t) if t.outputs_stale or t.state_stale else None
+            memory_json = memory.to_json() if memory is not None else b""
             if memory is not None and t.outputs_stale and t.tail.offset > 0:
-                self._write_outputs(t, memory)
+                self._write_outputs(t, OutputPair(render_memory(memory).encode(), memory_json))
             t.outputs_stale = False
             if memory is not None and t.state_stale:
-                self._save(t, memory)
+                self._save(t, memory_json)
         except OSError as exc:
             self._failures.failed(t.path, exc)
             return
         self._failures.succeeded(t.path)
 
-    def _write_outputs(self, t: _Transcript, memory: SessionMemory) -> None:
+    def _write_outputs(self, t: _Transcript, pair: OutputPair) -> None:
         """Publish the pair when it differs from what is on disk (checked once, then known).
 
         The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
@@ -521,7 +524,6 @@ class MemoryService:
         """
         if t.name is None:
             t.name = self._claim_name(t)
-        pair = OutputPair(render_memory(memory).encode(), memory.to_json())
         if t.published is None and self._outputs.matches(t.name, pair):
             t.published = pair  # a restart found its outputs in place: durability unknown
             return
@@ -533,7 +535,7 @@ class MemoryService:
         t.outputs_synced = True
         self._outputs_written += 1
 
-    def _save(self, t: _Transcript, memory: SessionMemory) -> None:
+    def _save(self, t: _Transcript, memory_json: bytes) -> None:
         identity = t.tail.identity
         fingerprint = t.tail.fingerprint
         if identity is None or fingerprint is None:
@@ -557,7 +559,7 @@ class MemoryService:
                 snapshot=t.deriver.snapshot(),
                 transcript_format=self.format,
                 adapter=t.adapter.snapshot(),
-                memory_hash=memory_hash(memory.to_json()),
+                memory_hash=memory_hash(memory_json),
             ),
         )
         t.state_stale = False

@@ -284,6 +284,28 @@ class TestLive:
             f.write(b"".join(varied_lines(10, seed=8)))
         assert wait_for(lambda: output(out, "s-1") == rebuild(path))
 
+    def test_longer_in_place_rewrites_under_polling(
+        self,
+        dirs: tuple[Path, Path],
+        running: list[tuple[MemoryService, threading.Thread]],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """Rewritten in place to longer content, with polling and a fast sweep that sees the
+        size grow first, a transcript is derived again, never read on from the old offset."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(40, seed=20)))
+        monkeypatch.setenv("WATCHFILES_POLL_DELAY_MS", "1000")
+        start(running, [watched], out, force_polling=True, sweep_seconds=0.1)
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path))
+        for k in range(15):
+            size = path.stat().st_size
+            content = b"".join(varied_lines(40 + 5 * (k + 1), seed=21 + k))
+            assert len(content) > size
+            with open(path, "r+b") as f:
+                f.write(content)
+            assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=5), k
+
     def test_deleted_file_keeps_outputs(
         self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
     ) -> None:
