@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
@@ -413,7 +414,11 @@ class Outputs:
         if not (
             markdown_unchanged
             and current is not None
-            and _link(self.generations / f"{name}.{current}" / _MD_FILE, directory / _MD_FILE)
+            and _link(
+                self.generations / f"{name}.{current}" / _MD_FILE,
+                directory / _MD_FILE,
+                len(pair.markdown),
+            )
         ):
             _write_new(directory / _MD_FILE, pair.markdown)
         _write_new(directory / _JSON_FILE, pair.json)
@@ -486,8 +491,12 @@ class Outputs:
         return True
 
 
-def _link(source: Path, target: Path) -> bool:
+def _link(source: Path, target: Path, size: int) -> bool:
+    """Hard-link ``source`` as ``target`` if it is still a regular file of ``size`` bytes."""
     try:
+        st = os.lstat(source)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            return False
         os.link(source, target, follow_symlinks=False)
     except OSError:
         return False
