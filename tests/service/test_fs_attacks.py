@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 
 import orjson
@@ -40,6 +41,10 @@ def event_count(out: Path, name: str) -> int:
     return count
 
 
+def has_count(out: Path, name: str, want: int) -> bool:
+    return event_count(out, name) == want
+
+
 def two_transcripts(root: Path) -> tuple[Path, Path]:
     """``a.jsonl`` (session A) and ``b.jsonl`` (session B) in ``root``."""
     root.mkdir(parents=True, exist_ok=True)
@@ -71,7 +76,7 @@ def b_keeps_updating(b: Path, out: Path, start: int = 2) -> None:
     """Lines appended to b reach its memory: the service was not blocked or diverted."""
     for i in range(start, start + 3):
         append(b, user(i, f"more b {i}", session="B"))
-        assert wait_for(lambda i=i: event_count(out, "B") == i, timeout=10)
+        assert wait_for(partial(has_count, out, "B", i), timeout=10)
 
 
 @pytest.fixture

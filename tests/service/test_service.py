@@ -430,7 +430,7 @@ class TestDurability:
         spath.write_bytes(old_state)  # as if killed before this state was written
         events: list[str] = []
         real_fsync_dir = store.fsync_dir
-        real_save = service_module.save_state
+        real_save = store.save_state
 
         def fsync_dir(p: Path) -> None:
             events.append(f"fsync {p.relative_to(out)}")
