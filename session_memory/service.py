@@ -419,15 +419,7 @@ class MemoryService:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
                 return
-            status = self._read(t)
-            if status is TailStatus.REPLACED:
-                logger.info("%s shrank or was rewritten; deriving it again from the start", t.path)
-                self._reset(t)
-                status = self._read(t)
-        except _Doubt as exc:
-            logger.warning("rebuilding %s from scratch: %s", t.path, exc.__cause__)
-            self._reset(t)
-            status = self._read(t)
+            status = self._read_or_rebuild(t)
         except TranscriptError as exc:
             logger.warning("cannot read %s: %s", t.path, exc)
             return
@@ -443,6 +435,21 @@ class MemoryService:
             self._forget(t, drop_state=False)
         else:
             self._publish(t)
+
+    def _read_or_rebuild(self, t: _Transcript) -> TailStatus:
+        """Read on from the offset; from the start when the file was replaced or the
+        restored state it is read on from proves unusable."""
+        try:
+            status = self._read(t)
+        except _Doubt as exc:
+            logger.warning("rebuilding %s from scratch: %s", t.path, exc.__cause__)
+            status = TailStatus.REPLACED
+        else:
+            if status is not TailStatus.REPLACED:
+                return status
+            logger.info("%s shrank or was rewritten; deriving it again from the start", t.path)
+        self._reset(t)
+        return self._read(t)
 
     def _reset(self, t: _Transcript) -> None:
         t.tail = FileTail(t.path)
