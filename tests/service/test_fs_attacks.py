@@ -10,7 +10,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from service_helpers import (
+
+from deriver import SessionMemoryDeriver
+from session_memory.formats import read_transcript
+from session_memory.service import MemoryService
+from session_memory.store import state_path
+from tests.service.service_helpers import (
     SCRIPT,
     WatchProcess,
     append,
@@ -20,11 +25,6 @@ from service_helpers import (
     varied_lines,
     wait_for,
 )
-
-from deriver import SessionMemoryDeriver
-from session_memory.formats import read_transcript
-from session_memory.service import MemoryService
-from session_memory.store import state_path
 
 SECRET = b"OUTSIDE-SECRET-7f3a"
 

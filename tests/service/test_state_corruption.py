@@ -10,12 +10,12 @@ from typing import Any
 
 import orjson
 import pytest
-from service_helpers import append, user, varied_lines
 
 from deriver import SessionMemoryDeriver
 from session_memory.formats import read_transcript
 from session_memory.service import MemoryService
 from session_memory.store import state_path
+from tests.service.service_helpers import append, user, varied_lines
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
