@@ -122,10 +122,6 @@ class _Transcript:
     lines_skipped: int = 0
 
 
-class _Doubt(Exception):
-    """A restored transcript failed where a rebuilt one cannot: derive it again."""
-
-
 class _FailureLog:
     """ERRORs for failing writes: the first at once, then one summary per interval.
 
@@ -441,8 +437,8 @@ class MemoryService:
         restored state it is read on from proves unusable."""
         try:
             status = self._read(t)
-        except _Doubt as exc:
-            logger.warning("rebuilding %s from scratch: %s", t.path, exc.__cause__)
+        except StateError as exc:
+            logger.warning("rebuilding %s from scratch: %s", t.path, exc)
             status = TailStatus.REPLACED
         else:
             if status is not TailStatus.REPLACED:
@@ -490,7 +486,7 @@ class MemoryService:
             except _DOUBT as exc:
                 if not t.restored:
                     raise  # a deriver that fails from scratch is a bug, not a bad state
-                raise _Doubt from exc
+                raise StateError(f"the restored state fails on the next line: {exc}") from exc
             t.restored = False
 
     def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
