@@ -50,6 +50,7 @@ __all__ = [
     "safe_name",
     "save_state",
     "state_path",
+    "write_new",
 ]
 
 FILE_MODE: Final = 0o600
@@ -164,7 +165,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     rename replaces whatever entry ``path`` is (a planted symlink included), never its target.
     """
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-    _write_new(tmp, data)
+    write_new(tmp, data)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -175,7 +176,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-def _write_new(path: Path, data: bytes) -> None:
+def write_new(path: Path, data: bytes) -> None:
     """Create ``path`` (it must not exist, not even as a link), write, fsync; 0o600."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE)
     try:
@@ -420,8 +421,8 @@ class Outputs:
                 len(pair.markdown),
             )
         ):
-            _write_new(directory / _MD_FILE, pair.markdown)
-        _write_new(directory / _JSON_FILE, pair.json)
+            write_new(directory / _MD_FILE, pair.markdown)
+        write_new(directory / _JSON_FILE, pair.json)
         fsync_dir(directory)
         _replace_link(self.generations / f"{name}{_POINTER}", f"{name}.{generation}")
         fsync_dir(self.generations)
