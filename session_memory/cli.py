@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO
@@ -24,6 +25,9 @@ __all__ = ["add_format_argument", "cli", "main", "open_records"]
 
 EXIT_USAGE = 2
 """Exit code for unusable input: a missing file, an unreadable one, a bad option."""
+
+EXIT_UNWRITTEN = 1
+"""Exit code of ``watch --once`` when some memory could not be written."""
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -142,7 +146,21 @@ def open_records(path: str, format: str = "auto") -> Iterator[Record]:
     if path == "-":
         stdin: IO[bytes] = sys.stdin.buffer
         return read_transcript(stdin, format)
+    _refuse_special(path)
     return read_transcript(path, format)
+
+
+def _refuse_special(path: str) -> None:
+    """A FIFO, socket or device named as a transcript: refused before ``open`` can block."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # reading reports a missing or unreadable file in its own words
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise TranscriptError(
+            f"{path!r} is not a regular file (a FIFO or device?); to read a stream, "
+            "pipe it to standard input and name the transcript -"
+        )
 
 
 def _run_derive(args: argparse.Namespace) -> int:
@@ -313,6 +331,13 @@ def _run_watch(args: argparse.Namespace) -> int:
         f"{summary.skipped} lines skipped, {summary.outputs_written} outputs written",
         file=sys.stderr,
     )
+    if args.once and summary.failed:
+        print(
+            f"session-memory: error: the memory of {summary.failed} of {summary.transcripts} "
+            "transcripts could not be written",
+            file=sys.stderr,
+        )
+        return EXIT_UNWRITTEN
     return 0
 
 

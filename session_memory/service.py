@@ -6,11 +6,14 @@
 
 Crash safety rests on one rule: the *state file* of a transcript holds the deriver snapshot
 and the byte offset it has consumed, written together in one atomic replace, so a snapshot
-and an offset can never disagree. Outputs are derived from that state and written before it;
-on start each transcript's outputs are compared with its restored memory and rewritten when
-they differ. Killed at any instant, the service restarts from the last state, reads only the
+and an offset can never disagree. Outputs are derived from that state and published (both
+files as one generation, :class:`session_memory.store.Outputs`) before it; on start each
+transcript's outputs are compared with its restored memory and published again when they
+differ. Killed at any instant, the service restarts from the last state, reads only the
 bytes after its offset, and ends with exactly what a full rebuild gives: nothing lost,
-nothing applied twice (no reliance on the deriver dropping duplicate event ids).
+nothing applied twice (no reliance on the deriver dropping duplicate event ids). Every file
+is opened no-follow and non-blocking and must be a regular file where it should be; a state
+is checked like any input and rebuilt on doubt (``docs/service-guarantees.md``).
 
 Naming: a session's outputs are named after the ``session_id`` of its events (sanitised by
 :func:`session_memory.store.safe_name`), else after the transcript's file name, decided when
@@ -25,10 +28,11 @@ import contextlib
 import hashlib
 import logging
 import os
+import stat
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -37,11 +41,15 @@ from session_memory.errors import ConfigError, SessionMemoryError, StateError, T
 from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
 from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
+    JSON_SUFFIX,
+    MD_SUFFIX,
+    OutputPair,
+    Outputs,
     TranscriptState,
-    atomic_write,
     ensure_private_dir,
-    fsync_dir,
     load_state,
+    memory_hash,
+    remove_orphans,
     safe_name,
     save_state,
     state_path,
@@ -50,6 +58,7 @@ from session_memory.tail import (
     SWEEP_SECONDS,
     FileIdentity,
     FileTail,
+    Look,
     StopEvent,
     TailStatus,
     discover_transcripts,
@@ -59,16 +68,24 @@ from session_memory.tail import (
 from session_memory.tokens import DEFAULT_ENCODING
 from viewbuilder import render_memory
 
-__all__ = ["DEFAULT_STATE_DIRNAME", "MemoryService", "ServiceSummary", "output_paths"]
+__all__ = ["DEFAULT_STATE_DIRNAME", "Clock", "MemoryService", "ServiceSummary", "output_paths"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_STATE_DIRNAME: Final = ".session-memory-state"
 """The state directory, inside the output directory unless one is given."""
 
-JSON_SUFFIX: Final = ".memory.json"
-MD_SUFFIX: Final = ".memory.md"
 SKIPS_LOGGED: Final = 10
+
+ERROR_REPORT_SECONDS: Final = 60.0
+"""While writes keep failing, one ERROR summarises them at most this often."""
+
+Clock = Callable[[], float]
+"""Seconds on a monotonic scale: ``time.monotonic`` unless a test drives time itself."""
+
+# What restoring or first applying to a state that passed every check may still raise when
+# its snapshot was edited into something the deriver does not expect: reason to rebuild.
+_DOUBT: Final = (SessionMemoryError, ValueError, TypeError, KeyError, AttributeError, IndexError)
 
 
 def output_paths(out_dir: Path, name: str) -> tuple[Path, Path]:
@@ -78,12 +95,13 @@ def output_paths(out_dir: Path, name: str) -> tuple[Path, Path]:
 
 @dataclass(frozen=True, slots=True)
 class ServiceSummary:
-    """What a pass over the transcripts did."""
+    """What a pass over the transcripts did; ``failed`` counts memories it could not write."""
 
     transcripts: int
     events: int
     skipped: int
     outputs_written: int
+    failed: int = 0
 
 
 @dataclass(slots=True)
@@ -97,9 +115,61 @@ class _Transcript:
     name: str | None = None
     outputs_stale: bool = True
     state_stale: bool = False
-    on_disk: dict[Path, bytes | None] = field(default_factory=dict)  # outputs as written
+    published: OutputPair | None = None  # the pair known to be on disk
+    outputs_synced: bool = False  # the published pair is known durable (fsynced)
+    restored: bool = False  # resumed from a state, not yet proven by a line applied
     events_read: int = 0
     lines_skipped: int = 0
+
+
+class _FailureLog:
+    """ERRORs for failing writes: the first at once, then one summary per interval.
+
+    Disk full or a read-only output directory makes every transcript fail on every sweep;
+    one line per transcript per second would bury everything else in the log.
+    """
+
+    def __init__(self, clock: Clock, interval: float = ERROR_REPORT_SECONDS) -> None:
+        self._clock = clock
+        self._interval = interval
+        self._failing: dict[str, str] = {}
+        self._unreported = 0
+        self._last_report: float | None = None
+
+    @property
+    def failing(self) -> int:
+        """How many transcripts' memories cannot be written right now."""
+        return len(self._failing)
+
+    def failed(self, path: str, exc: OSError) -> None:
+        self._failing[path] = str(exc)
+        self._unreported += 1
+        now = self._clock()
+        if self._last_report is None or now - self._last_report >= self._interval:
+            self.report(path)
+        else:
+            logger.debug("cannot write the memory of %s: %s", path, exc)
+
+    def succeeded(self, path: str) -> None:
+        if self._failing.pop(path, None) is not None:
+            logger.info("the memory of %s is written again", path)
+
+    def report(self, path: str | None = None) -> None:
+        """Log one ERROR for what failed since the last one (nothing when nothing did)."""
+        if not self._failing or not self._unreported:
+            return
+        path = path if path in self._failing else next(iter(self._failing))
+        logger.error(
+            "cannot write the memory of %d transcript(s) (%d failed write(s) since the last "
+            "report; next report in %.0f s at most); latest: %s: %s",
+            len(self._failing),
+            self._unreported,
+            self._interval,
+            path,
+            self._failing[path],
+        )
+        self._unreported = 0
+        self._last_report = self._clock()
 
 
 class MemoryService:
@@ -109,7 +179,8 @@ class MemoryService:
     files that appear later are picked up). Outputs go to ``out_dir``; state to
     ``state_dir`` (default ``out_dir/.session-memory-state``). Both are created mode 0o700,
     every file in them 0o600. ``stop_event`` (anything with ``is_set()``) ends :meth:`run`;
-    without one, call :meth:`stop`.
+    without one, call :meth:`stop`. ``clock`` is what the slow timer and the error reports
+    measure time with.
     """
 
     def __init__(
@@ -124,6 +195,7 @@ class MemoryService:
         stop_event: StopEvent | None = None,
         sweep_seconds: float = SWEEP_SECONDS,
         force_polling: bool | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         if not paths:
             raise ConfigError("nothing to watch: give at least one transcript or directory")
@@ -134,7 +206,9 @@ class MemoryService:
             if os.path.isdir(absolute):
                 self._dirs.append(absolute)
             elif os.path.isfile(absolute):
-                self._files.append(absolute)
+                # A file named on the command line is pinned to where it is now: a link
+                # swapped in later is not followed elsewhere.
+                self._files.append(os.path.realpath(absolute))
             else:
                 raise ConfigError(f"no such transcript or directory: {os.fspath(p)}")
         self._dir_reals = [os.path.realpath(d) for d in self._dirs]
@@ -153,10 +227,16 @@ class MemoryService:
             ensure_private_dir(self.state_dir)
         except OSError as exc:
             raise ConfigError(f"cannot create output or state directory: {exc}") from exc
+        self._outputs = Outputs(self.out_dir)
+        removed = self._outputs.clean() + remove_orphans(self.state_dir)
+        if removed:
+            logger.info("removed %d file(s) left by an interrupted write", removed)
         self._stop: StopEvent = stop_event if stop_event is not None else threading.Event()
         self._own_stop = self._stop if isinstance(self._stop, threading.Event) else None
         self._sweep_seconds = sweep_seconds
         self._force_polling = force_polling
+        self._clock = clock
+        self._failures = _FailureLog(clock)
         self._transcripts: dict[str, _Transcript] = {}
         self._aliases: dict[str, str] = {}
         self._names: dict[str, str] = {}
@@ -177,6 +257,7 @@ class MemoryService:
             if self._stop.is_set():
                 break
             self._advance(t)
+        self._failures.report()
         return self._summary()
 
     def run(self) -> ServiceSummary:
@@ -190,7 +271,7 @@ class MemoryService:
         logger.info(
             "watching %d transcript(s) under %s", len(self._transcripts), ", ".join(watched)
         )
-        last_sweep = time.monotonic()
+        last_sweep = self._clock()
         for changes in watch_changes(
             watched,
             stop_event=self._stop,
@@ -203,9 +284,9 @@ class MemoryService:
                 self._on_change(path)
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
-            if time.monotonic() - last_sweep >= self._sweep_seconds:
+            if self._clock() - last_sweep >= self._sweep_seconds:
                 self._sweep()
-                last_sweep = time.monotonic()
+                last_sweep = self._clock()
         logger.info("stopped; state and outputs are up to date")
         return self._summary()
 
@@ -213,7 +294,7 @@ class MemoryService:
 
     def _discover(self) -> None:
         """Find transcripts; load every state before any name is claimed anew."""
-        found: list[str] = list(self._files)
+        found: list[str] = [f for f in self._files if _is_regular(f)]
         for root in self._dirs:
             found.extend(discover_transcripts(root))
         for path in found:
@@ -234,35 +315,45 @@ class MemoryService:
         )
         return t
 
-    def _load(self, real: str) -> _Transcript:
-        fresh = _Transcript(
+    def _fresh(self, real: str) -> _Transcript:
+        return _Transcript(
             path=real,
             tail=FileTail(real),
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
             adapter=make_adapter(self.format),
         )
+
+    def _load(self, real: str) -> _Transcript:
+        """Resume from the state when every check of it passes; else derive from scratch.
+
+        The state is input: its header is type- and range-checked as it is read, it must
+        be for this path, budget, encoding and format, its snapshot must restore to the
+        very memory it was saved with, and its output name must be one this service would
+        give the transcript. Any doubt: one WARNING, and the transcript is rebuilt.
+        """
         spath = state_path(self.state_dir, real)
-        if not spath.exists():
-            return fresh
+        if not os.path.lexists(spath):
+            return self._fresh(real)
         try:
             state = load_state(spath)
             if state.path != real:
-                raise StateError(f"state {spath} belongs to {state.path}")
+                raise StateError(f"state {spath} belongs to another transcript")
             if (state.budget_tokens, state.encoding, state.transcript_format) != (
                 self.budget_tokens,
                 self.encoding,
                 self.format,
             ):
                 raise StateError("state was derived with another budget, encoding or format")
-            deriver = SessionMemoryDeriver.restore(state.snapshot)
-            adapter = (
-                make_adapter(self.format)
-                if state.adapter is None
-                else restore_adapter(state.adapter)
-            )
-        except SessionMemoryError as exc:
+            deriver, adapter = _restore(state)
+            if state.name is not None and self._names.get(state.name, real) != real:
+                raise StateError(f"state names its outputs {state.name!r}, taken by another")
+            if state.name is not None and state.name not in self._names_for(real, deriver):
+                raise StateError(
+                    f"state names its outputs {state.name[:80]!r}, not a name of its own"
+                )
+        except _DOUBT as exc:
             logger.warning("rebuilding %s from scratch: %s", real, exc)
-            return fresh
+            return self._fresh(real)
         if state.name is not None:
             self._names.setdefault(state.name, real)
         return _Transcript(
@@ -273,6 +364,7 @@ class MemoryService:
             deriver=deriver,
             adapter=adapter,
             name=state.name,
+            restored=True,
         )
 
     def _on_change(self, path: str) -> None:
@@ -298,7 +390,7 @@ class MemoryService:
 
     def _sweep(self) -> None:
         """The slow timer: pick up missed files and compare every size with its offset."""
-        found = [f for f in self._files if os.path.isfile(f)]
+        found = [f for f in self._files if _is_regular(f)]
         for root in self._dirs:
             found.extend(discover_transcripts(root))
         for path in found:
@@ -309,36 +401,77 @@ class MemoryService:
         for t in list(self._transcripts.values()):
             if self._stop.is_set():
                 return
-            self._advance(t, verify=False)
+            self._advance(t, hint=True)
 
     # ------------------------------------------------------------------ the work
 
-    def _advance(self, t: _Transcript, *, verify: bool = True) -> None:
-        """Fold the new complete lines of one transcript, then write outputs, then state."""
+    def _advance(self, t: _Transcript, *, hint: bool = False) -> None:
+        """Fold the new complete lines of one transcript, then write outputs, then state.
+
+        With ``hint`` (the slow timer) a ``stat`` comes first and the file is opened only
+        when it changed; everything read is verified on the descriptor it is read from.
+        """
         try:
-            status = t.tail.check(verify=verify)
+            if hint and t.tail.check() is TailStatus.UNCHANGED:
+                self._publish(t)  # a restored transcript still has its outputs reconciled
+                return
+            status = self._read_or_rebuild(t)
         except TranscriptError as exc:
-            logger.warning("cannot check %s: %s", t.path, exc)
+            logger.warning("cannot read %s: %s", t.path, exc)
             return
         if status is TailStatus.DELETED:
             self._forget(t)
-            return
-        if status is TailStatus.REPLACED:
-            logger.info("%s shrank or was rewritten; deriving it again from the start", t.path)
-            t.tail = FileTail(t.path)
-            t.deriver = SessionMemoryDeriver(
-                budget_tokens=self.budget_tokens, encoding=self.encoding
+        elif status is TailStatus.REFUSED:
+            logger.warning(
+                "%s is no longer a regular file at its own path inside the watched directory "
+                "(a link, FIFO, device or swapped directory?); stopped tailing it, its outputs "
+                "are kept",
+                t.path,
             )
-            t.adapter = make_adapter(self.format)
-            t.outputs_stale = t.state_stale = True
-        elif status is TailStatus.UNCHANGED:
-            # Nothing new to read; a restored transcript still has its outputs reconciled.
+            self._forget(t, drop_state=False)
+        else:
             self._publish(t)
-            return
-        before = t.tail.offset
+
+    def _read_or_rebuild(self, t: _Transcript) -> TailStatus:
+        """Read on from the offset; from the start when the file was replaced or the
+        restored state it is read on from proves unusable."""
         try:
-            for line in t.tail.read(self._stop):
-                item = line.item
+            status = self._read(t)
+        except StateError as exc:
+            logger.warning("rebuilding %s from scratch: %s", t.path, exc)
+            status = TailStatus.REPLACED
+        else:
+            if status is not TailStatus.REPLACED:
+                return status
+            logger.info("%s shrank or was rewritten; deriving it again from the start", t.path)
+        self._reset(t)
+        return self._read(t)
+
+    def _reset(self, t: _Transcript) -> None:
+        t.tail = FileTail(t.path)
+        t.deriver = SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding)
+        t.adapter = make_adapter(self.format)
+        t.outputs_stale = t.state_stale = True
+        t.restored = False
+
+    def _read(self, t: _Transcript) -> TailStatus:
+        """One verified look at the file; the new lines folded when it grew."""
+        before = t.tail.offset
+        with t.tail.look() as look:
+            if look.status is TailStatus.GROWN:
+                try:
+                    self._fold(t, look)
+                except TranscriptError as exc:
+                    # Whatever was folded before the error is consistent with the offset.
+                    logger.warning("reading %s stopped: %s", t.path, exc)
+        if t.tail.offset != before:
+            t.outputs_stale = t.state_stale = True
+        return look.status
+
+    def _fold(self, t: _Transcript, look: Look) -> None:
+        for line in look.lines(self._stop):
+            item = line.item
+            try:
                 records = (
                     [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, line.offset)
                 )
@@ -350,12 +483,11 @@ class MemoryService:
                     else:
                         t.deriver.apply(record)
                         t.events_read += 1
-        except TranscriptError as exc:
-            # Whatever was folded before the error is consistent with tail.offset: keep it.
-            logger.warning("reading %s stopped: %s", t.path, exc)
-        if t.tail.offset != before:
-            t.outputs_stale = t.state_stale = True
-        self._publish(t)
+            except _DOUBT as exc:
+                if not t.restored:
+                    raise  # a deriver that fails from scratch is a bug, not a bad state
+                raise StateError(f"the restored state fails on the next line: {exc}") from exc
+            t.restored = False
 
     def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
         # Every skip is counted in the memory's diagnostics; the log names the first few
@@ -370,48 +502,57 @@ class MemoryService:
     def _publish(self, t: _Transcript) -> None:
         """Write the outputs if the memory changed, then the state if anything was read.
 
-        A failed write (disk full, permissions) is logged and retried on the next change or
-        sweep; it leaves the previous outputs and state in place, which stay consistent.
+        A failed write (disk full, permissions) is retried on the next change or sweep and
+        reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
+        which stay consistent.
         """
         try:
-            if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
-                self._write_outputs(t)
+            memory = _memory_so_far(t) if t.outputs_stale or t.state_stale else None
+            memory_json = memory.to_json() if memory is not None else b""
+            if (
+                memory is not None
+                and t.outputs_stale
+                and t.tail.offset > 0
+                and _format_told(t.adapter)
+            ):
+                self._write_outputs(t, OutputPair(render_memory(memory).encode(), memory_json))
             t.outputs_stale = False
-            if t.state_stale:
-                self._save(t)
+            if memory is not None and t.state_stale:
+                self._save(t, memory_json)
         except OSError as exc:
-            logger.error("cannot write the memory of %s: %s", t.path, exc)
+            self._failures.failed(t.path, exc)
+            return
+        self._failures.succeeded(t.path)
 
-    def _write_outputs(self, t: _Transcript) -> None:
-        """Write each output whose bytes differ from what is on disk.
+    def _write_outputs(self, t: _Transcript, pair: OutputPair) -> None:
+        """Publish the pair when it differs from what is on disk (checked once, then known).
 
         The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
-        line; the Markdown only when the content does. Both are compared byte for byte.
+        line; the Markdown only when the content does, and then it is linked, not rewritten.
         """
         if t.name is None:
             t.name = self._claim_name(t)
-        json_path, md_path = output_paths(self.out_dir, t.name)
-        memory = _memory_so_far(t)
-        wrote = False
-        for path, data in (
-            (md_path, render_memory(memory).encode()),
-            (json_path, memory.to_json()),
-        ):
-            if path not in t.on_disk:
-                t.on_disk[path] = _read_or_none(path)
-            if data != t.on_disk[path]:
-                atomic_write(path, data, sync_dir=False)
-                t.on_disk[path] = data
-                wrote = True
-        if wrote:
-            fsync_dir(self.out_dir)
-            self._outputs_written += 1
+        if t.published is None and self._outputs.matches(t.name, pair):
+            t.published = pair  # a restart found its outputs in place: durability unknown
+            return
+        if pair == t.published:
+            return
+        unchanged = t.published is not None and t.published.markdown == pair.markdown
+        self._outputs.publish(t.name, pair, markdown_unchanged=unchanged)
+        t.published = pair
+        t.outputs_synced = True
+        self._outputs_written += 1
 
-    def _save(self, t: _Transcript) -> None:
+    def _save(self, t: _Transcript, memory_json: bytes) -> None:
         identity = t.tail.identity
         fingerprint = t.tail.fingerprint
         if identity is None or fingerprint is None:
             return  # nothing was read yet: nothing to resume from
+        if t.name is not None and not t.outputs_synced:
+            # Outputs found in place after a restart may be renamed but not yet durable
+            # (killed before the directory fsync): make them so before the state moves past.
+            self._outputs.sync(t.name)
+            t.outputs_synced = True
         save_state(
             self.state_dir,
             TranscriptState(
@@ -426,29 +567,39 @@ class MemoryService:
                 snapshot=t.deriver.snapshot(),
                 transcript_format=self.format,
                 adapter=t.adapter.snapshot(),
+                memory_hash=memory_hash(memory_json),
             ),
         )
         t.state_stale = False
+
+    def _names_for(self, path: str, deriver: SessionMemoryDeriver) -> set[str]:
+        """Every output name this service could give a transcript: a state's must be one."""
+        bases = {safe_name(Path(path).stem)}
+        session = deriver.memory.session_id
+        if session:
+            bases.add(safe_name(session))
+        return bases | {_suffixed(base, path) for base in bases}
 
     def _claim_name(self, t: _Transcript) -> str:
         session = t.deriver.memory.session_id
         base = safe_name(session) if session else safe_name(Path(t.path).stem)
         owner = self._names.get(base)
         if owner is not None and owner != t.path:
-            digest = hashlib.sha256(t.path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-            base = safe_name(f"{base}-{digest}")
+            base = _suffixed(base, t.path)
             logger.info("session name taken by %s; writing %s as %s", owner, t.path, base)
         self._names.setdefault(base, t.path)
         return base
 
-    def _forget(self, t: _Transcript) -> None:
-        """A deleted transcript: stop tailing it, keep its outputs, drop its state."""
-        logger.info("%s was deleted; stopped tailing it, its outputs are kept", t.path)
+    def _forget(self, t: _Transcript, *, drop_state: bool = True) -> None:
+        """Stop tailing a transcript and keep its outputs; a deleted one's state goes."""
+        if drop_state:
+            logger.info("%s was deleted; stopped tailing it, its outputs are kept", t.path)
         del self._transcripts[t.path]
         for alias in [a for a, real in self._aliases.items() if real == t.path]:
             del self._aliases[alias]
-        with contextlib.suppress(FileNotFoundError):
-            state_path(self.state_dir, t.path).unlink()
+        if drop_state:
+            with contextlib.suppress(FileNotFoundError):
+                state_path(self.state_dir, t.path).unlink()
 
     def _summary(self) -> ServiceSummary:
         ts = self._transcripts.values()
@@ -457,12 +608,52 @@ class MemoryService:
             events=sum(t.events_read for t in ts),
             skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,
+            failed=self._failures.failing,
         )
 
 
 def _format_told(adapter: AdapterBase) -> bool:
     """Whether some record told the transcript's format (no memory for a file of none)."""
     return not isinstance(adapter, AutoAdapter) or adapter.detected is not None
+
+
+def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]:
+    """The deriver and adapter of a state, proven to give the memory it was saved with.
+
+    A snapshot edited into wrong types may restore without complaint: it must also be a
+    fixed point (restored and snapshotted again, the same bytes) and give the memory whose
+    hash the state kept, else :class:`StateError`.
+    """
+    deriver = SessionMemoryDeriver.restore(state.snapshot)
+    adapter = (
+        make_adapter(state.transcript_format)
+        if state.adapter is None
+        else restore_adapter(state.adapter)
+    )
+    if deriver.snapshot() != state.snapshot:
+        raise StateError("the snapshot does not restore to itself")
+    if adapter.snapshot() != state.adapter and state.adapter is not None:
+        raise StateError("the adapter state does not restore to itself")
+    partial = _Transcript(
+        path=state.path, tail=FileTail(state.path), deriver=deriver, adapter=adapter
+    )
+    if memory_hash(_memory_so_far(partial).to_json()) != state.memory_hash:
+        raise StateError("the snapshot gives another memory than the one it was saved with")
+    return deriver, adapter
+
+
+def _suffixed(base: str, path: str) -> str:
+    """``base`` made unique to one transcript: ``-<8 hex>`` of the hash of its path."""
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return safe_name(f"{base}-{digest}")
+
+
+def _is_regular(path: str) -> bool:
+    """A regular file itself (``lstat``: a link is not followed)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _memory_so_far(t: _Transcript) -> SessionMemory:
@@ -479,10 +670,3 @@ def _memory_so_far(t: _Transcript) -> SessionMemory:
     copy = SessionMemoryDeriver.restore(t.deriver.snapshot())
     copy.apply_all(held)
     return copy.memory
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

@@ -1,9 +1,9 @@
 """Following transcripts as they grow; the only module that imports watchfiles.
 
 Two seams: :class:`FileTail` reads the new complete lines of one file from a byte offset and
-tells whether the file grew, shrank, was replaced or deleted; :func:`watch_changes` says which
-transcripts under some paths may have changed. :func:`tail_file` puts the two together for
-one file. Notifications are hints, never the truth: every caller compares the file's size
+tells whether the file grew, shrank, was replaced, deleted or swapped for something it must
+not read; :func:`watch_changes` says which transcripts under some paths may have changed.
+Notifications are hints, never the truth: every caller compares the file's size
 with the consumed offset on each notification *and* on a slow timer, because watchfiles'
 polling fallback compares modification times at one-second resolution and misses appends
 made within the same second (DESIGN section 7).
@@ -11,20 +11,27 @@ made within the same second (DESIGN section 7).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
+import io
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
 
 import watchfiles
 
 from session_memory.errors import TranscriptError, TranscriptReplaced
 from session_memory.events import JsonObject
+from session_memory.files import fd_path, open_regular
 from session_memory.memory import SkippedLine
 from session_memory.reader import MAX_LINE_BYTES, iter_lines, object_of_line
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 __all__ = [
     "DEBOUNCE_MS",
@@ -33,6 +40,7 @@ __all__ = [
     "SWEEP_SECONDS",
     "FileIdentity",
     "FileTail",
+    "Look",
     "StopEvent",
     "TailStatus",
     "Tailed",
@@ -40,7 +48,6 @@ __all__ = [
     "discover_transcripts",
     "fingerprint",
     "resolves_inside",
-    "tail_file",
     "watch_changes",
 ]
 
@@ -64,6 +71,8 @@ FINGERPRINT_WINDOW: Final = 4096
 """Bytes before the consumed offset that the prefix fingerprint covers."""
 
 TRANSCRIPT_SUFFIX: Final = ".jsonl"
+
+_READ_BUFFER: Final = 1024 * 1024
 
 
 class StopEvent(Protocol):
@@ -94,6 +103,8 @@ class TailStatus(enum.Enum):
     GROWN = "grown"
     REPLACED = "replaced"
     DELETED = "deleted"
+    REFUSED = "not a regular file at its real path"
+    """A symlink, FIFO, device or directory where the transcript was, or a swapped parent."""
 
 
 def fingerprint(fd: int, offset: int) -> str:
@@ -110,9 +121,12 @@ def fingerprint(fd: int, offset: int) -> str:
 
 
 class FileTail:
-    """The consumed position in one transcript and the means to read past it.
+    """The consumed position in one transcript and the means to read past it, safely.
 
-    ``offset`` always ends a complete line: a partial last line waits for its newline.
+    ``offset`` always ends a complete line: a partial last line waits for its newline. The
+    path is resolved once, at construction; every later open must find a regular file at
+    exactly that real path (see :mod:`session_memory.files`): a symbolic link, FIFO, device
+    or directory swapped in, or a swapped parent directory, is :attr:`TailStatus.REFUSED`.
     """
 
     def __init__(
@@ -124,43 +138,69 @@ class FileTail:
         *,
         max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
-        self.path = os.fspath(path)
+        self.path = os.path.realpath(path)
         self.offset = offset
         self.fingerprint = fingerprint
         self.identity = identity
         self._max_line_bytes = max_line_bytes
 
-    def check(self, *, verify: bool = True) -> TailStatus:
-        """Compare the file on disk with the consumed position.
+    def check(self) -> TailStatus:
+        """A cheap hint for the slow timer over many files: one ``lstat``, no open.
 
-        ``verify`` also checks the prefix fingerprint (one 4 KiB read); without it only the
-        identity and size are compared (one ``stat``), for the slow timer over many files.
+        Only :meth:`look` is the truth: it verifies the consumed prefix on the descriptor
+        it reads from. Anything but UNCHANGED here means: look.
         """
-        if not verify:
-            # The slow timer looks at every file each second: one stat, no open.
-            try:
-                return self._compare(os.stat(self.path))
-            except FileNotFoundError:
-                return TailStatus.DELETED
-            except OSError as exc:
-                raise TranscriptError(f"cannot stat {self.path}: {exc.strerror}") from exc
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            st = os.lstat(self.path)
         except FileNotFoundError:
             return TailStatus.DELETED
         except OSError as exc:
-            raise TranscriptError(f"cannot open {self.path}: {exc.strerror}") from exc
+            raise TranscriptError(f"cannot stat {self.path}: {exc.strerror}") from exc
+        if not stat.S_ISREG(st.st_mode):
+            return TailStatus.REFUSED
+        return self._compare(st)
+
+    @contextlib.contextmanager
+    def look(self) -> Iterator[Look]:
+        """Open the file once, verify it, and offer its new lines from that descriptor.
+
+        Verified on the open descriptor: a regular file at the tailed real path, the same
+        identity, a size not below the offset, and the fingerprint of the consumed prefix.
+        Whatever :meth:`Look.lines` then reads is from this same file, so a rewrite between
+        the check and the read cannot be taken for an append.
+        """
         try:
-            status = self._compare(os.fstat(fd))
-            prefix_changed = (
+            opened = open_regular(self.path)
+        except FileNotFoundError:
+            yield Look(self, TailStatus.DELETED, -1, 0)
+            return
+        except OSError as exc:
+            raise TranscriptError(f"cannot open {self.path}: {exc.strerror}") from exc
+        if opened is None:
+            yield Look(self, TailStatus.REFUSED, -1, 0)
+            return
+        fd, st = opened
+        try:
+            yield Look(self, self._verify(fd, st), fd, st.st_size)
+        finally:
+            os.close(fd)
+
+    def _verify(self, fd: int, st: os.stat_result) -> TailStatus:
+        real = fd_path(fd)
+        if real is not None and real != self.path:
+            return TailStatus.REFUSED
+        try:
+            status = self._compare(st)
+            if (
                 status is not TailStatus.REPLACED
                 and self.offset > 0
                 and self.fingerprint is not None
                 and fingerprint(fd, self.offset) != self.fingerprint
-            )
-            return TailStatus.REPLACED if prefix_changed else status
-        finally:
-            os.close(fd)
+            ):
+                return TailStatus.REPLACED
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {self.path}: {exc.strerror}") from exc
+        return status
 
     def _compare(self, st: os.stat_result) -> TailStatus:
         """Identity and size against the consumed position (the first look sets identity)."""
@@ -171,77 +211,70 @@ class FileTail:
             return TailStatus.REPLACED
         return TailStatus.GROWN if st.st_size > self.offset else TailStatus.UNCHANGED
 
-    def read(self, stop_event: StopEvent | None = None) -> Iterator[Tailed]:
-        """Yield the complete lines past ``offset``; a line counts as consumed once yielded.
 
-        Stops early (between lines) when ``stop_event`` is set. The fingerprint is updated
-        when the generator finishes or is closed.
+class Look:
+    """One verified open of a tailed file: what it found, and its new lines."""
+
+    def __init__(self, tail: FileTail, status: TailStatus, fd: int, size: int) -> None:
+        self.tail = tail
+        self.status = status
+        self._fd = fd
+        self._size = size
+
+    def lines(self, stop_event: StopEvent | None = None) -> Iterator[Tailed]:
+        """Yield the complete lines between the offset and the size seen at the open.
+
+        A line counts as consumed once yielded; the fingerprint is updated when the
+        generator finishes or is closed. Bytes appended after the open wait for the next
+        look, so a file that grows without end (or a line without end) cannot hold the
+        reader. Stops early (between lines) when ``stop_event`` is set. Raises
+        :class:`TranscriptReplaced` when the look found the file replaced, and
+        :class:`TranscriptError` when it found nothing it may read.
         """
+        tail = self.tail
+        if self.status is TailStatus.REPLACED:
+            raise TranscriptReplaced(f"{tail.path} shrank or was rewritten")
+        if self.status in (TailStatus.DELETED, TailStatus.REFUSED):
+            raise TranscriptError(f"{tail.path} is {self.status.value}")
+        if self.status is TailStatus.UNCHANGED:
+            return
+        stream = io.BufferedReader(_Window(self._fd, tail.offset, self._size), _READ_BUFFER)
         try:
-            stream = open(self.path, "rb")  # noqa: SIM115 - closed in finally
-        except OSError as exc:
-            raise TranscriptError(f"cannot read {self.path}: {exc.strerror}") from exc
-        try:
-            st = os.fstat(stream.fileno())
-            if self.identity is None:
-                self.identity = FileIdentity(st.st_dev, st.st_ino)
-            stream.seek(self.offset)
             lines = iter_lines(
-                stream, self.offset, final_partial=False, max_line_bytes=self._max_line_bytes
+                stream, tail.offset, final_partial=False, max_line_bytes=tail._max_line_bytes
             )
             for offset, line, end in lines:
-                self.offset = end
-                yield Tailed(object_of_line(line, offset, self._max_line_bytes), offset, end)
+                tail.offset = end
+                yield Tailed(object_of_line(line, offset, tail._max_line_bytes), offset, end)
                 if stop_event is not None and stop_event.is_set():
                     break
         except OSError as exc:
-            raise TranscriptError(f"cannot read {self.path}: {exc}") from exc
+            raise TranscriptError(f"cannot read {tail.path}: {exc}") from exc
         finally:
-            self.fingerprint = fingerprint(stream.fileno(), self.offset)
-            stream.close()
+            tail.fingerprint = fingerprint(self._fd, tail.offset)
 
 
-def tail_file(
-    path: str | os.PathLike[str],
-    start: int = 0,
-    *,
-    stop_event: StopEvent | None = None,
-    sweep_seconds: float = SWEEP_SECONDS,
-    force_polling: bool | None = None,
-) -> Iterator[Tailed]:
-    """Follow one transcript: yield its complete lines from ``start``, then each new one.
+class _Window(io.RawIOBase):
+    """Bytes ``[start, end)`` of a descriptor, read with ``pread`` (the offset is not shared)."""
 
-    Ends when ``stop_event`` is set or the file is deleted; raises
-    :class:`TranscriptReplaced` when the file shrinks below what was read or its consumed
-    prefix changes (read it again from 0). The parent directory is watched, so a file that
-    is replaced is noticed too.
-    """
-    tail = FileTail(path, start)
-    status = tail.check(verify=False)
-    if status is TailStatus.DELETED:
-        raise TranscriptError(f"no such transcript: {tail.path}")
-    if status is TailStatus.REPLACED:
-        raise TranscriptReplaced(f"{tail.path} is shorter than the start offset {start}")
-    if start:
-        with open(tail.path, "rb") as stream:
-            tail.fingerprint = fingerprint(stream.fileno(), start)
-    yield from tail.read(stop_event)
-    target = os.path.abspath(tail.path)
-    for _ in watch_changes(
-        [os.path.dirname(target)],
-        stop_event=stop_event,
-        sweep_seconds=sweep_seconds,
-        force_polling=force_polling,
-        recursive=False,
-    ):
-        status = tail.check()
-        if status is TailStatus.DELETED:
-            logger.info("transcript deleted, stopped tailing: %s", tail.path)
-            return
-        if status is TailStatus.REPLACED:
-            raise TranscriptReplaced(f"{tail.path} shrank or was rewritten")
-        if status is TailStatus.GROWN:
-            yield from tail.read(stop_event)
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._pos = start
+        self._end = end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self._end - self._pos)
+        if want <= 0:
+            return 0
+        data = os.pread(self._fd, want, self._pos)
+        view[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
 
 
 def watch_changes(

@@ -318,7 +318,7 @@ class TestFailures:
             raise OSError(errno.ENOSPC, "No space left on device")
 
         monkeypatch.setattr(store, "atomic_write", full)
-        monkeypatch.setattr("session_memory.service.atomic_write", full)
+        monkeypatch.setattr(store, "write_new", full)  # every file the service creates
         monkeypatch.setattr("session_memory.hook.atomic_write", full)
         assert call(config, event(session.path)) is None
         assert any("No space left" in line for line in log_lines(config))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import random
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,3 +138,59 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, interval: flo
 
 def file_mode(path: Path) -> int:
     return os.stat(path).st_mode & 0o777
+
+
+SCRIPT = str(Path(sys.executable).with_name("session-memory"))
+
+
+class WatchProcess:
+    """A real `session-memory watch` process, its log in a file; killed if left running."""
+
+    def __init__(self, *args: str | Path, log: Path, env: dict[str, str] | None = None) -> None:
+        self.log_path = log
+        self._log = open(log, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(
+            [SCRIPT, "watch", *map(str, args)],
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            env=env,
+        )
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return -1.0
+
+    def terminate(self, timeout: float = 10.0) -> int:
+        """SIGTERM, and the exit status once it has stopped (TimeoutExpired if it does not)."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+    def __enter__(self) -> WatchProcess:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def tree_contains(root: Path, needle: bytes) -> list[Path]:
+    """Regular files under ``root`` (links not followed) whose bytes hold ``needle``."""
+    return [
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not p.is_symlink() and needle in p.read_bytes()
+    ]

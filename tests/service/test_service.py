@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -12,10 +13,13 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
+from session_memory import service as service_module
+from session_memory import store
+from session_memory.cli import cli
 from session_memory.errors import ConfigError
 from session_memory.reader import read_records
 from session_memory.service import MemoryService
-from session_memory.store import safe_name, state_path
+from session_memory.store import TranscriptState, safe_name, state_path
 from tests.service.service_helpers import append, event, file_mode, user, varied_lines, wait_for
 
 
@@ -80,15 +84,17 @@ class TestRunOnce:
         assert (out / "alpha.memory.md").read_text().startswith("# Session memory")
 
     def test_private_modes(self, dirs: tuple[Path, Path]) -> None:
-        """Output and state directories are 0o700, every file in them 0o600."""
+        """Output, state and generation directories are 0o700, every file in them 0o600."""
         watched, out = dirs
         (watched / "a.jsonl").write_bytes(b"".join(varied_lines(20)))
         service = MemoryService([watched], out)
         service.run_once()
         assert file_mode(out) == 0o700
         assert file_mode(service.state_dir) == 0o700
-        files = [p for p in out.rglob("*") if p.is_file()]
-        assert len(files) == 3
+        dirs_in = [p for p in out.rglob("*") if p.is_dir() and not p.is_symlink()]
+        assert all(file_mode(p) == 0o700 for p in dirs_in)
+        files = [p for p in out.rglob("*") if p.is_file() and not p.is_symlink()]
+        assert len(files) == 3  # the pair of one generation, and the state
         assert all(file_mode(p) == 0o600 for p in files)
 
     def test_restart_reads_only_new_bytes(self, dirs: tuple[Path, Path]) -> None:
@@ -278,6 +284,28 @@ class TestLive:
             f.write(b"".join(varied_lines(10, seed=8)))
         assert wait_for(lambda: output(out, "s-1") == rebuild(path))
 
+    def test_longer_in_place_rewrites_under_polling(
+        self,
+        dirs: tuple[Path, Path],
+        running: list[tuple[MemoryService, threading.Thread]],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """Rewritten in place to longer content, with polling and a fast sweep that sees the
+        size grow first, a transcript is derived again, never read on from the old offset."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(40, seed=20)))
+        monkeypatch.setenv("WATCHFILES_POLL_DELAY_MS", "1000")
+        start(running, [watched], out, force_polling=True, sweep_seconds=0.1)
+        assert wait_for(lambda: output(out, "s-1") == rebuild(path))
+        for k in range(15):
+            size = path.stat().st_size
+            content = b"".join(varied_lines(40 + 5 * (k + 1), seed=21 + k))
+            assert len(content) > size
+            with open(path, "r+b") as f:
+                f.write(content)
+            assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=5), k
+
     def test_deleted_file_keeps_outputs(
         self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
     ) -> None:
@@ -316,3 +344,127 @@ class TestLive:
         for i in range(2, 6):
             append(path, user(i, f"m{i}"))
         assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=1.5)
+
+
+class ManualClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def break_outputs(out: Path) -> None:
+    """Make every publication fail, even for root: the generations directory is a file."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / ".generations").write_bytes(b"")
+
+
+class TestWriteFailures:
+    def test_once_counts_what_could_not_be_written(self, dirs: tuple[Path, Path]) -> None:
+        """run_once reports how many memories could not be written; the CLI exits 1."""
+        watched, out = dirs
+        for k in range(3):
+            (watched / f"{k}.jsonl").write_bytes(user(1, "x", session=f"s{k}"))
+        break_outputs(out)
+        assert MemoryService([watched], out).run_once().failed == 3
+        assert cli("watch", str(watched), "--out", str(out), "--once") == 1
+
+    def test_errors_are_rate_limited_while_writes_fail(
+        self,
+        dirs: tuple[Path, Path],
+        running: list[tuple[MemoryService, threading.Thread]],
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        """While writes fail: no ERROR per transcript per change, one summary per minute."""
+        watched, out = dirs
+        paths = [watched / f"{k}.jsonl" for k in range(3)]
+        for k, p in enumerate(paths):
+            p.write_bytes(user(1, "x", session=f"s{k}"))
+        break_outputs(out)
+        clock = ManualClock()
+        with caplog.at_level(logging.INFO, logger="session_memory"):
+            start(running, [watched], out, clock=clock, sweep_seconds=0.05)
+            assert wait_for(lambda: "watching" in caplog.text)
+            startup_errors = len(errors(caplog))
+            assert 1 <= startup_errors <= 2
+            for i in range(2, 12):
+                for p in paths:
+                    append(p, user(i, "more"))
+                time.sleep(0.02)
+            time.sleep(0.5)
+            assert len(errors(caplog)) == startup_errors
+            clock.now = 61.0
+            assert wait_for(lambda: len(errors(caplog)) == startup_errors + 1)
+            time.sleep(0.3)
+            assert len(errors(caplog)) == startup_errors + 1
+            assert "cannot write the memory of 3 transcript(s)" in errors(caplog)[-1]
+            (out / ".generations").unlink()
+            clock.now = 200.0
+            assert wait_for(lambda: output(out, "s0") == rebuild(paths[0]))
+            assert wait_for(lambda: caplog.text.count("is written again") == 3)
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+class TestDurability:
+    def test_outputs_found_in_place_are_synced_before_the_state_moves(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A restart that finds its outputs already in place (a kill came after they were
+        renamed, before the state) fsyncs their directories before the state moves on."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        lines = varied_lines(30)
+        path.write_bytes(b"".join(lines[:20]))
+        service = MemoryService([watched], out)
+        service.run_once()
+        spath = state_path(service.state_dir, str(path.resolve()))
+        old_state = spath.read_bytes()
+        append(path, b"".join(lines[20:]))
+        MemoryService([watched], out).run_once()
+        spath.write_bytes(old_state)  # as if killed before this state was written
+        events: list[str] = []
+        real_fsync_dir = store.fsync_dir
+        real_save = store.save_state
+
+        def fsync_dir(p: Path) -> None:
+            events.append(f"fsync {p.relative_to(out)}")
+            real_fsync_dir(p)
+
+        def save_state(state_dir: Path, state: TranscriptState) -> None:
+            events.append("state")
+            real_save(state_dir, state)
+
+        monkeypatch.setattr(store, "fsync_dir", fsync_dir)
+        monkeypatch.setattr(service_module, "save_state", save_state)
+        summary = MemoryService([watched], out).run_once()
+        assert summary.outputs_written == 0
+        before_state = events[: events.index("state")]
+        assert "fsync ." in before_state
+        assert "fsync .generations" in before_state
+        assert any(e.startswith("fsync .generations/s-1.") for e in before_state)
+        assert output(out, "s-1") == rebuild(path)
+
+
+class TestStart:
+    def test_leftovers_of_killed_writers_are_removed_at_start(
+        self, dirs: tuple[Path, Path]
+    ) -> None:
+        """Temp files in --out and --state, and unpublished generations, go at start."""
+        watched, out = dirs
+        path = watched / "a.jsonl"
+        path.write_bytes(b"".join(varied_lines(30)))
+        service = MemoryService([watched], out)
+        service.run_once()
+        (out / ".s-1.memory.json.0badc0de.tmp").write_bytes(b"x" * 50_000)
+        (service.state_dir / ".abc.state.12345678.tmp").write_bytes(b"x")
+        (out / ".generations" / "s-1.99").mkdir()
+        MemoryService([watched], out)
+        assert not list(out.rglob("*.tmp"))
+        assert not (out / ".generations" / "s-1.99").exists()
+        assert output(out, "s-1") == rebuild(path)

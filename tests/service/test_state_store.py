@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from session_memory.store import (
+    OutputPair,
+    Outputs,
     StateError,
     TranscriptState,
     atomic_write,
@@ -55,9 +57,10 @@ class TestAtomicWrite:
         assert os.listdir(tmp_path) == ["out.json"]
 
     def test_private_dirs(self, tmp_path: Path) -> None:
-        """Directories created for outputs and state are 0o700."""
+        """Directories created for outputs and state are 0o700, parents included."""
         made = ensure_private_dir(tmp_path / "a" / "b")
         assert file_mode(made) == 0o700
+        assert file_mode(tmp_path / "a") == 0o700
 
 
 class TestState:
@@ -67,11 +70,12 @@ class TestState:
             dev=1,
             ino=2,
             offset=3,
-            fingerprint="f:3",
+            fingerprint="0" * 32 + ":3",
             name="s-1",
             budget_tokens=1200,
             encoding="cl100k_base",
             snapshot=snapshot,
+            memory_hash="1" * 32,
         )
 
     def test_round_trip(self, tmp_path: Path) -> None:
@@ -93,3 +97,81 @@ class TestState:
             path.write_bytes(damage)
         with pytest.raises(StateError):
             load_state(path)
+
+
+class TestWindowsNames:
+    @pytest.mark.parametrize("raw", ["CON", "nul", "Aux", "com1", "LPT9", "con.x", "PRN.memory"])
+    def test_reserved_device_stems_are_altered(self, raw: str) -> None:
+        """A stem Windows reserves for a device never names an output."""
+        name = safe_name(raw)
+        assert name.split(".", 1)[0].upper() not in {"CON", "NUL", "AUX", "PRN", "COM1", "LPT9"}
+        assert name.startswith("_")
+
+    def test_names_that_only_start_like_a_device_are_kept(self) -> None:
+        """``console`` or ``com10`` are ordinary names."""
+        assert safe_name("console") == "console"
+        assert safe_name("com10") == "com10"
+
+
+class TestOutputs:
+    PAIR = OutputPair(b"# md one\n", b'{"one": 1}\n')
+
+    def test_publish_switches_both_names_at_once(self, tmp_path: Path) -> None:
+        """Both names lead through one pointer to one generation; the old one is removed."""
+        outputs = Outputs(tmp_path)
+        outputs.publish("s", self.PAIR)
+        first = os.readlink(tmp_path / ".generations" / "s.current")
+        second = OutputPair(b"# md two\n", b'{"two": 2}\n')
+        outputs.publish("s", second)
+        assert os.readlink(tmp_path / ".generations" / "s.current") != first
+        assert (tmp_path / "s.memory.md").read_bytes() == second.markdown
+        assert (tmp_path / "s.memory.json").read_bytes() == second.json
+        assert not (tmp_path / ".generations" / first).exists()
+        assert outputs.matches("s", second)
+        assert not outputs.matches("s", self.PAIR)
+
+    def test_unchanged_markdown_is_linked_not_rewritten(self, tmp_path: Path) -> None:
+        """A new generation whose Markdown did not change shares the old file."""
+        outputs = Outputs(tmp_path)
+        outputs.publish("s", self.PAIR)
+        inode = (tmp_path / "s.memory.md").stat().st_ino
+        outputs.publish("s", OutputPair(self.PAIR.markdown, b"{}\n"), markdown_unchanged=True)
+        assert (tmp_path / "s.memory.md").stat().st_ino == inode
+        assert (tmp_path / "s.memory.json").read_bytes() == b"{}\n"
+
+    def test_clean_removes_what_a_killed_writer_left(self, tmp_path: Path) -> None:
+        """Temp files and a generation no pointer leads to go; the published pair stays."""
+        outputs = Outputs(tmp_path)
+        outputs.publish("s", self.PAIR)
+        (tmp_path / ".s.memory.json.0123abcd.tmp").write_bytes(b"x" * 40_000)
+        orphan = tmp_path / ".generations" / "s.9"
+        orphan.mkdir()
+        (orphan / "memory.md").write_bytes(b"half")
+        (tmp_path / ".generations" / ".s.current.89abcdef.tmp").symlink_to("s.9")
+        assert outputs.clean() == 3
+        assert sorted(os.listdir(tmp_path / ".generations")) == ["s.1", "s.current"]
+        assert outputs.matches("s", self.PAIR)
+        assert not list(tmp_path.glob("*.tmp"))
+
+    def test_edited_or_planted_outputs_do_not_match(self, tmp_path: Path) -> None:
+        """An output edited in place, or swapped for a link, is found different unread."""
+        outputs = Outputs(tmp_path)
+        outputs.publish("s", self.PAIR)
+        (tmp_path / "s.memory.json").write_bytes(b'{"one": 2}\n')
+        assert not outputs.matches("s", self.PAIR)
+        outputs.publish("s", self.PAIR)
+        (tmp_path / "s.memory.md").unlink()
+        (tmp_path / "s.memory.md").symlink_to("/dev/zero")
+        assert not outputs.matches("s", self.PAIR)
+        outputs.publish("s", self.PAIR)
+        assert outputs.matches("s", self.PAIR)
+
+    def test_read_gives_both_files_of_one_generation(self, tmp_path: Path) -> None:
+        """Outputs.read opens the generation once: the pair it returns always agrees."""
+        outputs = Outputs(tmp_path)
+        assert outputs.read("s") is None
+        outputs.publish("s", self.PAIR)
+        assert outputs.read("s") == self.PAIR
+        second = OutputPair(b"# two\n", b"{}\n")
+        outputs.publish("s", second)
+        assert outputs.read("s") == second

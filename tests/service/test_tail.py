@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from session_memory.errors import TranscriptError
 from session_memory.memory import SkippedLine
 from session_memory.tail import (
     FileTail,
@@ -16,14 +17,24 @@ from session_memory.tail import (
     TailStatus,
     TranscriptReplaced,
     discover_transcripts,
-    tail_file,
     watch_changes,
 )
-from tests.service.service_helpers import append, event, user, wait_for
+from tests.service.service_helpers import append, user, wait_for
 
 
 def _ids(items: list[Tailed]) -> list[str]:
     return [t.item["event_id"] for t in items if not isinstance(t.item, SkippedLine)]
+
+
+def read(tail: FileTail, stop: threading.Event | None = None) -> list[Tailed]:
+    """One verified look and the lines it offers."""
+    with tail.look() as look:
+        return list(look.lines(stop))
+
+
+def status(tail: FileTail) -> TailStatus:
+    with tail.look() as look:
+        return look.status
 
 
 class TestFileTail:
@@ -33,20 +44,20 @@ class TestFileTail:
         second = user(2, "second")
         path.write_bytes(user(1, "first") + second[:20])
         tail = FileTail(path)
-        assert _ids(list(tail.read())) == ["evt-1"]
+        assert _ids(read(tail)) == ["evt-1"]
         assert tail.offset == len(user(1, "first"))
         append(path, second[20:])
-        assert tail.check() is TailStatus.GROWN
-        assert _ids(list(tail.read())) == ["evt-2"]
+        assert status(tail) is TailStatus.GROWN
+        assert _ids(read(tail)) == ["evt-2"]
         assert tail.offset == path.stat().st_size
-        assert tail.check() is TailStatus.UNCHANGED
+        assert status(tail) is TailStatus.UNCHANGED
 
     def test_corrupt_and_blank_lines(self, tmp_path: Path) -> None:
         """Corrupt and blank lines are SkippedLines with their offsets; both advance."""
         path = tmp_path / "t.jsonl"
         first = user(1, "a")
         path.write_bytes(first + b"{not json\n" + b"\n" + user(3, "c"))
-        items = list(FileTail(path).read())
+        items = read(FileTail(path))
         assert isinstance(items[1].item, SkippedLine)
         assert items[1].item.offset == len(first)
         assert isinstance(items[2].item, SkippedLine)
@@ -58,52 +69,54 @@ class TestFileTail:
         path = tmp_path / "t.jsonl"
         path.write_bytes(b"".join(user(i, f"m{i}") for i in range(1, 4)))
         first = FileTail(path)
-        list(first.read())
+        read(first)
         append(path, user(4, "m4"))
         again = FileTail(path, first.offset, first.fingerprint, first.identity)
-        assert again.check() is TailStatus.GROWN
-        assert _ids(list(again.read())) == ["evt-4"]
+        assert status(again) is TailStatus.GROWN
+        assert _ids(read(again)) == ["evt-4"]
 
     def test_shrunk_file_is_replaced(self, tmp_path: Path) -> None:
         """Truncation below the consumed offset means: re-derive from scratch."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a") + user(2, "b"))
         tail = FileTail(path)
-        list(tail.read())
+        read(tail)
         with open(path, "r+b") as f:
             f.truncate(10)
-        assert tail.check() is TailStatus.REPLACED
+        assert status(tail) is TailStatus.REPLACED
 
     def test_rewritten_prefix_is_replaced(self, tmp_path: Path) -> None:
         """A same-inode rewrite that is longer than before is caught by the fingerprint."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a"))
         tail = FileTail(path)
-        list(tail.read())
+        read(tail)
         with open(path, "r+b") as f:
             f.write(user(1, "z") + user(2, "b"))
-        assert tail.check(verify=False) is TailStatus.GROWN
-        assert tail.check() is TailStatus.REPLACED
+        assert tail.check() is TailStatus.GROWN
+        assert status(tail) is TailStatus.REPLACED
+        with tail.look() as look, pytest.raises(TranscriptReplaced):
+            list(look.lines())
 
     def test_replaced_by_rename(self, tmp_path: Path) -> None:
         """Another file renamed over the path has another identity."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a"))
         tail = FileTail(path)
-        list(tail.read())
+        read(tail)
         other = tmp_path / "other"
         other.write_bytes(user(1, "a") + user(2, "b"))
         os.replace(other, path)
-        assert tail.check(verify=False) is TailStatus.REPLACED
+        assert tail.check() is TailStatus.REPLACED
 
     def test_deleted(self, tmp_path: Path) -> None:
         """A deleted file is reported as such, not as an error."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a"))
         tail = FileTail(path)
-        list(tail.read())
+        read(tail)
         path.unlink()
-        assert tail.check() is TailStatus.DELETED
+        assert status(tail) is TailStatus.DELETED
 
     def test_stop_event_stops_between_lines(self, tmp_path: Path) -> None:
         """A set stop event ends reading after the current line, with the offset after it."""
@@ -112,79 +125,60 @@ class TestFileTail:
         stop = threading.Event()
         stop.set()
         tail = FileTail(path)
-        items = list(tail.read(stop))
+        items = read(tail, stop)
         assert len(items) == 1
         assert tail.offset == items[0].end
 
 
-class TestTailFile:
-    def test_follows_a_writer_thread_with_a_line_in_two_halves(self, tmp_path: Path) -> None:
-        """Real watchfiles, a writer thread, a line split by a pause: each event once, in order."""
-        path = tmp_path / "t.jsonl"
-        path.write_bytes(user(1, "start"))
-        stop = threading.Event()
-        seen: list[str] = []
-
-        def writer() -> None:
-            for i in range(2, 12):
-                line = event(i, "message", {"role": "assistant", "content": f"step {i}"})
-                if i == 6:
-                    append(path, line[:15])
-                    time.sleep(0.3)
-                    append(path, line[15:])
-                else:
-                    append(path, line)
-                time.sleep(0.02)
-
-        def reader() -> None:
-            for item in tail_file(path, stop_event=stop, sweep_seconds=0.2):
-                if not isinstance(item.item, SkippedLine):
-                    seen.append(item.item["event_id"])
-
-        consumer = threading.Thread(target=reader)
-        consumer.start()
-        producer = threading.Thread(target=writer)
-        producer.start()
-        producer.join()
-        assert wait_for(lambda: len(seen) == 11, timeout=5)
-        stop.set()
-        consumer.join(5)
-        assert not consumer.is_alive()
-        assert seen == [f"evt-{i}" for i in range(1, 12)]
-
-    def test_ends_when_the_file_is_deleted(self, tmp_path: Path) -> None:
-        """Deleting the tailed file ends the generator quietly."""
+class TestSafeOpen:
+    def test_fifo_swapped_in_is_refused_without_blocking(self, tmp_path: Path) -> None:
+        """A FIFO renamed over a tailed file is refused at once, not waited on."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a"))
-        done = threading.Event()
+        tail = FileTail(path)
+        read(tail)
+        os.mkfifo(tmp_path / "fifo")
+        os.replace(tmp_path / "fifo", path)
+        assert tail.check() is TailStatus.REFUSED
+        assert status(tail) is TailStatus.REFUSED
 
-        def reader() -> None:
-            list(tail_file(path, sweep_seconds=0.2))
-            done.set()
-
-        thread = threading.Thread(target=reader, daemon=True)
-        thread.start()
-        time.sleep(0.2)
-        path.unlink()
-        assert done.wait(5)
-
-    def test_truncation_raises_replaced(self, tmp_path: Path) -> None:
-        """A file truncated under the tailer raises TranscriptReplaced."""
-        path = tmp_path / "t.jsonl"
-        path.write_bytes(user(1, "a") + user(2, "b"))
-        gen = tail_file(path, sweep_seconds=0.2)
-        assert next(gen).end > 0
-        next(gen)
-        path.write_bytes(b"")
-        with pytest.raises(TranscriptReplaced):
-            next(gen)
-
-    def test_start_past_the_end_raises_replaced(self, tmp_path: Path) -> None:
-        """A start offset beyond the file's size means the file is not the one that was read."""
+    def test_symlink_swapped_in_is_refused(self, tmp_path: Path) -> None:
+        """A link renamed over a tailed file is not followed, even to a regular file."""
         path = tmp_path / "t.jsonl"
         path.write_bytes(user(1, "a"))
-        with pytest.raises(TranscriptReplaced):
-            next(tail_file(path, 10_000))
+        tail = FileTail(path)
+        read(tail)
+        outside = tmp_path / "outside.jsonl"
+        outside.write_bytes(user(1, "a") + user(2, "secret"))
+        (tmp_path / "link").symlink_to(outside)
+        os.replace(tmp_path / "link", path)
+        assert status(tail) is TailStatus.REFUSED
+        with tail.look() as look, pytest.raises(TranscriptError):
+            list(look.lines())
+
+    def test_swapped_parent_directory_is_refused(self, tmp_path: Path) -> None:
+        """A parent directory replaced by a link elsewhere is caught on the descriptor."""
+        sub = tmp_path / "sub"
+        sub.mkdir()
+        (sub / "t.jsonl").write_bytes(user(1, "a"))
+        tail = FileTail(sub / "t.jsonl")
+        read(tail)
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "t.jsonl").write_bytes(user(1, "a") + user(2, "secret"))
+        sub.rename(tmp_path / "old")
+        sub.symlink_to(elsewhere)
+        assert status(tail) is TailStatus.REFUSED
+
+    def test_reads_only_up_to_the_size_seen_at_the_open(self, tmp_path: Path) -> None:
+        """Bytes appended while a look reads wait for the next look."""
+        path = tmp_path / "t.jsonl"
+        path.write_bytes(user(1, "a"))
+        tail = FileTail(path)
+        with tail.look() as look:
+            append(path, user(2, "b"))
+            assert _ids(list(look.lines())) == ["evt-1"]
+        assert _ids(read(tail)) == ["evt-2"]
 
 
 class TestWatchChanges:
