@@ -1,0 +1,144 @@
+"""What travels on the log: session keys, partitions, and the three kinds of message.
+
+A message is one JSON object. ``{"k": "e", "ev": {...}}`` is a native event,
+``{"k": "s", "o": offset, "r": reason}`` a transcript line that was skipped (so the
+memory's diagnostics equal a local ``derive``), ``{"k": "h", "recs": [...]}`` the records a
+format adapter holds back until a later line tells what they were: the memory shows them
+released, as a complete read would, until the next record of the session replaces them.
+Records read from a file carry ``"src"`` (a short hash of the path) and ``"pos"`` (byte
+offset and index within the line), so a worker can drop a record it already applied even
+after the log's de-duplication window has passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+import pydantic
+
+from session_memory.events import TranscriptEvent
+from session_memory.memory import SkippedLine
+from session_memory.reader import Record
+
+__all__ = [
+    "Decoded",
+    "Position",
+    "decode",
+    "encode_held",
+    "encode_record",
+    "partition_of",
+    "record_object",
+    "record_of",
+    "session_key",
+    "source_id",
+]
+
+Position = tuple[int, int]
+"""Where a record was read: byte offset of its line, index among the line's records."""
+
+_SAFE_KEY: Final = re.compile(r"[A-Za-z0-9_-]{1,80}")
+
+
+def session_key(session: str) -> str:
+    """The key of a session in subjects and buckets: itself if plain, else a stable hash.
+
+    Subjects and keys allow few characters (no dots, spaces or wildcards inside a token);
+    any other session name maps to ``h-`` and 40 hex digits of its SHA-256.
+    """
+    if _SAFE_KEY.fullmatch(session):
+        return session
+    return "h-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def partition_of(key: str, partitions: int) -> int:
+    """The partition a session key belongs to (stable across processes and machines)."""
+    return zlib.crc32(key.encode()) % partitions
+
+
+def source_id(path: str) -> str:
+    """A short stable id of a transcript file, for record positions and de-duplication ids."""
+    return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=6).hexdigest()
+
+
+def record_object(record: Record) -> dict[str, Any]:
+    """A record as a JSON-ready object (the inverse of :func:`record_of`)."""
+    if isinstance(record, SkippedLine):
+        return {"k": "s", "o": record.offset, "r": record.reason}
+    return {"k": "e", "ev": record.model_dump(exclude_defaults=True)}
+
+
+def encode_record(record: Record, src: str | None = None, pos: Position | None = None) -> bytes:
+    """The message for one event or skipped line, with where it was read if known."""
+    obj = record_object(record)
+    if src is not None and pos is not None:
+        obj["src"] = src
+        obj["pos"] = pos
+    return orjson.dumps(obj)
+
+
+def encode_held(records: list[Record]) -> bytes:
+    """The message that says which records an adapter holds back now."""
+    return orjson.dumps({"k": "h", "recs": [record_object(r) for r in records]})
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A message read back: its records (one, or the held ones) and where they came from."""
+
+    held: bool
+    records: list[Record]
+    src: str | None = None
+    pos: Position | None = None
+
+
+def record_of(obj: object) -> Record:
+    """The record an object of :func:`record_object` describes; ValueError if none."""
+    if not isinstance(obj, dict):
+        raise ValueError("record is not a JSON object")
+    kind = obj.get("k")
+    if kind == "s":
+        offset, reason = obj.get("o"), obj.get("r")
+        if type(offset) is not int or not isinstance(reason, str):
+            raise ValueError("skipped line without offset and reason")
+        return SkippedLine(offset=offset, reason=reason)
+    if kind == "e":
+        return TranscriptEvent.model_validate(obj.get("ev"))
+    raise ValueError(f"unknown record kind {kind!r}")
+
+
+def _position(obj: dict[str, Any]) -> tuple[str | None, Position | None]:
+    src, pos = obj.get("src"), obj.get("pos")
+    if (
+        isinstance(src, str)
+        and isinstance(pos, list)
+        and len(pos) == 2
+        and all(type(p) is int for p in pos)
+    ):
+        return src, (pos[0], pos[1])
+    return None, None
+
+
+def decode(body: bytes) -> Decoded | SkippedLine:
+    """The records a message carries, or a :class:`SkippedLine` saying why it is malformed.
+
+    Never raises: whatever is on the log, a worker counts it and goes on.
+    """
+    try:
+        obj = orjson.loads(body)
+        if not isinstance(obj, dict):
+            raise ValueError("message is not a JSON object")
+        if obj.get("k") == "h":
+            recs = obj.get("recs")
+            if not isinstance(recs, list):
+                raise ValueError("held message without records")
+            return Decoded(held=True, records=[record_of(r) for r in recs])
+        src, pos = _position(obj)
+        return Decoded(held=False, records=[record_of(obj)], src=src, pos=pos)
+    except (orjson.JSONDecodeError, ValueError, pydantic.ValidationError) as exc:
+        reason = str(exc).split("\n", 1)[0][:200]
+        return SkippedLine(offset=-1, reason=f"malformed message on the log: {reason}")
