@@ -67,29 +67,36 @@ async def connect(
     replicas: int = 1,
     lease_seconds: float = 3.0,
     name: str = "session-memory",
+    connect_seconds: float = 10.0,
 ) -> NatsTransport:
     """Connect to ``servers`` (comma-separated URLs) and create the stream and buckets.
 
     Creating is idempotent: every worker and publisher calls it. The number of partitions
-    is fixed by whoever creates the log first; later callers read it.
+    is fixed by whoever creates the log first; later callers read it. A server that is
+    not up yet is tried again for ``connect_seconds``.
     """
     urls = [s.strip() for s in servers.split(",") if s.strip()]
 
     async def on_error(exc: Exception) -> None:
         logger.debug("nats: %s", exc)
 
-    try:
-        nc = await nats.connect(
-            urls,
-            name=name,
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=0.2,
-            connect_timeout=2,
-            allow_reconnect=True,
-            error_cb=on_error,
-        )
-    except (*_ERRORS, ValueError) as exc:
-        raise TransportError(f"cannot connect to NATS at {servers}: {exc}") from exc
+    deadline = asyncio.get_running_loop().time() + connect_seconds
+    while True:
+        try:
+            nc = await nats.connect(
+                urls,
+                name=name,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.2,
+                connect_timeout=2,
+                allow_reconnect=True,
+                error_cb=on_error,
+            )
+            break
+        except (*_ERRORS, ValueError) as exc:
+            if asyncio.get_running_loop().time() >= deadline:
+                raise TransportError(f"cannot connect to NATS at {servers}: {exc}") from exc
+            await asyncio.sleep(0.25)
     transport = NatsTransport(nc, prefix, replicas)
     await transport.setup(partitions, lease_seconds)
     return transport
@@ -123,25 +130,34 @@ class NatsTransport:
             raise TransportError(f"cannot set up the stream and buckets: {exc}") from exc
 
     async def _setup(self, partitions: int, lease_seconds: float) -> None:
-        await self._js.add_stream(
-            StreamConfig(
-                name=self._stream,
-                subjects=[f"{self._prefix}.ev.>"],
-                storage=StorageType.FILE,
-                num_replicas=self._replicas,
-                duplicate_window=DEDUP_WINDOW_SECONDS,
-            )
-        )
-        for bucket, ttl in (("state", 0.0), ("memory", 0.0), ("leases", lease_seconds)):
-            self._kv[bucket] = await self._js.create_key_value(
-                KeyValueConfig(
-                    bucket=f"{self._prefix}_{bucket}",
-                    history=1,
-                    ttl=ttl or None,
+        # What exists is used as it is: the first to create decides (a lease time given
+        # later by another process does not fight it).
+        try:
+            await self._js.stream_info(self._stream)
+        except nats.js.errors.NotFoundError:
+            await self._js.add_stream(
+                StreamConfig(
+                    name=self._stream,
+                    subjects=[f"{self._prefix}.ev.>"],
                     storage=StorageType.FILE,
-                    replicas=self._replicas,
+                    num_replicas=self._replicas,
+                    duplicate_window=DEDUP_WINDOW_SECONDS,
                 )
             )
+        for bucket, ttl in (("state", 0.0), ("memory", 0.0), ("leases", lease_seconds)):
+            name = f"{self._prefix}_{bucket}"
+            try:
+                self._kv[bucket] = await self._js.key_value(name)
+            except nats.js.errors.BucketNotFoundError:
+                self._kv[bucket] = await self._js.create_key_value(
+                    KeyValueConfig(
+                        bucket=name,
+                        history=1,
+                        ttl=ttl or None,
+                        storage=StorageType.FILE,
+                        replicas=self._replicas,
+                    )
+                )
         state = self._kv["state"]
         with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
             await state.create(_CONFIG_KEY, str(partitions).encode())
@@ -154,7 +170,8 @@ class NatsTransport:
             try:
                 return await attempt()
             except _ERRORS as exc:
-                if n == tries - 1 or isinstance(exc, nats.js.errors.BadRequestError):
+                # Two processes creating at once: the loser finds the winner's next time.
+                if n == tries - 1:
                     raise
                 logger.debug("retrying setup: %s", exc)
                 await asyncio.sleep(0.25)
@@ -252,7 +269,9 @@ class NatsTransport:
 
     async def keys(self, bucket: Bucket, prefix: str) -> list[str]:
         try:
-            found = await self._bucket(bucket).keys(filters=[f"{prefix}>"])
+            # No server-side filter: the client warns on every call that old servers ignore
+            # it, and the leases bucket holds only a few dozen keys.
+            found = await self._bucket(bucket).keys()
         except nats.js.errors.NoKeysError:
             return []
         except _ERRORS as exc:

@@ -24,9 +24,12 @@ from typing import Any, Final, cast
 
 import orjson
 
-from session_memory.distributed.transport import Outgoing, Transport
+from session_memory.distributed.transport import Outgoing, Transport, TransportError
 from session_memory.distributed.wire import (
+    Position,
+    encode_batch,
     encode_held,
+    encode_positioned,
     encode_record,
     session_key,
     source_id,
@@ -54,6 +57,12 @@ logger = logging.getLogger(__name__)
 DEFAULT_STATE_DIR: Final = ".session-memory-publish-state"
 LINES_PER_PUBLISH: Final = 5000
 """Lines read before their records are published and the offset stored."""
+
+RECORDS_PER_MESSAGE: Final = 100
+"""Records of one file sent in one message (see :mod:`.wire`)."""
+
+MAX_MESSAGE_BYTES: Final = 512 * 1024
+"""Bytes of one message, well under the server's default 1 MiB payload limit."""
 
 _STATE_FORMAT: Final = 1
 
@@ -92,6 +101,51 @@ def _as_event(event: TranscriptEvent | Mapping[str, Any]) -> TranscriptEvent:
     if isinstance(record, SkippedLine):
         raise TranscriptError(f"not an event: {record.reason}")
     return record
+
+
+class _Batches:
+    """Records of one source cut into messages of bounded count and size."""
+
+    def __init__(self, session: str, src: str) -> None:
+        self.session = session
+        self.src = src
+        self.out: list[Outgoing] = []
+        self._parts: list[bytes] = []
+        self._first: Position | None = None
+        self._last: Position = (0, 0)
+        self._size = 0
+        self.records = 0
+
+    def add(self, record: Record, pos: Position) -> None:
+        self.records += 1
+        part = encode_positioned(record, pos)
+        if len(part) > MAX_MESSAGE_BYTES:
+            # Larger than the log takes in one message: counted as skipped, never stuck.
+            reason = f"event too large for the log ({len(part)} bytes)"
+            part = encode_positioned(SkippedLine(offset=pos[0], reason=reason), pos)
+        if self._parts and (
+            len(self._parts) >= RECORDS_PER_MESSAGE or self._size + len(part) > MAX_MESSAGE_BYTES
+        ):
+            self._cut()
+        if self._first is None:
+            self._first = pos
+        self._parts.append(part)
+        self._last = pos
+        self._size += len(part) + 1
+
+    def _cut(self) -> None:
+        first, last = self._first, self._last
+        assert first is not None
+        # The id names both ends: a batch cut longer after a restart is a new message,
+        # and the worker drops the part of it that it already applied.
+        dedup = f"{self.session}:{self.src}:{first[0]}.{first[1]}-{last[0]}.{last[1]}"
+        self.out.append(Outgoing(self.session, encode_batch(self.src, self._parts), dedup))
+        self._parts, self._first, self._size = [], None, 0
+
+    def done(self) -> list[Outgoing]:
+        if self._parts:
+            self._cut()
+        return self.out
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,12 +263,21 @@ class FilePublisher:
         atomic_write(self._state_path(f.path), orjson.dumps(state), sync_dir=False)
 
     async def run_once(self) -> PublishSummary:
-        """Publish everything present now, then return."""
+        """Publish everything present now, then return.
+
+        Raises :class:`TransportError` when the log does not acknowledge; what was not
+        acknowledged is read and published again by the next call.
+        """
         self._discover()
         for f in list(self._files.values()):
             if self.stop.is_set():
                 break
-            await self._advance(f)
+            try:
+                await self._advance(f)
+            except TransportError:
+                # Back to the last acknowledged offset: nothing read since is lost.
+                self._files[f.path] = self._load(f.path)
+                raise
         return PublishSummary(len(self._files), self._records)
 
     async def run(self) -> PublishSummary:
@@ -235,7 +298,11 @@ class FilePublisher:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changes.get(), timeout=self._sweep_seconds)
                 # Notifications are hints: every round compares every file with its offset.
-                await self.run_once()
+                try:
+                    await self.run_once()
+                except TransportError as exc:
+                    logger.warning("publishing failed, retrying", extra={"error": str(exc)})
+                    await asyncio.sleep(0.5)
         finally:
             self.stop.set()
             await watcher
@@ -260,21 +327,20 @@ class FilePublisher:
         if status is TailStatus.UNCHANGED:
             return
         while not self.stop.is_set():
-            lines, out = self._read(f)
+            lines, out, count = self._read(f)
             if not lines:
                 break
             if out:
                 await self.transport.publish(out)
-                self._records += len(out)
+                self._records += count
                 f.held_sent = None
             self._save(f)
         await self._announce_held(f)
 
-    def _read(self, f: _File) -> tuple[int, list[Outgoing]]:
-        """The messages of the next lines (at most :data:`LINES_PER_PUBLISH` lines)."""
-        out: list[Outgoing] = []
+    def _read(self, f: _File) -> tuple[int, list[Outgoing], int]:
+        """The messages of the next lines (at most :data:`LINES_PER_PUBLISH`), lines and records."""
+        batches = _Batches(f.session, f.src)
         count = 0
-        src = f.src
         lines = cast(Generator[Tailed, None, None], f.tail.read(self.stop))
         try:
             for line in itertools.islice(lines, LINES_PER_PUBLISH):
@@ -284,18 +350,12 @@ class FilePublisher:
                     [item] if isinstance(item, SkippedLine) else f.adapter.feed(item, line.offset)
                 )
                 for i, record in enumerate(records):
-                    out.append(
-                        Outgoing(
-                            f.session,
-                            encode_record(record, src, (line.offset, i)),
-                            f"{f.session}:{src}:{line.offset}:{i}",
-                        )
-                    )
+                    batches.add(record, (line.offset, i))
         except TranscriptError as exc:
             logger.warning("reading stopped", extra={"path": f.path, "error": str(exc)})
         finally:
             lines.close()
-        return count, out
+        return count, batches.done(), batches.records
 
     async def _announce_held(self, f: _File) -> None:
         """Tell the workers which records the adapter holds back now (if that changed)."""

@@ -56,18 +56,29 @@ class SessionState:
         if decoded.held:
             self.held = decoded.records
             return True
-        if decoded.src is not None and decoded.pos is not None:
-            last = self.sources.get(decoded.src)
-            if last is not None and decoded.pos <= last:
-                return False  # published again after the log's de-duplication window
-            self.sources[decoded.src] = decoded.pos
-        self.held = []
-        for record in decoded.records:
+        if decoded.src is None or decoded.positions is None:
+            self.held = []
+            self._fold(decoded.records)
+            return True
+        last = self.sources.get(decoded.src)
+        fresh = [
+            (record, pos)
+            for record, pos in zip(decoded.records, decoded.positions, strict=True)
+            if last is None or pos > last
+        ]
+        if fresh:
+            # Records at or before the last position applied were published again.
+            self.sources[decoded.src] = fresh[-1][1]
+            self.held = []
+            self._fold([record for record, _pos in fresh])
+        return True
+
+    def _fold(self, records: list[Record]) -> None:
+        for record in records:
             if isinstance(record, SkippedLine):
                 self.deriver.record_skip(record)
             else:
                 self.deriver.apply(record)
-        return True
 
     def dump(self) -> bytes:
         """The stored form: bookkeeping line, newline, deriver snapshot."""
