@@ -281,8 +281,10 @@ class FilePublisher:
         return PublishSummary(len(self._files), self._records)
 
     async def run(self) -> PublishSummary:
-        """Publish what is there, then follow every transcript until ``stop`` is set."""
-        await self.run_once()
+        """Publish what is there, then follow every transcript until ``stop`` is set.
+
+        While the log is unreachable, publishing is tried again every half second.
+        """
         loop = asyncio.get_running_loop()
         changes: asyncio.Queue[set[str]] = asyncio.Queue()
 
@@ -295,14 +297,15 @@ class FilePublisher:
         watcher = asyncio.create_task(asyncio.to_thread(watch))
         try:
             while not self.stop.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changes.get(), timeout=self._sweep_seconds)
                 # Notifications are hints: every round compares every file with its offset.
                 try:
                     await self.run_once()
                 except TransportError as exc:
                     logger.warning("publishing failed, retrying", extra={"error": str(exc)})
                     await asyncio.sleep(0.5)
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changes.get(), timeout=self._sweep_seconds)
         finally:
             self.stop.set()
             await watcher

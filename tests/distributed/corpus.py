@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import io
+import itertools
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +21,7 @@ from session_memory.distributed.jetstream import NatsTransport, connect  # noqa:
 from session_memory.distributed.wire import session_key  # noqa: E402
 from session_memory.distributed.worker import memory_keys  # noqa: E402
 from session_memory.events import TranscriptEvent  # noqa: E402
-from session_memory.formats import read_transcript  # noqa: E402
+from session_memory.formats import make_adapter, read_transcript  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 FORMATS = ("native", "claude-code", "codex")
@@ -34,10 +34,6 @@ def _fixture_lines(kind: str) -> list[bytes]:
     return lines
 
 
-def _events_in(lines: list[bytes]) -> int:
-    return sum(isinstance(r, TranscriptEvent) for r in read_transcript(io.BytesIO(b"".join(lines))))
-
-
 def transcript_lines(index: int, events: int = 200) -> list[bytes]:
     """Transcript ``index`` (native, Claude Code or Codex in turn) with ~``events`` events."""
     fmt = FORMATS[index % 3]
@@ -48,15 +44,19 @@ def transcript_lines(index: int, events: int = 200) -> list[bytes]:
         ]
     pool = _fixture_lines("claude_code" if fmt == "claude-code" else "codex")
     start = (index * 37) % len(pool)
-    rotated = pool[start:] + pool[:start]
+    adapter = make_adapter(fmt)
     lines: list[bytes] = []
-    while _events_in(lines) < events:
-        # Whole fixtures' worth of lines at a time, cut where the count is reached.
-        for line in rotated:
-            lines.append(line)
-            if len(lines) % 25 == 0 and _events_in(lines) >= events:
-                break
-    return lines
+    count = 0
+    # The fixtures in turn from a different line for each index, until enough events came.
+    for n in itertools.count(start):
+        line = pool[n % len(pool)]
+        lines.append(line)
+        count += sum(
+            isinstance(r, TranscriptEvent) for r in adapter.feed_line(line.rstrip(b"\n"), 0)
+        )
+        if count >= events:
+            return lines
+    raise AssertionError("unreachable")
 
 
 def write_corpus(directory: Path, sessions: int, events: int = 200) -> list[Path]:
