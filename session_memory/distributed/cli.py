@@ -217,7 +217,7 @@ async def read_memory(transport: Any, session: str, *, json: bool = False) -> by
 
 def _run_get(args: argparse.Namespace) -> int:
     async def get() -> bytes:
-        transport = await _connect(args, name="session-memory-get")
+        transport = await _connect(args, name="session-memory-get", connect_seconds=3.0)
         try:
             return await read_memory(transport, args.session, json=args.json)
         finally:

@@ -80,10 +80,11 @@ async def connect(
     async def on_error(exc: Exception) -> None:
         logger.debug("nats: %s", exc)
 
-    deadline = asyncio.get_running_loop().time() + connect_seconds
-    while True:
-        try:
-            nc = await nats.connect(
+    try:
+        # The client tries the servers in turn until one answers (no attempt limit), so
+        # the time limit is the one bound on a server that is not up yet.
+        nc = await asyncio.wait_for(
+            nats.connect(
                 urls,
                 name=name,
                 max_reconnect_attempts=-1,
@@ -91,12 +92,11 @@ async def connect(
                 connect_timeout=2,
                 allow_reconnect=True,
                 error_cb=on_error,
-            )
-            break
-        except (*_ERRORS, ValueError) as exc:
-            if asyncio.get_running_loop().time() >= deadline:
-                raise TransportError(f"cannot connect to NATS at {servers}: {exc}") from exc
-            await asyncio.sleep(0.25)
+            ),
+            timeout=connect_seconds,
+        )
+    except (*_ERRORS, ValueError) as exc:
+        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
     transport = NatsTransport(nc, prefix, replicas)
     await transport.setup(partitions, lease_seconds)
     return transport

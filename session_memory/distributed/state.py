@@ -45,21 +45,25 @@ class SessionState:
     def dirty(self) -> bool:
         return self.seq != self.stored_seq
 
-    def apply(self, seq: int, decoded: Decoded | SkippedLine) -> bool:
-        """Fold one message at log position ``seq``; False if it was already applied."""
+    def apply(self, seq: int, decoded: Decoded | SkippedLine) -> int:
+        """Fold one message at log position ``seq``; how many records it folded.
+
+        A message at or before the position already covered folds nothing (0); a held-back
+        list replaces the previous one and folds nothing either.
+        """
         if seq <= self.seq:
-            return False
+            return 0
         self.seq = seq
         if isinstance(decoded, SkippedLine):
             self.deriver.record_skip(decoded)
-            return True
+            return 1
         if decoded.held:
             self.held = decoded.records
-            return True
+            return 0
         if decoded.src is None or decoded.positions is None:
             self.held = []
             self._fold(decoded.records)
-            return True
+            return len(decoded.records)
         last = self.sources.get(decoded.src)
         fresh = [
             (record, pos)
@@ -71,7 +75,7 @@ class SessionState:
             self.sources[decoded.src] = fresh[-1][1]
             self.held = []
             self._fold([record for record, _pos in fresh])
-        return True
+        return len(fresh)
 
     def _fold(self, records: list[Record]) -> None:
         for record in records:

@@ -109,7 +109,8 @@ class WorkerConfig:
 class WorkerMetrics:
     """Counters for the ``--metrics`` line."""
 
-    events_applied: int = 0
+    records_applied: int = 0
+    """Events and skipped lines folded (a batch message counts each of its records)."""
     messages_malformed: int = 0
     memories_written: int = 0
     states_written: int = 0
@@ -215,8 +216,8 @@ class _Partition:
                     "malformed message",
                     extra={"session": d.session, "seq": d.seq, "reason": decoded.reason},
                 )
-            if session.apply(d.seq, decoded):
-                metrics.events_applied += 1
+            if d.seq > session.seq:
+                metrics.records_applied += session.apply(d.seq, decoded)
                 touched[d.session] = session
             self.position = d.seq
         now = time.monotonic()
@@ -434,7 +435,7 @@ class Worker:
         m = self.metrics
         return {
             "worker": self.config.worker_id,
-            "events_applied": m.events_applied,
+            "records_applied": m.records_applied,
             "messages_malformed": m.messages_malformed,
             "memories_written": m.memories_written,
             "states_written": m.states_written,
