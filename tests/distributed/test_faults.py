@@ -44,8 +44,10 @@ def test_killed_workers_a_restarted_server_and_repeated_publishing_lose_nothing(
     logs.mkdir()
     with (logs / "publish.log").open("wb") as log:
         publisher = subprocess.Popen(
-            [sys.executable, "-m", "session_memory.cli", "publish", str(directory)]
-            + ["--nats", server.url, "--state", str(tmp_path / "pub-state")],
+            [
+                *(sys.executable, "-m", "session_memory.cli", "publish", str(directory)),
+                *("--nats", server.url, "--state", str(tmp_path / "pub-state")),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=log,
             stdin=subprocess.DEVNULL,

@@ -93,8 +93,16 @@ def test_sigterm_stores_state_releases_leases_and_prints_metrics(
     """SIGTERM: exit 0, no lease left behind, a last metrics line with the events applied."""
     [path] = write_corpus(tmp_path / "t", 1, 50)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "session_memory.cli", "worker", "--nats", server.url]
-        + ["--metrics", "0.5"],
+        [
+            sys.executable,
+            "-m",
+            "session_memory.cli",
+            "worker",
+            "--nats",
+            server.url,
+            "--metrics",
+            "1",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from typing import Any
 
 import pytest
@@ -87,7 +89,7 @@ def _batches(records: list[Record], cuts: list[int]) -> list[Decoded]:
             src="f",
             positions=[(i, 0) for i in range(a, b)],
         )
-        for a, b in zip(bounds, bounds[1:], strict=False)
+        for a, b in itertools.pairwise(bounds)
         if a < b
     ]
 
@@ -104,9 +106,7 @@ class TestSessionState:
         first = _batches(records, data.draw(st.lists(st.integers(0, n), max_size=4)))
         again = _batches(records, data.draw(st.lists(st.integers(0, n), max_size=4)))
         state = SessionState("s", SessionMemoryDeriver())
-        seq = 0
-        for batch in [*first, *again]:
-            seq += 1
+        for seq, batch in enumerate([*first, *again], start=1):
             state.apply(seq, batch)
         expected = SessionMemoryDeriver()
         expected.apply_all(records)
