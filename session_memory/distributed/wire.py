@@ -25,11 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
-import pydantic
 
-from session_memory.events import TranscriptEvent
 from session_memory.memory import SkippedLine
-from session_memory.reader import Record
+from session_memory.reader import Record, event_from_object
 
 __all__ = [
     "Decoded",
@@ -124,7 +122,13 @@ def record_of(obj: object) -> Record:
             raise ValueError("skipped line without offset and reason")
         return SkippedLine(offset=offset, reason=reason)
     if kind == "e":
-        return TranscriptEvent.model_validate(obj.get("ev"))
+        ev = obj.get("ev")
+        if type(ev) is not dict:
+            raise ValueError("event is not a JSON object")
+        record = event_from_object(ev, -1)
+        if isinstance(record, SkippedLine):
+            raise ValueError(record.reason)
+        return record
     raise ValueError(f"unknown record kind {kind!r}")
 
 
@@ -165,6 +169,6 @@ def decode(body: bytes) -> Decoded | SkippedLine:
                 raise ValueError("held message without records")
             return Decoded(held=True, records=[record_of(r) for r in recs])
         return Decoded(held=False, records=[record_of(obj)])
-    except (orjson.JSONDecodeError, ValueError, pydantic.ValidationError) as exc:
+    except (orjson.JSONDecodeError, ValueError) as exc:
         reason = str(exc).split("\n", 1)[0][:200]
         return SkippedLine(offset=-1, reason=f"malformed message on the log: {reason}")

@@ -61,6 +61,9 @@ CHECKPOINT_SECONDS: Final = 2.0
 IDLE_SECONDS: Final = 0.2
 """A fetch that waited this long for nothing counts as idle: states are flushed then."""
 
+YIELD_EVERY: Final = 20
+"""Messages folded between two turns of the event loop (a message holds up to 100 records)."""
+
 EVICT_SECONDS: Final = 120.0
 """A flushed session untouched this long is dropped from memory (reloaded when needed)."""
 
@@ -205,7 +208,10 @@ class _Partition:
     async def _apply_batch(self, batch: list[Delivered]) -> None:
         touched: dict[str, SessionState] = {}
         metrics = self.worker.metrics
-        for d in batch:
+        for n, d in enumerate(batch):
+            if n and n % YIELD_EVERY == 0:
+                # The fold is CPU work: let lease renewals and the other partitions run.
+                await asyncio.sleep(0)
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
