@@ -57,14 +57,17 @@ def write_sessions(directory: Path, sessions: int, events: int) -> dict[str, int
 def start_workers(url: str, n: int, log_dir: Path) -> list[subprocess.Popen[bytes]]:
     procs = []
     for i in range(n):
-        with (log_dir / f"worker{i}.log").open("ab") as err:
+        with (
+            (log_dir / f"worker{i}.log").open("ab") as err,
+            (log_dir / f"worker{i}.out").open("ab") as out,
+        ):
             procs.append(
                 subprocess.Popen(
                     [
                         *(sys.executable, "-m", "session_memory.cli", "worker"),
                         *("--nats", url, "--metrics", "1", "--log-format", "text"),
                     ],
-                    stdout=subprocess.PIPE,
+                    stdout=out,
                     stderr=err,
                     stdin=subprocess.DEVNULL,
                 )
@@ -72,13 +75,18 @@ def start_workers(url: str, n: int, log_dir: Path) -> list[subprocess.Popen[byte
     return procs
 
 
-def stop_workers(procs: list[subprocess.Popen[bytes]]) -> list[dict[str, Any]]:
+def stop_workers(procs: list[subprocess.Popen[bytes]], log_dir: Path) -> list[dict[str, Any]]:
     """SIGTERM every worker; their last metrics lines."""
     for p in procs:
         p.send_signal(signal.SIGTERM)
     lines = []
-    for p in procs:
-        out, _ = p.communicate(timeout=60)
+    for i, p in enumerate(procs):
+        try:
+            p.wait(60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        out = (log_dir / f"worker{i}.out").read_bytes()
         metrics = [orjson.loads(x)["metrics"] for x in out.splitlines() if x.startswith(b"{")]
         lines.append(metrics[-1] if metrics else {})
     return lines
@@ -224,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                     asyncio.run(wait_ready(server.url, workers))
                     result = asyncio.run(throughput(server.url, transcripts, counts))
                 finally:
-                    metrics = stop_workers(procs)
+                    metrics = stop_workers(procs, run_dir)
             applied = sum(m.get("records_applied", 0) for m in metrics)
             states = sum(m.get("states_written", 0) for m in metrics) or 1
             lines.append(
@@ -240,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                 asyncio.run(wait_ready(server.url, 1))
                 lat = asyncio.run(latency(server.url, args.rate, args.seconds, 10))
             finally:
-                stop_workers(procs)
+                stop_workers(procs, run_dir)
         lines += [
             "",
             f"Latency, publish to memory in KV, one worker, {lat['rate']:,.0f} events/s "

@@ -279,8 +279,9 @@ class NatsTransport:
         return [k for k in found if k.startswith(prefix)]
 
     async def close(self) -> None:
+        """Drain (deliver what is in flight) for a few seconds at most, then close."""
         try:
-            await self._nc.drain()
+            await asyncio.wait_for(self._nc.drain(), timeout=5.0)
         except _ERRORS:
             await self._nc.close()
 
