@@ -30,16 +30,11 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "distributed"))
-sys.path.insert(0, str(ROOT / "examples"))
-
-from generate_sample import generate_events  # noqa: E402
-from nats_helpers import nats_server  # noqa: E402
-
-from session_memory.distributed.jetstream import connect  # noqa: E402
-from session_memory.distributed.publisher import FilePublisher, Publisher  # noqa: E402
-from session_memory.distributed.worker import memory_keys  # noqa: E402
+from session_memory.distributed.jetstream import connect
+from session_memory.distributed.publisher import FilePublisher, Publisher
+from session_memory.distributed.worker import memory_keys
+from tests.distributed.corpus import generate_events
+from tests.distributed.nats_helpers import nats_server
 
 
 def write_sessions(directory: Path, sessions: int, events: int) -> dict[str, int]:

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("nats", reason="the nats extra is not installed")
 
-from nats_helpers import NatsServer, nats_server
+from tests.distributed.nats_helpers import NatsServer, nats_server
 
 FAST_LIMIT = 40.0
 SLOW_LIMIT = 150.0

@@ -3,25 +3,47 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import orjson
+
+from deriver import SessionMemoryDeriver
+from session_memory.distributed.jetstream import NatsTransport, connect
+from session_memory.distributed.wire import session_key
+from session_memory.distributed.worker import memory_keys
+from session_memory.events import TranscriptEvent
+from session_memory.formats import make_adapter, read_transcript
+
 ROOT = Path(__file__).parent.parent.parent
-sys.path.insert(0, str(ROOT / "examples"))
 
-import orjson  # noqa: E402
-from generate_sample import generate_events  # noqa: E402
 
-from deriver import SessionMemoryDeriver  # noqa: E402
-from session_memory.distributed.jetstream import NatsTransport, connect  # noqa: E402
-from session_memory.distributed.wire import session_key  # noqa: E402
-from session_memory.distributed.worker import memory_keys  # noqa: E402
-from session_memory.events import TranscriptEvent  # noqa: E402
-from session_memory.formats import make_adapter, read_transcript  # noqa: E402
+def _load_generator() -> ModuleType:
+    """The seeded sample generator of ``examples/`` (not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "generate_sample", ROOT / "examples" / "generate_sample.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_gen = sys.modules.get("generate_sample") or _load_generator()
+
+
+def generate_events(n: int, seed: int, session_id: str) -> Iterator[dict[str, Any]]:
+    """Native events from the sample generator."""
+    events: Iterator[dict[str, Any]] = _gen.generate_events(n, seed, session_id=session_id)
+    return events
+
 
 FIXTURES = ROOT / "tests" / "fixtures"
 FORMATS = ("native", "claude-code", "codex")

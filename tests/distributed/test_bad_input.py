@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from corpus import wait_for_equality
-from nats_helpers import NatsServer, worker_process
 
 from deriver import SessionMemoryDeriver
 from session_memory.distributed.jetstream import connect
 from session_memory.distributed.publisher import Publisher
 from session_memory.distributed.transport import Outgoing
 from session_memory.distributed.worker import memory_keys, state_key
+from tests.distributed.corpus import wait_for_equality
+from tests.distributed.nats_helpers import NatsServer, worker_process
 
 
 def event(n: int, text: str = "step") -> dict[str, Any]:

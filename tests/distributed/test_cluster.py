@@ -7,8 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from corpus import publish_once, wait_for_equality, write_corpus
-from nats_helpers import nats_cluster, worker_process
+
+from tests.distributed.corpus import publish_once, wait_for_equality, write_corpus
+from tests.distributed.nats_helpers import nats_cluster, worker_process
 
 
 def first_half(data: bytes) -> bytes:

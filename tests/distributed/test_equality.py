@@ -8,8 +8,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from corpus import publish_once, wait_for_equality, write_corpus
-from nats_helpers import NatsServer, worker_process
+
+from tests.distributed.corpus import publish_once, wait_for_equality, write_corpus
+from tests.distributed.nats_helpers import NatsServer, worker_process
 
 
 def stop_all(workers: list[subprocess.Popen[bytes]]) -> list[int]:
@@ -54,7 +55,7 @@ def test_event_count_and_diagnostics_travel(server: NatsServer, tmp_path: Path) 
         assert not wait_for_equality(server.url, [path], timeout=30)
     finally:
         assert stop_all([worker]) == [0]
-    from corpus import derived
+    from tests.distributed.corpus import derived
 
     memory = orjson.loads(derived(path))
     assert memory["event_count"] == 2

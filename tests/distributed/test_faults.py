@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from corpus import publish_once, transcript_lines, wait_for_equality
-from nats_helpers import NatsServer, worker_process
+
+from tests.distributed.corpus import publish_once, transcript_lines, wait_for_equality
+from tests.distributed.nats_helpers import NatsServer, worker_process
 
 SESSIONS = 30
 LEASE = "1.5"

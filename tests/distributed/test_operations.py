@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import orjson
-from corpus import derived, publish_once, wait_for_equality, write_corpus
-from nats_helpers import NatsServer, worker_process
 
 from session_memory.distributed.jetstream import connect
 from session_memory.distributed.wire import partition_of, session_key
+from tests.distributed.corpus import derived, publish_once, wait_for_equality, write_corpus
+from tests.distributed.nats_helpers import NatsServer, worker_process
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
@@ -80,7 +80,7 @@ def test_get_of_an_unknown_session_is_one_line_and_exit_2(server: NatsServer) ->
 
 def test_an_unreachable_server_is_one_line_and_exit_2() -> None:
     """No server listening: the command says so and exits 2 (after its connect retries)."""
-    from nats_helpers import free_port
+    from tests.distributed.nats_helpers import free_port
 
     result = cli("get", "x", "--nats", f"nats://127.0.0.1:{free_port()}")
     assert result.returncode == 2

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import event_dicts
 
 from deriver import SessionMemoryDeriver
 from session_memory.distributed.state import SessionState, load_session
@@ -26,6 +25,7 @@ from session_memory.errors import SnapshotError
 from session_memory.events import TranscriptEvent
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record
+from tests.strategies import event_dicts
 
 
 def records_of(events: list[dict[str, Any]]) -> list[Record]:
