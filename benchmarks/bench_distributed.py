@@ -168,11 +168,15 @@ async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[st
     start = time.perf_counter()
     n = 0
     while time.perf_counter() - start < seconds:
+        # One event for each of ``per_tick`` sessions, sent together (order only matters
+        # within a session, and each session gets one event per tick).
+        batch = []
         for _ in range(per_tick):
             name = names[n % len(names)]
             sent[name].append(time.perf_counter())
-            await publisher.publish(name, [next(streams[name])])
+            batch.append(publisher.publish(name, [next(streams[name])]))
             n += 1
+        await asyncio.gather(*batch)
         delay = start + (n / rate) - time.perf_counter()
         if delay > 0:
             await asyncio.sleep(delay)

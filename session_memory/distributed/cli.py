@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from session_memory.errors import ConfigError, SessionMemoryError
+from session_memory.errors import ConfigError, MemoryNotFound
 
 __all__ = [
-    "MemoryNotFound",
     "add_get_parser",
     "add_publish_parser",
     "add_worker_parser",
@@ -31,10 +30,6 @@ logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
-
-
-class MemoryNotFound(SessionMemoryError):
-    """Raised when the memory bucket holds nothing for a session."""
 
 
 def _add_nats_arguments(p: argparse.ArgumentParser) -> None:

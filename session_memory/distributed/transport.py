@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
-from session_memory.errors import SessionMemoryError
+from session_memory.errors import Conflict, TransportError
 
 __all__ = [
     "Bucket",
@@ -27,14 +27,6 @@ __all__ = [
 
 Bucket = Literal["state", "memory", "leases"]
 """The three stores: fold state per session, current memory per session, claims."""
-
-
-class TransportError(SessionMemoryError):
-    """Raised when the engine cannot be reached or refuses a request; retry later."""
-
-
-class Conflict(TransportError):
-    """Raised when a revision-checked write finds another revision: someone else wrote."""
 
 
 class Versioned(NamedTuple):

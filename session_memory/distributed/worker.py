@@ -90,10 +90,6 @@ def _heartbeat_key(worker_id: str) -> str:
     return f"w.{worker_id}"
 
 
-class PartitionLost(Exception):
-    """Raised inside a partition's task when a checked write shows another owner."""
-
-
 @dataclass(frozen=True, slots=True)
 class WorkerConfig:
     """How a worker folds and how fast it reacts (validated where it is built)."""
@@ -152,7 +148,7 @@ class _Partition:
             await self._flush_all()
             await self._t.delete("leases", _lease_key(self.number), self.lease_rev)
             logger.info("partition released", extra={**log, "position": self.position})
-        except (PartitionLost, Conflict) as exc:
+        except Conflict as exc:  # a checked write found another owner's
             self.worker.metrics.partitions_lost += 1
             logger.warning("partition lost", extra={**log, "reason": str(exc)})
         except TransportError as exc:
@@ -175,8 +171,8 @@ class _Partition:
                     reader = self._t.reader(self.number, self.position)
                 try:
                     await self._step(reader, cfg)
-                except Conflict as exc:
-                    raise PartitionLost(str(exc)) from exc
+                except Conflict:
+                    raise  # another owner wrote: this partition is no longer ours
                 except TransportError as exc:
                     logger.warning(
                         "transport error, reading again",
