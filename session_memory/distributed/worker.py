@@ -61,9 +61,6 @@ CHECKPOINT_SECONDS: Final = 2.0
 IDLE_SECONDS: Final = 0.2
 """A fetch that waited this long for nothing counts as idle: states are flushed then."""
 
-YIELD_EVERY: Final = 20
-"""Messages folded between two turns of the event loop (a message holds up to 100 records)."""
-
 EVICT_SECONDS: Final = 120.0
 """A flushed session untouched this long is dropped from memory (reloaded when needed)."""
 
@@ -204,10 +201,10 @@ class _Partition:
     async def _apply_batch(self, batch: list[Delivered]) -> None:
         touched: dict[str, SessionState] = {}
         metrics = self.worker.metrics
-        for n, d in enumerate(batch):
-            if n and n % YIELD_EVERY == 0:
-                # The fold is CPU work: let lease renewals and the other partitions run.
-                await asyncio.sleep(0)
+        for d in batch:
+            # The fold is CPU work (a message holds up to 100 records): between messages,
+            # let lease renewals and the other partitions run, even on a starved machine.
+            await asyncio.sleep(0)
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
@@ -346,9 +343,10 @@ class Worker:
         last_tick = time.monotonic()
         while not self.stop.is_set():
             try:
-                await self._leases()
-            except TransportError as exc:
-                logger.warning("lease round failed", extra={"error": str(exc)})
+                # A round that hangs (a server gone mid-request) must not stop renewals.
+                await asyncio.wait_for(self._leases(), timeout=self.config.lease_seconds)
+            except (TransportError, TimeoutError) as exc:
+                logger.warning("lease round failed", extra={"error": repr(exc)})
             if on_tick is not None and time.monotonic() - last_tick >= tick:
                 last_tick = time.monotonic()
                 await on_tick(self)
@@ -415,8 +413,8 @@ class Worker:
         part = self.partitions.pop(number, None)
         if part is not None and part.task is not None:
             part.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await part.task
+            # Not waited for long: whatever it still writes is fenced by revisions.
+            await asyncio.wait({part.task}, timeout=1.0)
             self.metrics.partitions_lost += 1
 
     async def _release_all(self) -> None:
