@@ -203,7 +203,10 @@ class NatsTransport:
         return _NatsReader(self, f"{self._prefix}.ev.{partition}.>", after)
 
     async def read_session(self, session: str, before: int) -> AsyncIterator[Delivered]:
-        reader = _NatsReader(self, self.subject(session), 0)
+        first = await self._first_position(self.subject(session))
+        if first is None or first >= before:
+            return  # a new session: one request, no consumer
+        reader = _NatsReader(self, self.subject(session), first - 1)
         try:
             while True:
                 batch = await reader.fetch(500, 1.0)
@@ -215,6 +218,16 @@ class NatsTransport:
                     yield d
         finally:
             await reader.close()
+
+    async def _first_position(self, subject: str) -> int | None:
+        """The log position of the first message on ``subject``, None if there is none."""
+        try:
+            found = await self._js.get_msg(self._stream, seq=1, subject=subject, next=True)
+        except nats.js.errors.NotFoundError:
+            return None
+        except _ERRORS as exc:
+            raise TransportError(f"cannot look up {subject}: {exc!r}") from exc
+        return found.seq
 
     async def pull(self, subject: str, start: int) -> JetStreamContext.PullSubscription:
         """An ephemeral, ack-less pull consumer of ``subject`` from log position ``start``."""
