@@ -218,11 +218,13 @@ class _Partition:
             if d.seq > session.seq:
                 metrics.records_applied += session.apply(d.seq, decoded)
                 touched[d.session] = session
+                # Marked at once: if a write fails later in this batch, the messages are
+                # read again but skipped as covered, and only this mark gets it written.
+                self.stale_memory.add(d.session)
             self.position = d.seq
         now = time.monotonic()
         for session in touched.values():
             session.touched = now
-        self.stale_memory.update(touched)
         await self._write_memories()
         every = self.worker.config.snapshot_every
         await asyncio.gather(

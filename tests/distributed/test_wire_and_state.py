@@ -94,7 +94,7 @@ def _batches(records: list[Record], cuts: list[int]) -> list[Decoded]:
 
 
 class TestSessionState:
-    @settings(max_examples=40, deadline=None)
+    @settings(max_examples=15, deadline=None)
     @given(event_dicts(max_size=30), st.data())
     def test_batches_published_again_apply_once(
         self, events: list[dict[str, Any]], data: st.DataObject
