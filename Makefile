@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,nats]'
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -30,7 +30,7 @@ e2e: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider e2e
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,nats,bench]'
 	$(BIN)/python -m benchmarks
 
 clean:

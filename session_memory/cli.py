@@ -73,6 +73,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_hook_parser(sub)
     _add_install_parsers(sub)
     _add_mcp_parser(sub)
+    _add_publish_parser(sub)
+    _add_worker_parser(sub)
+    _add_get_parser(sub)
     return parser
 
 
@@ -339,6 +342,24 @@ def _run_watch(args: argparse.Namespace) -> int:
         )
         return EXIT_UNWRITTEN
     return 0
+
+
+def _add_publish_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from session_memory.distributed.cli import add_publish_parser
+
+    add_publish_parser(sub, add_format_argument)
+
+
+def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from session_memory.distributed.cli import add_worker_parser
+
+    add_worker_parser(sub)
+
+
+def _add_get_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from session_memory.distributed.cli import add_get_parser
+
+    add_get_parser(sub)
 
 
 _VIEW_JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS

@@ -9,13 +9,16 @@ from __future__ import annotations
 __all__ = [
     "BudgetError",
     "ConfigError",
+    "Conflict",
     "HookInputError",
+    "MemoryNotFound",
     "NotFoundError",
     "SessionMemoryError",
     "SnapshotError",
     "StateError",
     "TranscriptError",
     "TranscriptReplaced",
+    "TransportError",
     "TrustError",
     "ViewInputError",
 ]
@@ -63,3 +66,15 @@ class TrustError(ConfigError):
 
 class NotFoundError(SessionMemoryError):
     """Raised when no known session or memory item matches what was asked for."""
+
+
+class TransportError(SessionMemoryError):
+    """Raised when the event log or its stores cannot be reached or refuse; retry later."""
+
+
+class Conflict(TransportError):
+    """Raised when a revision-checked write finds another revision: someone else wrote."""
+
+
+class MemoryNotFound(SessionMemoryError):
+    """Raised when the memory bucket holds nothing for a session."""

@@ -50,3 +50,28 @@ def test_only_tail_imports_watchfiles() -> None:
         if any(m.startswith("watchfiles") for m in imports_of(p))
     }
     assert users <= {"session_memory/tail.py"}
+
+
+def test_only_the_jetstream_module_imports_the_nats_client() -> None:
+    """The core keeps no NATS import: only session_memory/distributed/jetstream.py has one."""
+    users = {
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "session_memory").rglob("*.py"))
+        + sorted((ROOT / "deriver").rglob("*.py"))
+        + sorted((ROOT / "viewbuilder").rglob("*.py"))
+        if any(m == "nats" or m.startswith("nats.") for m in imports_of(p))
+    }
+    assert users == {"session_memory/distributed/jetstream.py"}
+
+
+def test_the_core_reaches_the_distributed_package_only_through_the_cli() -> None:
+    """Outside session_memory/distributed, only the command line names it (to add commands)."""
+    users = {
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "session_memory").rglob("*.py"))
+        + sorted((ROOT / "deriver").rglob("*.py"))
+        + sorted((ROOT / "viewbuilder").rglob("*.py"))
+        if "distributed" not in p.parts
+        and any(m.startswith("session_memory.distributed") for m in imports_of(p))
+    }
+    assert users <= {"session_memory/cli.py"}

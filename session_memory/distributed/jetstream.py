@@ -1,0 +1,346 @@
+"""The :class:`~session_memory.distributed.transport.Transport` on NATS JetStream.
+
+One stream holds every event, on subjects ``<prefix>.ev.<partition>.<session key>``; it
+keeps them (limits retention) so a session whose stored state is unusable can be folded
+again from its first event. Three KV buckets hold the fold state (``<prefix>_state``), the
+current memories (``<prefix>_memory``) and the claims on partitions (``<prefix>_leases``,
+whose entries expire unless renewed). Reads of a partition use an ephemeral pull consumer
+without acks: the position a worker has covered is its own, stored with the fold state,
+so a consumer lost with a server is simply created again from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
+
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DeliverPolicy,
+    KeyValueConfig,
+    StorageType,
+    StreamConfig,
+)
+from nats.js.kv import KeyValue
+
+from session_memory.distributed.transport import (
+    Bucket,
+    Conflict,
+    Delivered,
+    Outgoing,
+    TransportError,
+    Versioned,
+)
+from session_memory.distributed.wire import partition_of
+
+__all__ = ["DEFAULT_PARTITIONS", "DEFAULT_PREFIX", "NatsTransport", "connect"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PREFIX: Final = "smem"
+DEFAULT_PARTITIONS: Final = 16
+DEDUP_WINDOW_SECONDS: Final = 600.0
+"""How long the stream remembers a message id; later repeats are dropped by the worker."""
+
+PUBLISH_WINDOW: Final = 2000
+"""Publishes in flight before waiting for their acks."""
+
+_CONFIG_KEY: Final = "config.partitions"
+_ERRORS: Final = (nats.errors.Error, nats.js.errors.Error, asyncio.TimeoutError, OSError)
+
+
+async def connect(
+    servers: str,
+    *,
+    prefix: str = DEFAULT_PREFIX,
+    partitions: int = DEFAULT_PARTITIONS,
+    replicas: int = 1,
+    lease_seconds: float = 3.0,
+    name: str = "session-memory",
+    connect_seconds: float = 10.0,
+) -> NatsTransport:
+    """Connect to ``servers`` (comma-separated URLs) and create the stream and buckets.
+
+    Creating is idempotent: every worker and publisher calls it. The number of partitions
+    is fixed by whoever creates the log first; later callers read it. A server that is
+    not up yet is tried again for ``connect_seconds``.
+    """
+    urls = [s.strip() for s in servers.split(",") if s.strip()]
+
+    async def on_error(exc: Exception) -> None:
+        logger.debug("nats: %s", exc)
+
+    try:
+        # The client tries the servers in turn until one answers (no attempt limit), so
+        # the time limit is the one bound on a server that is not up yet.
+        nc = await asyncio.wait_for(
+            nats.connect(
+                urls,
+                name=name,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.2,
+                connect_timeout=2,
+                allow_reconnect=True,
+                error_cb=on_error,
+            ),
+            timeout=connect_seconds,
+        )
+    except (*_ERRORS, ValueError) as exc:
+        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
+    transport = NatsTransport(nc, prefix, replicas)
+    await transport.setup(partitions, lease_seconds)
+    return transport
+
+
+class NatsTransport:
+    """The log and the stores on one NATS connection (see the module docstring)."""
+
+    def __init__(self, nc: Client, prefix: str, replicas: int) -> None:
+        self._nc = nc
+        self._js: JetStreamContext = nc.jetstream(timeout=5.0)
+        self._prefix = prefix
+        self._replicas = replicas
+        self._stream = f"{prefix.upper()}_EVENTS"
+        self._kv: dict[str, KeyValue] = {}
+        self.partitions = DEFAULT_PARTITIONS
+
+    @property
+    def stream(self) -> str:
+        return self._stream
+
+    def subject(self, session: str) -> str:
+        """The subject of one session's events."""
+        return f"{self._prefix}.ev.{partition_of(session, self.partitions)}.{session}"
+
+    async def setup(self, partitions: int, lease_seconds: float) -> None:
+        """Create (or find) the stream and buckets; learn the number of partitions."""
+        try:
+            await self._retry(lambda: self._setup(partitions, lease_seconds))
+        except _ERRORS as exc:
+            raise TransportError(f"cannot set up the stream and buckets: {exc}") from exc
+
+    async def _setup(self, partitions: int, lease_seconds: float) -> None:
+        # What exists is used as it is: the first to create decides (a lease time given
+        # later by another process does not fight it).
+        try:
+            await self._js.stream_info(self._stream)
+        except nats.js.errors.NotFoundError:
+            await self._js.add_stream(
+                StreamConfig(
+                    name=self._stream,
+                    subjects=[f"{self._prefix}.ev.>"],
+                    storage=StorageType.FILE,
+                    num_replicas=self._replicas,
+                    duplicate_window=DEDUP_WINDOW_SECONDS,
+                )
+            )
+        for bucket, ttl in (("state", 0.0), ("memory", 0.0), ("leases", lease_seconds)):
+            name = f"{self._prefix}_{bucket}"
+            try:
+                self._kv[bucket] = await self._js.key_value(name)
+            except nats.js.errors.BucketNotFoundError:
+                self._kv[bucket] = await self._js.create_key_value(
+                    KeyValueConfig(
+                        bucket=name,
+                        history=1,
+                        ttl=ttl or None,
+                        storage=StorageType.FILE,
+                        replicas=self._replicas,
+                    )
+                )
+        state = self._kv["state"]
+        with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
+            await state.create(_CONFIG_KEY, str(partitions).encode())
+        entry = await state.get(_CONFIG_KEY)
+        self.partitions = int(entry.value or b"0") or partitions
+
+    async def _retry(self, attempt: Any, tries: int = 20) -> Any:
+        """Run ``attempt`` until it succeeds; the cluster may still be electing leaders."""
+        for n in range(tries):
+            try:
+                return await attempt()
+            except _ERRORS as exc:
+                # Two processes creating at once: the loser finds the winner's next time.
+                if n == tries - 1:
+                    raise
+                logger.debug("retrying setup: %s", exc)
+                await asyncio.sleep(0.25)
+        raise AssertionError("unreachable")
+
+    # -- the log --------------------------------------------------------------------------
+
+    async def publish(self, messages: Sequence[Outgoing]) -> None:
+        """Append in order, pipelined in windows of :data:`PUBLISH_WINDOW`."""
+        for start in range(0, len(messages), PUBLISH_WINDOW):
+            window = messages[start : start + PUBLISH_WINDOW]
+            try:
+                futures = [
+                    await self._js.publish_async(
+                        self.subject(m.session),
+                        m.body,
+                        headers={"Nats-Msg-Id": m.dedup_id},
+                    )
+                    for m in window
+                ]
+                done = await asyncio.wait_for(asyncio.gather(*futures), timeout=10.0)
+            except (*_ERRORS, nats.js.errors.TooManyStalledMsgsError) as exc:
+                raise TransportError(f"publish failed: {exc!r}") from exc
+            for ack in done:
+                if ack.stream != self._stream:
+                    raise TransportError(f"published into {ack.stream}, not {self._stream}")
+
+    def reader(self, partition: int, after: int) -> _NatsReader:
+        return _NatsReader(self, f"{self._prefix}.ev.{partition}.>", after)
+
+    async def read_session(self, session: str, before: int) -> AsyncIterator[Delivered]:
+        first = await self._first_position(self.subject(session))
+        if first is None or first >= before:
+            return  # a new session: one request, no consumer
+        reader = _NatsReader(self, self.subject(session), first - 1)
+        try:
+            while True:
+                batch = await reader.fetch(500, 1.0)
+                if not batch:
+                    return
+                for d in batch:
+                    if d.seq >= before:
+                        return
+                    yield d
+        finally:
+            await reader.close()
+
+    async def _first_position(self, subject: str) -> int | None:
+        """The log position of the first message on ``subject``, None if there is none."""
+        try:
+            found = await self._js.get_msg(self._stream, seq=1, subject=subject, next=True)
+        except nats.js.errors.NotFoundError:
+            return None
+        except _ERRORS as exc:
+            raise TransportError(f"cannot look up {subject}: {exc!r}") from exc
+        return found.seq
+
+    async def pull(self, subject: str, start: int) -> JetStreamContext.PullSubscription:
+        """An ephemeral, ack-less pull consumer of ``subject`` from log position ``start``."""
+        config = ConsumerConfig(
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+            opt_start_seq=max(1, start),
+            ack_policy=AckPolicy.NONE,
+            inactive_threshold=30.0,
+            mem_storage=True,
+            num_replicas=1,
+            max_waiting=4,
+        )
+        return await self._js.pull_subscribe(subject, stream=self._stream, config=config)
+
+    async def delete_consumer(self, sub: JetStreamContext.PullSubscription) -> None:
+        """Delete a reader's consumer now rather than when it expires."""
+        info = await sub.consumer_info()
+        await self._js.delete_consumer(self._stream, info.name)
+
+    # -- the stores -----------------------------------------------------------------------
+
+    def _bucket(self, bucket: Bucket) -> KeyValue:
+        return self._kv[bucket]
+
+    async def get(self, bucket: Bucket, key: str) -> Versioned | None:
+        try:
+            entry = await self._bucket(bucket).get(key)
+        except nats.js.errors.KeyNotFoundError:
+            return None
+        except _ERRORS as exc:
+            raise TransportError(f"cannot read {bucket}/{key}: {exc!r}") from exc
+        return Versioned(entry.value or b"", entry.revision or 0)
+
+    async def put(self, bucket: Bucket, key: str, value: bytes, last: int | None) -> int:
+        kv = self._bucket(bucket)
+        try:
+            if last is None:
+                return await kv.create(key, value)
+            return await kv.update(key, value, last=last)
+        except nats.js.errors.KeyWrongLastSequenceError as exc:
+            raise Conflict(f"{bucket}/{key} changed since revision {last}") from exc
+        except _ERRORS as exc:
+            raise TransportError(f"cannot write {bucket}/{key}: {exc!r}") from exc
+
+    async def delete(self, bucket: Bucket, key: str, last: int) -> None:
+        try:
+            await self._bucket(bucket).delete(key, last=last)
+        except nats.js.errors.KeyWrongLastSequenceError as exc:
+            raise Conflict(f"{bucket}/{key} changed since revision {last}") from exc
+        except _ERRORS as exc:
+            raise TransportError(f"cannot delete {bucket}/{key}: {exc!r}") from exc
+
+    async def keys(self, bucket: Bucket, prefix: str) -> list[str]:
+        try:
+            # No server-side filter: the client warns on every call that old servers ignore
+            # it, and the leases bucket holds only a few dozen keys.
+            found = await self._bucket(bucket).keys()
+        except nats.js.errors.NoKeysError:
+            return []
+        except _ERRORS as exc:
+            raise TransportError(f"cannot list {bucket}: {exc!r}") from exc
+        return [k for k in found if k.startswith(prefix)]
+
+    async def close(self) -> None:
+        """Drain (deliver what is in flight) for a few seconds at most, then close."""
+        try:
+            await asyncio.wait_for(self._nc.drain(), timeout=5.0)
+        except _ERRORS:
+            await self._nc.close()
+
+
+class _NatsReader:
+    """A pull consumer created lazily and again after any error, from the last position."""
+
+    def __init__(self, transport: NatsTransport, subject: str, after: int) -> None:
+        self._t = transport
+        self._subject = subject
+        self._next = after + 1
+        self._sub: JetStreamContext.PullSubscription | None = None
+
+    async def fetch(self, max_messages: int, timeout: float) -> list[Delivered]:
+        try:
+            if self._sub is None:
+                self._sub = await self._t.pull(self._subject, self._next)
+            msgs = await self._sub.fetch(max_messages, timeout=timeout)
+        except (nats.errors.TimeoutError, TimeoutError):
+            return []  # nothing came: the partition is idle
+        except _ERRORS as exc:
+            await self.close()
+            raise TransportError(f"cannot read {self._subject}: {exc!r}") from exc
+        out = [_delivered(m) for m in msgs]
+        # A recreated consumer starts at the first position not yet handed out.
+        out = [d for d in out if d.seq >= self._next]
+        if out:
+            self._next = out[-1].seq + 1
+        return out
+
+    async def close(self) -> None:
+        sub, self._sub = self._sub, None
+        if sub is None:
+            return
+        try:
+            await sub.unsubscribe()
+            await self._t.delete_consumer(sub)
+        except _ERRORS as exc:
+            logger.debug("consumer of %s not deleted (it expires): %s", self._subject, exc)
+
+
+def _delivered(msg: Msg) -> Delivered:
+    meta = msg.metadata
+    return Delivered(
+        seq=meta.sequence.stream,
+        session=msg.subject.rsplit(".", 1)[-1],
+        body=msg.data,
+        pending=meta.num_pending,
+    )

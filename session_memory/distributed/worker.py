@@ -1,0 +1,449 @@
+"""The worker: claims partitions, folds their sessions in log order, keeps the buckets current.
+
+Sessions are spread by partition (a hash of the session key); a worker folds a partition
+only while it holds its lease, an entry in the leases bucket that expires unless renewed.
+Every write a worker makes (lease, session state, memory, partition checkpoint) is
+revision-checked against what it last read or wrote, so a worker that lost its lease
+(paused, cut off) cannot overwrite a newer write: its first failed check makes it drop the
+partition. The stored states are always consistent (a snapshot with the position it
+covers), so whoever continues a session continues it exactly. See ``docs/distributed.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import socket
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from deriver import SessionMemoryDeriver
+from session_memory.distributed.state import SessionState, load_session, memory_of
+from session_memory.distributed.transport import (
+    Conflict,
+    Delivered,
+    PartitionReader,
+    Transport,
+    TransportError,
+)
+from session_memory.distributed.wire import decode
+from session_memory.errors import SnapshotError
+from session_memory.memory import SkippedLine
+from viewbuilder import render_memory
+
+__all__ = [
+    "BATCH",
+    "SNAPSHOT_EVERY",
+    "Worker",
+    "WorkerConfig",
+    "WorkerMetrics",
+    "memory_keys",
+    "state_key",
+]
+
+logger = logging.getLogger(__name__)
+
+BATCH: Final = 500
+"""Messages fetched from a partition at once."""
+
+SNAPSHOT_EVERY: Final = 1000
+"""A session's state is written after this many messages, else at the next checkpoint."""
+
+CHECKPOINT_SECONDS: Final = 2.0
+"""Under steady load, every dirty state and the partition checkpoint are written this often."""
+
+IDLE_SECONDS: Final = 0.2
+"""A fetch that waited this long for nothing counts as idle: states are flushed then."""
+
+EVICT_SECONDS: Final = 120.0
+"""A flushed session untouched this long is dropped from memory (reloaded when needed)."""
+
+
+def state_key(session: str) -> str:
+    """The key of a session's fold state in the state bucket."""
+    return f"s.{session}"
+
+
+def memory_keys(session: str) -> tuple[str, str]:
+    """The keys of a session's memory (JSON, Markdown) in the memory bucket."""
+    return f"{session}.json", f"{session}.md"
+
+
+def _checkpoint_key(partition: int) -> str:
+    return f"p.{partition}"
+
+
+def _lease_key(partition: int) -> str:
+    return f"p.{partition}"
+
+
+def _heartbeat_key(worker_id: str) -> str:
+    return f"w.{worker_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """How a worker folds and how fast it reacts (validated where it is built)."""
+
+    budget_tokens: int = 1200
+    lease_seconds: float = 3.0
+    snapshot_every: int = SNAPSHOT_EVERY
+    checkpoint_seconds: float = CHECKPOINT_SECONDS
+    batch: int = BATCH
+    worker_id: str = field(
+        default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    )
+
+
+@dataclass(slots=True)
+class WorkerMetrics:
+    """Counters for the ``--metrics`` line."""
+
+    records_applied: int = 0
+    """Events and skipped lines folded (a batch message counts each of its records)."""
+    messages_malformed: int = 0
+    memories_written: int = 0
+    states_written: int = 0
+    sessions_rebuilt: int = 0
+    partitions_lost: int = 0
+    lag: dict[int, int] = field(default_factory=dict)
+
+
+class _Partition:
+    """One claimed partition: its lease, reader, sessions and checkpoint."""
+
+    def __init__(self, worker: Worker, number: int, lease_rev: int) -> None:
+        self.worker = worker
+        self.number = number
+        self.lease_rev = lease_rev
+        self.sessions: dict[str, SessionState] = {}
+        self.stale_memory: set[str] = set()
+        self.checkpoint_rev: int | None = None
+        self.checkpoint = 0
+        self.position = 0
+        self.release = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.last_checkpoint = time.monotonic()
+
+    @property
+    def _t(self) -> Transport:
+        return self.worker.transport
+
+    async def run(self) -> None:
+        """Fold until released or lost; a released partition is flushed and freed."""
+        log = {"partition": self.number}
+        try:
+            await self._start()
+            logger.info("partition claimed", extra={**log, "from_position": self.position})
+            await self._loop()
+            await self._flush_all()
+            await self._t.delete("leases", _lease_key(self.number), self.lease_rev)
+            logger.info("partition released", extra={**log, "position": self.position})
+        except Conflict as exc:  # a checked write found another owner's
+            self.worker.metrics.partitions_lost += 1
+            logger.warning("partition lost", extra={**log, "reason": str(exc)})
+        except TransportError as exc:
+            logger.warning("partition dropped", extra={**log, "reason": str(exc)})
+
+    async def _start(self) -> None:
+        found = await self._t.get("state", _checkpoint_key(self.number))
+        if found is not None:
+            self.checkpoint_rev = found.revision
+            self.checkpoint = int(found.value or b"0")
+        self.position = self.checkpoint
+
+    async def _loop(self) -> None:
+        """Read, fold, write; after an error read again from the last position folded."""
+        cfg = self.worker.config
+        reader: PartitionReader | None = None
+        try:
+            while not self.release.is_set():
+                if reader is None:
+                    reader = self._t.reader(self.number, self.position)
+                try:
+                    await self._step(reader, cfg)
+                except Conflict:
+                    raise  # another owner wrote: this partition is no longer ours
+                except TransportError as exc:
+                    logger.warning(
+                        "transport error, reading again",
+                        extra={"partition": self.number, "error": str(exc)},
+                    )
+                    await reader.close()
+                    reader = None
+                    await asyncio.sleep(0.5)
+        finally:
+            if reader is not None:
+                await reader.close()
+
+    async def _step(self, reader: PartitionReader, cfg: WorkerConfig) -> None:
+        batch = await reader.fetch(cfg.batch, IDLE_SECONDS)
+        if batch:
+            await self._apply_batch(batch)
+            self.worker.metrics.lag[self.number] = batch[-1].pending
+        due = time.monotonic() - self.last_checkpoint >= cfg.checkpoint_seconds
+        if (not batch and self._dirty()) or due:
+            await self._flush_all()
+
+    def _dirty(self) -> bool:
+        return (
+            self.position != self.checkpoint
+            or bool(self.stale_memory)
+            or any(s.dirty for s in self.sessions.values())
+        )
+
+    async def _apply_batch(self, batch: list[Delivered]) -> None:
+        touched: dict[str, SessionState] = {}
+        metrics = self.worker.metrics
+        for d in batch:
+            # The fold is CPU work (a message holds up to 100 records): between messages,
+            # let lease renewals and the other partitions run, even on a starved machine.
+            await asyncio.sleep(0)
+            session = self.sessions.get(d.session)
+            if session is None:
+                session = await self._load(d.session, d.seq)
+            decoded = decode(d.body)
+            if isinstance(decoded, SkippedLine):
+                metrics.messages_malformed += 1
+                logger.warning(
+                    "malformed message",
+                    extra={"session": d.session, "seq": d.seq, "reason": decoded.reason},
+                )
+            if d.seq > session.seq:
+                metrics.records_applied += session.apply(d.seq, decoded)
+                touched[d.session] = session
+                # Marked at once: if a write fails later in this batch, the messages are
+                # read again but skipped as covered, and only this mark gets it written.
+                self.stale_memory.add(d.session)
+            self.position = d.seq
+        now = time.monotonic()
+        for session in touched.values():
+            session.touched = now
+        await self._write_memories()
+        every = self.worker.config.snapshot_every
+        await asyncio.gather(
+            *(self._flush(s) for s in touched.values() if s.seq - s.stored_seq >= every)
+        )
+
+    async def _load(self, key: str, seq: int) -> SessionState:
+        """The session's stored state, or the fold of its events before ``seq`` from the log."""
+        found = await self._t.get("state", state_key(key))
+        session: SessionState | None = None
+        if found is not None:
+            try:
+                session = load_session(key, found.value, found.revision)
+            except SnapshotError as exc:
+                logger.warning("state does not restore", extra={"session": key, "error": str(exc)})
+        if session is None:
+            session = await self._rebuild(key, seq)
+            session.state_rev = None if found is None else found.revision
+        for mkey in memory_keys(key):
+            stored = await self._t.get("memory", mkey)
+            session.memory[mkey] = (None, None) if stored is None else stored
+        self.sessions[key] = session
+        return session
+
+    async def _rebuild(self, key: str, seq: int) -> SessionState:
+        """Fold a session's events before ``seq`` from the start of the log."""
+        session = SessionState(
+            key=key, deriver=SessionMemoryDeriver(budget_tokens=self.worker.config.budget_tokens)
+        )
+        count = 0
+        async for d in self._t.read_session(key, seq):
+            session.apply(d.seq, decode(d.body))
+            count += 1
+        if count:
+            self.worker.metrics.sessions_rebuilt += 1
+            logger.info("session rebuilt from the log", extra={"session": key, "messages": count})
+        return session
+
+    async def _write_memories(self) -> None:
+        """Write every memory not yet written (a failed write is retried on the next step)."""
+        stale = [self.sessions[k] for k in self.stale_memory if k in self.sessions]
+        await asyncio.gather(*(self._write_memory(s) for s in stale))
+        self.stale_memory.clear()
+
+    async def _write_memory(self, session: SessionState) -> None:
+        memory = memory_of(session)
+        json_key, md_key = memory_keys(session.key)
+        for mkey, data in (
+            (json_key, memory.to_json()),
+            (md_key, render_memory(memory).encode()),
+        ):
+            stored, rev = session.memory.get(mkey, (None, None))
+            if data == stored:
+                continue
+            new_rev = await self._t.put("memory", mkey, data, rev)
+            session.memory[mkey] = (data, new_rev)
+            self.worker.metrics.memories_written += 1
+
+    async def _flush(self, session: SessionState) -> None:
+        if not session.dirty:
+            return
+        seq = session.seq
+        session.state_rev = await self._t.put(
+            "state", state_key(session.key), session.dump(), session.state_rev
+        )
+        session.stored_seq = seq
+        self.worker.metrics.states_written += 1
+
+    async def _flush_all(self) -> None:
+        """Memories, then states, then the checkpoint: all before it is stored for good."""
+        await self._write_memories()
+        await asyncio.gather(*(self._flush(s) for s in self.sessions.values()))
+        self.last_checkpoint = time.monotonic()
+        if self.position != self.checkpoint:
+            position = self.position
+            self.checkpoint_rev = await self._t.put(
+                "state", _checkpoint_key(self.number), str(position).encode(), self.checkpoint_rev
+            )
+            self.checkpoint = position
+        self._evict()
+
+    def _evict(self) -> None:
+        old = time.monotonic() - EVICT_SECONDS
+        for key in [k for k, s in self.sessions.items() if not s.dirty and s.touched < old]:
+            if key in self.stale_memory:
+                continue
+            del self.sessions[key]
+
+
+class Worker:
+    """Folds the sessions of the partitions it holds; run as many as you like.
+
+    ``stop`` ends :meth:`run` gracefully: each partition finishes the batch in hand, writes
+    its states and checkpoint, and gives its lease back.
+    """
+
+    def __init__(
+        self, transport: Transport, config: WorkerConfig, stop: asyncio.Event | None = None
+    ) -> None:
+        SessionMemoryDeriver(budget_tokens=config.budget_tokens)  # an impossible budget fails now
+        self.transport = transport
+        self.config = config
+        self.stop = stop if stop is not None else asyncio.Event()
+        self.metrics = WorkerMetrics()
+        self.partitions: dict[int, _Partition] = {}
+        self._heartbeat_rev: int | None = None
+
+    @property
+    def sessions_owned(self) -> int:
+        return sum(len(p.sessions) for p in self.partitions.values())
+
+    async def run(
+        self, on_tick: Callable[[Worker], Awaitable[None]] | None = None, tick: float = 0.0
+    ) -> None:
+        """Hold leases and fold until ``stop`` is set; then release everything."""
+        logger.info("worker started", extra={"worker": self.config.worker_id})
+        interval = self.config.lease_seconds / 3
+        last_tick = time.monotonic()
+        while not self.stop.is_set():
+            try:
+                # A round that hangs (a server gone mid-request) must not stop renewals.
+                await asyncio.wait_for(self._leases(), timeout=self.config.lease_seconds)
+            except (TransportError, TimeoutError) as exc:
+                logger.warning("lease round failed", extra={"error": repr(exc)})
+            if on_tick is not None and time.monotonic() - last_tick >= tick:
+                last_tick = time.monotonic()
+                await on_tick(self)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), timeout=interval)
+        await self._release_all()
+        logger.info("worker stopped", extra={"worker": self.config.worker_id})
+
+    async def _leases(self) -> None:
+        await self._heartbeat()
+        for number, part in list(self.partitions.items()):
+            if part.task is not None and part.task.done():
+                del self.partitions[number]
+                continue
+            if part.release.is_set():
+                continue  # being flushed and given back
+            try:
+                part.lease_rev = await self.transport.put(
+                    "leases", _lease_key(number), self._lease_value(), part.lease_rev
+                )
+            except Conflict:
+                logger.warning("lease renewal refused", extra={"partition": number})
+                await self._drop(number)
+        workers = await self.transport.keys("leases", "w.")
+        fair = math.ceil(self.transport.partitions / max(1, len(workers)))
+        if len(self.partitions) < fair:
+            await self._claim(fair - len(self.partitions))
+        elif len(self.partitions) > fair:
+            for number in sorted(self.partitions)[fair:]:
+                self.partitions[number].release.set()
+
+    async def _heartbeat(self) -> None:
+        key = _heartbeat_key(self.config.worker_id)
+        try:
+            self._heartbeat_rev = await self.transport.put(
+                "leases", key, b"alive", self._heartbeat_rev
+            )
+        except Conflict:
+            self._heartbeat_rev = None  # expired during an outage: create it again next round
+
+    def _lease_value(self) -> bytes:
+        return self.config.worker_id.encode()
+
+    async def _claim(self, wanted: int) -> None:
+        held = set(await self.transport.keys("leases", "p."))
+        free = [n for n in range(self.transport.partitions) if _lease_key(n) not in held]
+        # Start at a place of our own so workers starting together rarely collide.
+        offset = hash(self.config.worker_id) % max(1, len(free))
+        for number in free[offset:] + free[:offset]:
+            if wanted <= 0:
+                return
+            try:
+                rev = await self.transport.put(
+                    "leases", _lease_key(number), self._lease_value(), None
+                )
+            except Conflict:
+                continue
+            part = _Partition(self, number, rev)
+            part.task = asyncio.create_task(part.run(), name=f"partition-{number}")
+            self.partitions[number] = part
+            wanted -= 1
+
+    async def _drop(self, number: int) -> None:
+        part = self.partitions.pop(number, None)
+        if part is not None and part.task is not None:
+            part.task.cancel()
+            # Not waited for long: whatever it still writes is fenced by revisions.
+            await asyncio.wait({part.task}, timeout=1.0)
+            self.metrics.partitions_lost += 1
+
+    async def _release_all(self) -> None:
+        for part in self.partitions.values():
+            part.release.set()
+        tasks = [p.task for p in self.partitions.values() if p.task is not None]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        self.partitions.clear()
+        if self._heartbeat_rev is not None:
+            with contextlib.suppress(TransportError):
+                await self.transport.delete(
+                    "leases", _heartbeat_key(self.config.worker_id), self._heartbeat_rev
+                )
+
+    def metrics_line(self) -> dict[str, object]:
+        """What the ``--metrics`` line reports."""
+        m = self.metrics
+        return {
+            "worker": self.config.worker_id,
+            "records_applied": m.records_applied,
+            "messages_malformed": m.messages_malformed,
+            "memories_written": m.memories_written,
+            "states_written": m.states_written,
+            "sessions_rebuilt": m.sessions_rebuilt,
+            "partitions_lost": m.partitions_lost,
+            "partitions_owned": sorted(self.partitions),
+            "sessions_owned": self.sessions_owned,
+            "lag": {str(p): m.lag.get(p, 0) for p in sorted(self.partitions)},
+        }

@@ -1,0 +1,138 @@
+"""What travels on the log and how a session folds it: pure, no server."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deriver import SessionMemoryDeriver
+from session_memory.distributed.state import SessionState, load_session
+from session_memory.distributed.wire import (
+    Decoded,
+    decode,
+    encode_batch,
+    encode_held,
+    encode_positioned,
+    encode_record,
+    partition_of,
+    session_key,
+)
+from session_memory.errors import SnapshotError
+from session_memory.events import TranscriptEvent
+from session_memory.memory import SkippedLine
+from session_memory.reader import Record
+from tests.strategies import event_dicts
+
+
+def records_of(events: list[dict[str, Any]]) -> list[Record]:
+    return [TranscriptEvent.model_validate(e) for e in events]
+
+
+class TestSessionKey:
+    def test_plain_names_are_kept(self) -> None:
+        """A name of letters, digits, - and _ is its own key."""
+        assert session_key("t001-abc_D") == "t001-abc_D"
+
+    @given(st.text(min_size=0, max_size=200))
+    def test_any_name_gives_a_valid_subject_token(self, name: str) -> None:
+        """Whatever the session is called, its key has no dot, space or wildcard."""
+        key = session_key(name)
+        assert key and all(c.isascii() and (c.isalnum() or c in "-_") for c in key)
+
+    def test_partitions_are_stable(self) -> None:
+        """The partition of a key does not depend on the process (no salted hash)."""
+        assert partition_of("t001", 16) == 14  # crc32, the same in every process
+
+
+class TestDecode:
+    @given(st.binary(max_size=300))
+    def test_never_raises(self, body: bytes) -> None:
+        """Any bytes decode to records or to a skipped line saying why."""
+        decoded = decode(body)
+        assert isinstance(decoded, Decoded | SkippedLine)
+
+    @settings(max_examples=30)
+    @given(event_dicts(max_size=20))
+    def test_a_batch_round_trips(self, events: list[dict[str, Any]]) -> None:
+        """Records encoded in a batch decode to the same records and positions."""
+        records = records_of(events)
+        records.append(SkippedLine(offset=7, reason="blank line"))
+        positions = [(i * 10, 0) for i in range(len(records))]
+        body = encode_batch(
+            "src1", [encode_positioned(r, p) for r, p in zip(records, positions, strict=True)]
+        )
+        decoded = decode(body)
+        assert isinstance(decoded, Decoded)
+        assert decoded.records == records and decoded.positions == positions
+
+    def test_single_and_held_messages_round_trip(self) -> None:
+        """An agent's single event and a held-back list decode as such."""
+        event = TranscriptEvent(event_id="e1", event_type="message", payload={"role": "user"})
+        single = decode(encode_record(event))
+        held = decode(encode_held([event]))
+        assert isinstance(single, Decoded) and single.records == [event] and not single.held
+        assert isinstance(held, Decoded) and held.held and held.records == [event]
+
+
+def _batches(records: list[Record], cuts: list[int]) -> list[Decoded]:
+    """The records as batches from one source, cut at ``cuts``."""
+    bounds = [0, *sorted(set(cuts)), len(records)]
+    return [
+        Decoded(
+            held=False,
+            records=records[a:b],
+            src="f",
+            positions=[(i, 0) for i in range(a, b)],
+        )
+        for a, b in itertools.pairwise(bounds)
+        if a < b
+    ]
+
+
+class TestSessionState:
+    @settings(max_examples=15, deadline=None)
+    @given(event_dicts(max_size=30), st.data())
+    def test_batches_published_again_apply_once(
+        self, events: list[dict[str, Any]], data: st.DataObject
+    ) -> None:
+        """Batches re-sent after a restart, cut anywhere, fold to what one pass folds."""
+        records = records_of(events)
+        n = len(records)
+        first = _batches(records, data.draw(st.lists(st.integers(0, n), max_size=4)))
+        again = _batches(records, data.draw(st.lists(st.integers(0, n), max_size=4)))
+        state = SessionState("s", SessionMemoryDeriver())
+        for seq, batch in enumerate([*first, *again], start=1):
+            state.apply(seq, batch)
+        expected = SessionMemoryDeriver()
+        expected.apply_all(records)
+        assert state.deriver.memory == expected.memory
+
+    def test_a_position_already_covered_is_not_applied(self) -> None:
+        """A log position at or before the covered one changes nothing."""
+        event = TranscriptEvent(event_id="e1", event_type="checkpoint")
+        state = SessionState("s", SessionMemoryDeriver())
+        assert state.apply(5, Decoded(held=False, records=[event])) == 1
+        assert state.apply(5, Decoded(held=False, records=[event])) == 0
+        assert state.deriver.event_count == 1
+
+    def test_stored_state_round_trips(self) -> None:
+        """dump then load gives the same fold, position, sources and held records."""
+        records = records_of([{"event_id": "e1", "event_type": "checkpoint"}])
+        state = SessionState("s", SessionMemoryDeriver())
+        state.apply(3, Decoded(held=False, records=records, src="f", positions=[(0, 0)]))
+        state.apply(4, Decoded(held=True, records=records))
+        back = load_session("s", state.dump(), 9)
+        assert (back.seq, back.sources, back.held, back.state_rev) == (4, {"f": (0, 0)}, records, 9)
+        assert back.deriver.memory == state.deriver.memory
+
+    @pytest.mark.parametrize(
+        "data", [b"", b"{}\n{}", b'{"format": 1, "seq": 1}\nnot a snapshot', b"\xff\n\xff"]
+    )
+    def test_unusable_state_is_a_snapshot_error(self, data: bytes) -> None:
+        """A stored state that does not restore says so (the worker then rebuilds it)."""
+        with pytest.raises(SnapshotError):
+            load_session("s", data, 1)
