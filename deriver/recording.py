@@ -6,12 +6,17 @@ the store: the same fact again counts up one item instead of adding another.
 
 from __future__ import annotations
 
+from typing import Final
+
+from deriver.actions import Action, actions_of, resolves
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import MAX_OPEN_CALLS
+from deriver.wording import MAX_OPEN_CALLS, code
 from session_memory.memory import SectionName
 
 __all__ = ["Failures", "bump", "decision", "verification"]
+
+_MAX_PER_ACTION: Final = 64
 
 
 def bump(
@@ -47,19 +52,31 @@ def verification(
 
 
 class Failures:
-    """Failed attempts, and which of them a later success of the same call resolves."""
+    """Failed attempts, and which of them a later success of the same action resolves.
+
+    Actions are normalised (:mod:`deriver.actions`): a failure of ``git push`` is resolved
+    by a later ``git push --set-upstream origin main``, a failing test file by a passing
+    run of the whole suite. A resolved failure stays, demoted, as a one-line lesson.
+    """
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
-        self.by_call: dict[str, list[str]] = {}  # call identity -> failure item keys
+        # action name -> the open failures of that action: (targets, item key, spelling)
+        self.by_action: dict[str, list[tuple[frozenset[str], str, str]]] = {}
 
     def record(
-        self, kind: str, tool: str, key: str | None, text: str, stamp: Stamp, line: str = ""
+        self,
+        kind: str,
+        tool: str,
+        key: str | None,
+        text: str,
+        stamp: Stamp,
+        line: str = "",
+        check: str | None = None,
     ) -> None:
         """A failed attempt; the same failure again counts up one item instead of adding."""
         store = self.store
-        identity = call_identity(tool, key)
-        item_key = failure_key(identity, line)
+        item_key = failure_key(call_identity(tool, key), line)
         item = store.get(item_key)
         if item is not None:
             # Failing again re-opens a resolved failure.
@@ -72,27 +89,64 @@ class Failures:
                 "failed_attempts", kind, text, stamp, status="open", key=item_key,
                 tier="open_failures",
             )  # fmt: skip
-        keys = self.by_call.setdefault(identity, [])
-        if item_key not in keys:
-            keys.append(item_key)
-        if len(self.by_call) > MAX_OPEN_CALLS:
-            self.by_call = {
-                k: live
-                for k, v in self.by_call.items()
-                if (live := [i for i in v if store.get(ItemKey(i)) is not None])
+        spelling = key or ""
+        for action in actions_of(tool, key, check):
+            entries = self.by_action.setdefault(action.name, [])
+            if not any(entry[1] == item_key for entry in entries):
+                entries.append((action.targets, item_key, spelling))
+                del entries[:-_MAX_PER_ACTION]
+        if len(self.by_action) > MAX_OPEN_CALLS:
+            self.by_action = {
+                name: live
+                for name, entries in self.by_action.items()
+                if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
             }
 
-    def resolve(self, tool: str, key: str | None, stamp: Stamp) -> None:
-        """A success of the same tool on the same argument resolves its earlier failures."""
-        keys = self.by_call.pop(call_identity(tool, key), None)
-        for item_key in keys or ():
-            item = self.store.get(ItemKey(item_key))
-            if item is not None and item.status == "open":
-                self.store.update(
-                    item,
-                    stamp,
-                    status="resolved",
-                    tier="resolved_failures",
-                    touch=False,
-                    closed=True,
-                )
+    def resolve(self, tool: str, key: str | None, stamp: Stamp, check: str | None = None) -> None:
+        """A success of the same action resolves its earlier failures it settles."""
+        for action in actions_of(tool, key, check):
+            entries = self.by_action.get(action.name)
+            if not entries:
+                continue
+            kept = []
+            for entry in entries:
+                if resolves(action, Action(action.name, entry[0]), check=check is not None):
+                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp)
+                else:
+                    kept.append(entry)
+            if kept:
+                self.by_action[action.name] = kept
+            else:
+                del self.by_action[action.name]
+
+    def _resolve(self, item_key: ItemKey, failed: str, worked: str, stamp: Stamp) -> None:
+        item = self.store.get(item_key)
+        if item is None or item.status != "open":
+            return
+        text = None
+        if worked and worked != failed:
+            # The lesson: what worked instead, when it was spelled differently.
+            text = f"{item.text}; then {code(worked, 80)} worked"
+        self.store.update(
+            item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False,
+            closed=True,
+        )  # fmt: skip
+
+    def to_state(self) -> dict[str, list[list[object]]]:
+        return {
+            name: [[sorted(targets), item_key, spelling] for targets, item_key, spelling in v]
+            for name, v in self.by_action.items()
+        }
+
+    def load_state(self, state: object) -> None:
+        self.by_action = {}
+        if not isinstance(state, dict):
+            return
+        for name, entries in state.items():
+            loaded = [
+                (frozenset(e[0]), e[1], e[2])
+                for e in entries
+                if isinstance(e, list) and len(e) == 3 and isinstance(e[0], list)
+            ]
+            if loaded:
+                self.by_action[name] = loaded

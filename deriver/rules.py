@@ -96,8 +96,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification warning with the number of uncertain actions",
          "verification_status", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
-         "failed attempt with tool, key argument, first error line; the same failure again "
-         "counts up; a later success of the same call marks it resolved",
+         "failed attempt with tool, key argument, the line that says why; the same failure again "
+         "counts up; a later success of the same action, in any spelling, resolves it (kept as "
+         "a lesson); rg/grep finding nothing is no failure",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds or linters",
          "verification passed or failed with counts; stale after a later edit",
@@ -162,8 +163,8 @@ class Rules:
         return items
 
     def to_state(self) -> dict[str, Any]:
-        return {**self.tools.to_state(), "failures": self.failures.by_call}
+        return {**self.tools.to_state(), "failures": self.failures.to_state()}
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.tools.load_state(state)
-        self.failures.by_call = {k: list(v) for k, v in state["failures"].items()}
+        self.failures.load_state(state["failures"])

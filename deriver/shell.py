@@ -23,6 +23,7 @@ __all__ = [
     "detect_check_uncached",
     "is_read_only_command",
     "is_read_only_command_uncached",
+    "simple_commands",
 ]
 
 
@@ -166,6 +167,27 @@ def _segments(command: str) -> list[list[str]]:
         elif match.group("op") is not None and segments[-1]:
             segments.append([])
     return [segment for segment in segments if segment]
+
+
+def simple_commands(command: str) -> list[tuple[bool, list[str]]]:
+    """The simple commands of a command line, wrappers stripped: for each, whether it reads
+    a pipe (``| tail -5``: a filter of the command before it) and its words."""
+    if not isinstance(command, str):
+        return []
+    text = _HEREDOC_RE.sub(r"\1\4", command[:_MAX_COMMAND_SCAN])
+    found: list[tuple[bool, list[str]]] = []
+    piped, words = False, []
+    for match in _TOKEN_RE.finditer(text):
+        word = match.group("word")
+        op = match.group("op")
+        if word is not None:
+            words.append(_unquote(word))
+        elif op is not None and words:
+            found.append((piped, words))
+            piped, words = op in ("|", "|&"), []
+    if words:
+        found.append((piped, words))
+    return [(p, stripped) for p, w in found if (stripped := _strip_wrappers(w))]
 
 
 def _skip_flags(words: list[str], start: int, value_flags: frozenset[str]) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from deriver.actions import is_no_match
 from deriver.check_output import exit_code_from_output
 from deriver.checks import mark_checks_stale, record_check
 from deriver.keys import ItemKey, call_key, done_key, edit_key, fold_key, verify_key
@@ -24,7 +25,7 @@ from deriver.tool_kinds import (
     is_side_effecting,
     key_argument,
 )
-from deriver.user_text import first_line
+from deriver.user_text import first_line, informative_line
 from deriver.wording import (
     EXCERPT_CHARS,
     MAX_OPEN_CALLS,
@@ -235,7 +236,9 @@ class ToolCallRules:
         self.started_open += 1
         if key not in self.calls:
             self._track(key, call)
-        safe = not is_side_effecting(call.kind)
+        safe = not is_side_effecting(call.kind) or (
+            call.kind is ToolKind.SHELL and bool(call.key) and is_read_only_command(call.key or "")
+        )
         store = self.store
         item = store.get(key)
         if item is None:
@@ -304,7 +307,7 @@ class ToolCallRules:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
             record_check(self.store, call.check, exit_code, result, stamp)
-            self.failures.resolve(call.name, call.key, stamp)
+            self.failures.resolve(call.name, call.key, stamp, call.check.name)
             return True
         if (exit_code is not None and exit_code != 0) or outcome.status != "completed":
             return self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
@@ -347,7 +350,11 @@ class ToolCallRules:
                 self.store, call.check, exit_code if exit_code is not None else 1, error, stamp
             )
             return True
-        first = first_line(error, 400) or "failed"
+        if call.kind is ToolKind.SHELL and is_no_match(call.key, exit_code, error):
+            # A search that matched nothing did what it was asked: no failure to remember.
+            self._record_success(call, "", stamp)
+            return True
+        first = informative_line(error, 400) or "failed"
         what = describe(call.name, call.key)
         if exit_code is not None and exit_code != 0:
             what += f" exited {exit_code}"

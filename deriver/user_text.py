@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["first_line", "is_acknowledgement", "word_set"]
+__all__ = ["first_line", "informative_line", "is_acknowledgement", "word_set"]
 
 
 def word_set(text: str, sep: str | None = None) -> frozenset[str]:
@@ -125,3 +125,57 @@ def first_line(text: str, max_chars: int = 200) -> str:
     if len(line) <= max_chars:
         return line
     return line[: max_chars - 1].rstrip() + _ELLIPSIS
+
+
+# What an error says, across languages and tools: the line a failure is quoted by.
+_ERROR_RE: Final = re.compile(
+    r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
+    r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
+    r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing to commit|panicked at"
+    r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b",
+    re.IGNORECASE,
+)
+# Lines that frame an output and never say why it failed.
+_BOILERPLATE_RE: Final = re.compile(
+    r"^\s*(?:(?:Error: )?Exit code -?\d+|On branch \S+|Your branch is\b.*|hint:.*"
+    r"|(?:Running|Compiling|Checking|Finished|Getting|Resolving|Downloading|Building)\b.*"
+    r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
+    re.IGNORECASE,
+)
+_TRACEBACK: Final = "Traceback (most recent call last):"
+_MAX_INFORMATIVE_SCAN: Final = 64 * 1024
+_MAX_INFORMATIVE_LINES: Final = 400
+
+
+def informative_line(text: str, max_chars: int = 200) -> str:
+    """The line of a tool's output that says why it failed, at most ``max_chars`` long.
+
+    The first line in an error's words (``fatal:``, ``error``/``ERROR``/``✘``, ``failed``,
+    ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
+    ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
+    first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,
+    ``Compiling …``); else the first line. Empty when the text is blank.
+    """
+    if not isinstance(text, str) or max_chars <= 0:
+        return ""
+    lines = text[:_MAX_INFORMATIVE_SCAN].splitlines()[:_MAX_INFORMATIVE_LINES]
+    plain = None
+    in_traceback = False
+    for raw in lines:
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(_TRACEBACK):
+            in_traceback = True
+            continue
+        if in_traceback:
+            if raw[:1].isspace():
+                continue
+            return first_line(stripped, max_chars)  # the exception the traceback ends in
+        if _ERROR_RE.search(stripped):
+            return first_line(stripped, max_chars)
+        if plain is None and not _BOILERPLATE_RE.match(stripped):
+            plain = stripped
+    if plain is not None:
+        return first_line(plain, max_chars)
+    return first_line(text, max_chars)

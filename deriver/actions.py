@@ -1,0 +1,135 @@
+"""Actions: what a tool call did, normalised so that two spellings of it compare equal.
+
+A shell command line is read as its simple commands: each is a program, its subcommand
+(``git push``, ``mix test``, ``bd update``) and its targets (the positional words: paths,
+refs, names). ``git push 2>&1`` and ``git push --set-upstream origin main`` are the same
+action, ``git push`` on no target and on ``origin main``; ``pytest tests/a.py`` and
+``pytest`` are the same check on one file and on the whole suite. Other tools are their
+name on their key argument.
+
+Total, deterministic, free of I/O and bounded on long command lines.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from deriver.shell import basename, simple_commands
+from deriver.tool_kinds import ToolKind, classify_tool
+from deriver.user_text import word_set
+
+__all__ = ["Action", "actions_of", "is_no_match", "resolves"]
+
+
+class Action(NamedTuple):
+    """A normalised action: ``name`` (tool or program and subcommand) and its targets."""
+
+    name: str
+    targets: frozenset[str]
+
+
+# Programs that set up the shell or print, not the action a command line is about.
+_PLUMBING: Final = word_set(
+    "cd pushd popd export set unset source . echo printf true false sleep wait exit : "
+    "clear trap alias shopt ulimit umask"
+)
+# Programs whose exit status 1 with no output means "no line matched", not a failure.
+_SEARCH_PROGRAMS: Final = word_set("rg grep egrep fgrep zgrep ag ack git-grep")
+_SUBCOMMAND_RE: Final = re.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_.-]+)*$")
+_REDIRECT_RE: Final = re.compile(r"^\d*(?:[<>]{1,2}|&>>?)&?(.*)$")
+_EXIT_LINE_RE: Final = re.compile(r"^\s*(?:Error: )?Exit code \d+\s*$", re.IGNORECASE)
+_MAX_TARGETS: Final = 32
+_MAX_EMPTY_OUTPUT: Final = 256
+
+
+def _targets(words: list[str]) -> list[str]:
+    """Positional words: not flags, not redirections, no whitespace (a message is not one)."""
+    found: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        redirect = _REDIRECT_RE.match(word)
+        if redirect is not None:
+            skip = not redirect.group(1)  # ``> out.txt``: the next word is the file
+            continue
+        if word.startswith("-") or not word or any(c.isspace() for c in word):
+            continue
+        found.append(word)
+    return found[:_MAX_TARGETS]
+
+
+def _command_action(words: list[str]) -> Action:
+    program = basename(words[0])
+    rest = words[1:]
+    positional = _targets(rest)
+    name = program
+    if positional and _SUBCOMMAND_RE.match(positional[0]):
+        name = f"{program} {positional[0]}"
+        positional = positional[1:]
+    return Action(f"$ {name}", frozenset(positional))
+
+
+def _main_commands(command: str) -> list[list[str]]:
+    """The simple commands a command line is about: not pipe filters, not plumbing."""
+    return [
+        words
+        for piped, words in simple_commands(command)
+        if not piped and basename(words[0]) not in _PLUMBING
+    ]
+
+
+def actions_of(tool: str, key: str | None, check: str | None = None) -> tuple[Action, ...]:
+    """The actions a call stands for: one per simple command of a shell command line (a
+    check is one action named by the check), else the tool on its key argument."""
+    if classify_tool(tool) is ToolKind.SHELL and key:
+        commands = _main_commands(key)
+        if check is not None:
+            targets: set[str] = set()
+            for words in commands:
+                targets.update(_command_action(words).targets)
+            return (Action(f"check {check}", frozenset(targets)),)
+        actions = tuple(dict.fromkeys(_command_action(words) for words in commands))
+        if actions:
+            return actions
+    return (Action(tool, frozenset((key,)) if key else frozenset()),)
+
+
+def resolves(success: Action, failure: Action, *, check: bool) -> bool:
+    """Whether a success of an action settles an earlier failure of the same action.
+
+    A success on no target (the default: the current branch, the whole suite) settles any.
+    A check settles a failure on targets it covers (the file again, or a broader run); any
+    other action settles a failure on no target (``git push`` then ``git push -u origin
+    main``) or on a target they share.
+    """
+    if success.name != failure.name:
+        return False
+    if not success.targets:
+        return True
+    if check:
+        return bool(failure.targets) and failure.targets <= success.targets
+    return not failure.targets or bool(failure.targets & success.targets)
+
+
+def is_no_match(command: str | None, exit_code: int | None, output: str) -> bool:
+    """Whether a failed shell call is a search that found nothing: ``rg``/``grep`` exit 1
+    with no output (past an "Exit code 1" header) is "no match", not a failure."""
+    if exit_code != 1 or not command:
+        return False
+    if len(output) > _MAX_EMPTY_OUTPUT or any(
+        line.strip() and not _EXIT_LINE_RE.match(line) for line in output.splitlines()
+    ):
+        return False
+    commands = _main_commands(command)
+    if not commands:
+        return False
+    for words in commands:
+        program = basename(words[0])
+        if program == "git" and len(words) > 1 and words[1] == "grep":
+            continue
+        if program not in _SEARCH_PROGRAMS:
+            return False
+    return True

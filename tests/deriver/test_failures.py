@@ -1,0 +1,242 @@
+"""Failed attempts say why they failed and are resolved by a later success of the same
+action, however it is spelled (CAUSES E1, issue 17 "Failures must say why")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from deriver import SessionMemoryDeriver
+from deriver.actions import Action, actions_of, is_no_match, resolves
+from deriver.user_text import informative_line
+from session_memory.formats import ClaudeCodeAdapter
+from session_memory.memory import SessionMemory
+from tests.deriver.test_rules import call, derive, texts
+
+
+def claude_code(*records: dict[str, Any]) -> SessionMemory:
+    """Derive Claude Code records, as the adapter reads them from a file."""
+    adapter = ClaudeCodeAdapter()
+    events: list[Any] = []
+    offset = 0
+    for record in records:
+        line = orjson.dumps(record)
+        events.extend(adapter.feed_line(line, offset))
+        offset += len(line) + 1
+    events.extend(adapter.finish())
+    deriver = SessionMemoryDeriver(budget_tokens=1200)
+    deriver.apply_all(events)
+    return deriver.memory
+
+
+_BASE = {"sessionId": "s-1", "cwd": "/home/u/proj", "version": "2.1.39", "isSidechain": False}
+
+
+def bash_use(n: int, command: str) -> dict[str, Any]:
+    return {
+        **_BASE,
+        "type": "assistant",
+        "uuid": f"a{n}",
+        "timestamp": f"2026-02-11T20:00:{n:02d}.000Z",
+        "message": {
+            "id": f"msg_{n}",
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{n}",
+                    "name": "Bash",
+                    "input": {"command": command},
+                }
+            ],
+        },
+    }
+
+
+def bash_result(n: int, content: str, *, is_error: bool) -> dict[str, Any]:
+    return {
+        **_BASE,
+        "type": "user",
+        "uuid": f"u{n}",
+        "timestamp": f"2026-02-11T20:00:{n:02d}.500Z",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": f"toolu_{n}", "is_error": is_error,
+                 "content": content}
+            ],
+        },
+    }  # fmt: skip
+
+
+_NO_UPSTREAM = (
+    "Exit code 128\nfatal: The current branch feature-x has no upstream branch.\n"
+    "To push the current branch and set the remote as upstream, use\n\n"
+    "    git push --set-upstream origin feature-x\n"
+)
+
+
+class TestInformativeLine:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            (_NO_UPSTREAM, "fatal: The current branch feature-x has no upstream branch."),
+            ('Exit code 1\n\u2718 [ERROR] Could not resolve "js/app.js"\n\n1 error\n',
+             '\u2718 [ERROR] Could not resolve "js/app.js"'),
+            ("Exit code 1\nThe following paths are ignored by one of your .gitignore files:\n"
+             "priv/static/assets\nhint: Use -f if you really want to add them.\n",
+             "The following paths are ignored by one of your .gitignore files:"),
+            ("On branch main\nnothing to commit, working tree clean\n",
+             "nothing to commit, working tree clean"),
+            ('Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
+             "    main()\nKeyError: 'user_id'\n", "KeyError: 'user_id'"),
+            ("Running ExUnit with seed: 1\n\n  1) test mount (AppWeb.PageTest)\n"
+             "     ** (RuntimeError) no :secret_key_base configuration found\n",
+             "** (RuntimeError) no :secret_key_base configuration found"),
+            ("   Compiling app v0.1.0\nthread 'main' panicked at src/main.rs:4:5:\nboom\n",
+             "thread 'main' panicked at src/main.rs:4:5:"),
+            ("cat: a.txt: No such file or directory", "cat: a.txt: No such file or directory"),
+        ],
+    )  # fmt: skip
+    def test_the_line_in_an_errors_words(self, text: str, expected: str) -> None:
+        """The first line that says why, across tools and languages, over framing lines."""
+        assert informative_line(text) == expected
+
+    def test_a_summary_of_no_errors_is_not_the_reason(self) -> None:
+        """ "0 errors" is not an error: the first plain line is quoted instead."""
+        assert informative_line("Exit code 3\nlinting 12 files\n0 errors, 2 warnings") == (
+            "linting 12 files"
+        )
+
+    def test_an_output_of_only_framing_is_its_first_line(self) -> None:
+        """When every line is framing, the failure still says what there is."""
+        assert informative_line("Exit code 1") == "Exit code 1"
+        assert informative_line("   \n") == ""
+
+
+class TestFailureExcerpt:
+    def test_claude_code_exit_header_is_not_the_reason(self) -> None:
+        """A Claude Code Bash error quotes git's fatal line, not its "Exit code 128" header."""
+        memory = claude_code(
+            bash_use(1, "git push 2>&1"), bash_result(1, _NO_UPSTREAM, is_error=True)
+        )
+        (failure,) = texts(memory.failed_attempts)
+        assert "has no upstream branch" in failure
+        assert "exited 128" in failure
+
+    def test_the_only_line_exit_code_is_still_said(self) -> None:
+        """An error whose only line is "Exit code 1" still says so."""
+        memory = claude_code(
+            bash_use(1, "make deploy"), bash_result(1, "Exit code 1", is_error=True)
+        )
+        assert "Exit code 1" in texts(memory.failed_attempts)[0]
+
+    def test_a_non_zero_exit_quotes_the_informative_line(self) -> None:
+        """A completed call with a non-zero exit code quotes the line that says why."""
+        memory = derive(
+            call("shell", {"command": ["bash", "-lc", "git commit -m 'wip'"]}, exit_code=1,
+                 result="On branch main\nnothing to commit, working tree clean\n")
+        )  # fmt: skip
+        assert "nothing to commit, working tree clean" in texts(memory.failed_attempts)[0]
+
+
+class TestResolution:
+    def test_a_differently_spelled_success_resolves_and_teaches(self) -> None:
+        """``git push`` failing, then ``git push --set-upstream …`` working: a resolved lesson."""
+        memory = claude_code(
+            bash_use(1, "git push 2>&1"),
+            bash_result(1, _NO_UPSTREAM, is_error=True),
+            bash_use(2, "git push --set-upstream origin feature-x 2>&1"),
+            bash_result(
+                2, "branch 'feature-x' set up to track 'origin/feature-x'.", is_error=False
+            ),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert "has no upstream branch" in failure.text
+        assert "then `git push --set-upstream origin feature-x 2>&1` worked" in failure.text
+
+    def test_a_success_in_a_compound_line_resolves(self) -> None:
+        """``bd sync && git push`` working resolves an earlier ``git push`` failure."""
+        memory = derive(
+            call("Bash", {"command": "git push"}, "failed", "c1", error=_NO_UPSTREAM),
+            call("Bash", {"command": "cd /repo && bd sync && git push 2>&1"}, call_id="c2",
+                 result="ok"),
+        )  # fmt: skip
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+
+    def test_a_success_on_another_target_does_not_resolve(self) -> None:
+        """An edit of another file, or ``git add`` of other paths, leaves the failure open."""
+        memory = derive(
+            call("Edit", {"file_path": "a.py"}, "failed", "c1", error="old_string not found"),
+            call("Edit", {"file_path": "b.py"}, call_id="c2", result="ok"),
+            call("Bash", {"command": "git add priv/static"}, "failed", "c3",
+                 error="The following paths are ignored by one of your .gitignore files:"),
+            call("Bash", {"command": "git add lib/app.ex"}, call_id="c4", result=""),
+        )  # fmt: skip
+        assert [i.status for i in memory.failed_attempts] == ["open", "open"]
+
+    def test_the_same_call_succeeding_resolves_without_a_lesson(self) -> None:
+        """The same spelling working later resolves the failure and adds nothing to it."""
+        memory = derive(
+            call("Edit", {"file_path": "a.py"}, "failed", "c1", error="old_string not found"),
+            call("Edit", {"file_path": "a.py"}, call_id="c2", result="ok"),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert "worked" not in failure.text
+
+    def test_a_whole_suite_settles_one_file_but_not_the_reverse(self) -> None:
+        """A whole suite passing settles a failing file; one file passing does not settle all."""
+        one_file = actions_of("Bash", "mix test test/a_test.exs 2>&1", "mix test")[0]
+        whole = actions_of("Bash", "mix test 2>&1 | tail -5", "mix test")[0]
+        assert resolves(whole, one_file, check=True)
+        assert not resolves(one_file, whole, check=True)
+
+    def test_actions_are_program_subcommand_and_targets(self) -> None:
+        """Wrappers, redirections, messages, pipe filters and ``cd`` are not part of an action."""
+        assert actions_of("Bash", "cd /x && timeout 60 git push -u origin main 2>&1 | tail -3") == (
+            Action("$ git push", frozenset({"origin", "main"})),
+        )
+        assert actions_of("Bash", "git commit -m 'fix the bug'") == (
+            Action("$ git commit", frozenset()),
+        )
+        assert actions_of("Edit", "a.py") == (Action("Edit", frozenset({"a.py"})),)
+
+
+class TestNoMatch:
+    def test_a_search_matching_nothing_is_not_a_failure(self) -> None:
+        """``rg``/``grep`` exiting 1 with no output found no match: no failed attempt."""
+        memory = claude_code(
+            bash_use(1, 'rg "PATCH" lib/ 2>/dev/null'),
+            bash_result(1, "Exit code 1", is_error=True),
+            bash_use(2, "cd /repo && grep -rn TODO src"),
+            bash_result(2, "Exit code 1", is_error=True),
+        )
+        assert memory.failed_attempts == ()
+        assert any("2 read-only commands" in t for t in texts(memory.completed_work))
+
+    def test_a_codex_search_with_exit_1_and_no_output_is_not_a_failure(self) -> None:
+        """A shell ``rg`` reported with exit code 1 and an empty output found no match."""
+        memory = derive(call("shell", {"command": ["bash", "-lc", "rg PATCH src"]}, exit_code=1,
+                             result=""))  # fmt: skip
+        assert memory.failed_attempts == ()
+
+    def test_a_search_error_is_still_a_failure(self) -> None:
+        """A search that printed an error (or exited 2) failed."""
+        assert not is_no_match("rg foo missing/", 2, "")
+        assert not is_no_match("rg foo missing/", 1, "rg: missing/: No such file or directory")
+        assert not is_no_match("rg foo && make", 1, "")
+        assert is_no_match("git grep -n foo", 1, "Exit code 1\n")
+
+
+def test_an_unfinished_read_only_shell_command_is_safe_to_replay() -> None:
+    """A ``cat`` started and never finished may be run again; a ``rm`` may not."""
+    memory = derive(
+        call("Bash", {"command": "cat README.md"}, call_id="c1")[:2],
+        call("Bash", {"command": "rm -rf build"}, call_id="c2")[:2],
+    )
+    replay = {i.text: i.safe_to_replay for i in memory.todo_items if i.status == "uncertain"}
+    assert replay == {"Bash `cat README.md`": True, "Bash `rm -rf build`": False}
