@@ -7,14 +7,23 @@ payload that says nothing to the memory parses to None), then applied to the sto
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.store import MemoryStore, Stamp
 from deriver.summaries import CompactionSummary, SummaryDialect, parse_summary
-from deriver.user_text import first_line, is_acknowledgement
-from deriver.wording import EXCERPT_CHARS, as_dict, code, detail_text, goal_text, str_or_none
+from deriver.user_text import answer_gist, is_acknowledgement
+from deriver.wording import (
+    EXCERPT_CHARS,
+    as_dict,
+    code,
+    detail_text,
+    goal_text,
+    relative,
+    str_or_none,
+)
 from session_memory.events import TranscriptEvent
 from session_memory.outcome import payload_text
 from session_memory.redact import contain_trusted_line, quote_untrusted
@@ -55,6 +64,7 @@ class UserMessage(NamedTuple):
     content: str
     stamp: Stamp
     run_id: str | None
+    cwd: str | None = None
 
 
 class AssistantMessage(NamedTuple):
@@ -64,6 +74,7 @@ class AssistantMessage(NamedTuple):
     final_action: str | None
     content: str
     stamp: Stamp
+    cwd: str | None = None
 
 
 class Transition(NamedTuple):
@@ -71,6 +82,7 @@ class Transition(NamedTuple):
     details: str
     stamp: Stamp
     checkpoint_id: str | None = None
+    cwd: str | None = None
 
 
 class Checkpoint(NamedTuple):
@@ -99,10 +111,11 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
         return None
     metadata = as_dict(payload.get("metadata"))
     content = payload_text(payload.get("content"))[:_GOAL_SOURCE_CHARS]
+    cwd = _cwd(payload)
     if role == "user":
         if str_or_none(metadata.get("source")) in SYNTHETIC_SOURCES or not content.strip():
-            return None
-        return UserMessage(content, _stamp(event), event.run_id)
+            return None if cwd is None else AssistantMessage((), None, "", _stamp(event), cwd)
+        return UserMessage(content, _stamp(event), event.run_id, cwd)
     decisions = []
     raw = metadata.get("decision")
     if isinstance(raw, str) and raw.strip():
@@ -120,9 +133,20 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     final = action if isinstance(action, str) and action in FINAL_ACTIONS else None
     if final is not None and not content.strip():
         final = None
-    if not decisions and final is None:
+    if not decisions and final is None and cwd is None:
         return None
-    return AssistantMessage(tuple(decisions), final, content, _stamp(event))
+    return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd)
+
+
+_MAX_CWD_CHARS: Final = 4096
+
+
+def _cwd(payload: Mapping[str, object]) -> str | None:
+    """The session's working directory an adapter states (``payload["cwd"]``)."""
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd.startswith("/") and len(cwd) <= _MAX_CWD_CHARS:
+        return cwd.rstrip("/") or "/"
+    return None
 
 
 def _reasons(details: object) -> str:
@@ -148,19 +172,20 @@ def _compaction_details(details: object) -> str:
 def parse_transition(event: TranscriptEvent) -> Transition | None:
     payload = event.payload
     reason = payload.get("reason")
+    cwd = _cwd(payload)
     if not isinstance(reason, str) or reason not in _TRANSITION_REASONS:
-        return None
+        return None if cwd is None else Transition("", "", _stamp(event), None, cwd)
     details = payload.get("details")
     stamp = _stamp(event)
     if reason == "context_compacted":
         checkpoint_id = str_or_none(as_dict(details).get("checkpoint_id"))
-        return Transition(reason, _compaction_details(details), stamp, checkpoint_id)
+        return Transition(reason, _compaction_details(details), stamp, checkpoint_id, cwd)
     text = detail_text(details)
     text = quote_untrusted(text, 120) if text else ""
     reasons = _reasons(details)
     if reasons:
         text = f"{text} ({reasons})" if text else reasons
-    return Transition(reason, text, stamp)
+    return Transition(reason, text, stamp, None, cwd)
 
 
 def _dialect(payload: dict[str, object]) -> SummaryDialect:
@@ -223,16 +248,24 @@ class MessageRules:
         self.store = store
         self.failures = failures
 
+    def _set_cwd(self, cwd: str | None) -> None:
+        if cwd is not None:
+            self.store.cwd = cwd
+
     def apply_message(self, message: UserMessage | AssistantMessage) -> bool:
+        self._set_cwd(message.cwd)
         if isinstance(message, UserMessage):
             return self._user_message(message)
         store = self.store
         stamp = message.stamp
+        if not message.decisions and message.final_action is None:
+            return False  # only a working directory: nothing to show
         for text in message.decisions:
             decision(store, "decision", text, stamp)
         action = message.final_action
         if action is not None:
-            answer = quote_untrusted(first_line(message.content, 400), EXCERPT_CHARS)
+            body = answer_gist(message.content, 400)
+            answer = quote_untrusted(relative(body, store.cwd) or body, EXCERPT_CHARS)
             label = "final answer" if action == "final" else "final answer (unverified)"
             store.add("completed_work", "final_answer", f"{label}: {answer}", stamp)
             if action == "final_unverified":
@@ -254,12 +287,19 @@ class MessageRules:
             store.acknowledge(contain_trusted_line(content, 40))
             return True
         if goal is not None:
-            earlier = contain_trusted_line(goal.text, 200)
-            store.add("earlier_goals", "goal", f"\u201c{earlier}\u201d", goal.source)
-        store.set_goal(goal_text(content), message.stamp, message.run_id)
+            earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
+            if goal.root:
+                # The session's root request stays pinned: evicted only with the todos.
+                store.add("earlier_goals", "root_goal", earlier, goal.source, tier="todo_items")
+            else:
+                store.add("earlier_goals", "goal", earlier, goal.source)
+        store.set_goal(goal_text(content), message.stamp, message.run_id, root=goal is None)
         return True
 
     def apply_transition(self, transition: Transition) -> bool:
+        self._set_cwd(transition.cwd)
+        if not transition.reason:
+            return False  # only a working directory: nothing to show
         details, stamp = transition.details, transition.stamp
         suffix = f": {details}" if details else ""
         if transition.reason == "context_compacted":

@@ -44,7 +44,10 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("goal", "user message, not synthetic, not an acknowledgement",
          "becomes the current goal; the previous goal becomes an earlier goal",
          "current_goal, earlier_goals", "earlier_goals"),
-    Rule("acknowledgement", "short user reply that continues (continue, yes, ok, 继续...)",
+    Rule("root_goal", "the session's first goal, replaced by a later one",
+         "earlier goal pinned: evicted only with the todos", "earlier_goals", "todo_items"),
+    Rule("acknowledgement", "short user reply that continues (continue, yes, ok, 继续, "
+         "continue until all are done...)",
          "counted on the current goal, never a new goal", "current_goal", "never evicted"),
     Rule("final_answer", "assistant message with metadata.action_type final or final_unverified",
          "completed work with the answer's first line", "completed_work", "completed_work"),

@@ -177,6 +177,8 @@ class GoalState:
     acknowledgements: int = 0
     last_ack: str = ""
     tokens: int = 0
+    root: bool = False
+    """Whether this is the session's first request (pinned once later goals replace it)."""
 
     def to_state(self) -> dict[str, Any]:
         return {
@@ -187,6 +189,7 @@ class GoalState:
             "acknowledgements": self.acknowledgements,
             "last_ack": self.last_ack,
             "tokens": self.tokens,
+            "root": self.root,
         }
 
     @classmethod
@@ -199,6 +202,7 @@ class GoalState:
             acknowledgements=state["acknowledgements"],
             last_ack=state["last_ack"],
             tokens=state["tokens"],
+            root=bool(state.get("root", False)),
         )
 
 
@@ -215,6 +219,8 @@ class MemoryStore:
         self.omitted: dict[SectionName, int] = {}
         self.omitted_kinds: dict[str, int] = {}
         self.goal: GoalState | None = None
+        self.cwd: str | None = None
+        """The session's working directory, as its latest message or transition said."""
         self._next_id = 0
         self._items_tokens = 0
         self._header_tokens = tokens.header
@@ -380,8 +386,8 @@ class MemoryStore:
 
     # -- goal ---------------------------------------------------------------------------
 
-    def set_goal(self, text: str, stamp: Stamp, run_id: str | None) -> None:
-        self.goal = GoalState(text, stamp, run_id)
+    def set_goal(self, text: str, stamp: Stamp, run_id: str | None, *, root: bool = False) -> None:
+        self.goal = GoalState(text, stamp, run_id, root=root)
         self._fit_goal()
 
     def acknowledge(self, text: str) -> None:
@@ -470,6 +476,7 @@ class MemoryStore:
             "omitted": self.omitted,
             "omitted_kinds": self.omitted_kinds,
             "goal": None if goal is None else goal.to_state(),
+            "cwd": self.cwd,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -487,6 +494,8 @@ class MemoryStore:
         self.omitted_kinds = dict(state["omitted_kinds"])
         for section in RENDER_ORDER:
             self._restructure(section)
+        cwd = state.get("cwd")
+        self.cwd = cwd if isinstance(cwd, str) else None
         raw_goal = state["goal"]
         if raw_goal is not None:
             self.goal = GoalState.from_state(raw_goal)

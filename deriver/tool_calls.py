@@ -33,6 +33,8 @@ from deriver.wording import (
     code,
     describe,
     line,
+    path_code,
+    relative,
     str_or_none,
     uncertain_text,
 )
@@ -215,6 +217,10 @@ class ToolCallRules:
             return self._failed(call, outcome.error, outcome.exit_code, stamp)
         return self._completed(call, outcome, stamp)
 
+    def _describe(self, call: Call) -> str:
+        """The call as the memory names it, paths relative to the session's directory."""
+        return describe(call.name, relative(call.key, self.store.cwd))
+
     def _requested(self, key: ItemKey | None, call: Call, stamp: Stamp) -> bool:
         if key is None or key in self.calls:
             return False
@@ -222,7 +228,7 @@ class ToolCallRules:
         self.store.add(
             "todo_items",
             "replan",
-            describe(call.name, call.key),
+            self._describe(call),
             stamp,
             status="replan",
             key=key,
@@ -245,7 +251,7 @@ class ToolCallRules:
             store.add(
                 "todo_items",
                 "uncertain",
-                describe(call.name, call.key),
+                self._describe(call),
                 stamp,
                 status="uncertain",
                 key=key,
@@ -324,7 +330,8 @@ class ToolCallRules:
             self._fold("ran", call.key, stamp)
         elif kind is ToolKind.EDIT:
             for path in call.edited or ((call.key,) if call.key else ()):
-                bump(store, "completed_work", "file_changed", f"changed {code(path)}", stamp,
+                shown = path_code(relative(path, store.cwd) or path)
+                bump(store, "completed_work", "file_changed", f"changed {shown}", stamp,
                      edit_key(path))  # fmt: skip
             mark_checks_stale(store, stamp)
         elif kind is ToolKind.TODO:
@@ -341,7 +348,7 @@ class ToolCallRules:
             what = line(call.note or call.key or "sub-task", 120)
             store.add("completed_work", "task", f"{line(call.name, 40)}: {what}", stamp)
         else:
-            text = describe(call.name, call.key)
+            text = self._describe(call)
             bump(store, "completed_work", "tool", text, stamp, done_key(text))
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> bool:
@@ -355,7 +362,7 @@ class ToolCallRules:
             self._record_success(call, "", stamp)
             return True
         first = informative_line(error, 400) or "failed"
-        what = describe(call.name, call.key)
+        what = self._describe(call)
         if exit_code is not None and exit_code != 0:
             what += f" exited {exit_code}"
         text = f"{what}: {quote_untrusted(first, EXCERPT_CHARS)}"
@@ -368,7 +375,8 @@ class ToolCallRules:
         count = state.count
         recent = state.recent
         if name:
-            shown = code(name, 80)
+            name = relative(name, self.store.cwd) or name
+            shown = path_code(name) if fold in ("read", "listed") else code(name, 80)
             if shown in recent:
                 recent.remove(shown)
             recent.append(shown)

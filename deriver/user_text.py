@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["first_line", "informative_line", "is_acknowledgement", "word_set"]
+__all__ = ["answer_gist", "first_line", "informative_line", "is_acknowledgement", "word_set"]
 
 
 def word_set(text: str, sep: str | None = None) -> frozenset[str]:
@@ -58,7 +58,8 @@ def _cjk_acknowledged(token: str) -> bool:
 
 
 def is_acknowledgement(text: str) -> bool:
-    """Whether a user reply just says "carry on" ("continue", "yes!", "ok, go ahead", "继续").
+    """Whether a user reply just says "carry on" ("continue", "yes!", "ok, go ahead", "继续",
+    "continue until all are done": a short imperative to go on that names nothing new).
 
     Tolerates case, punctuation, emoji and whitespace; a reply longer than a few words, or with
     any word that is not part of an acknowledgement ("yes, but use postgres"), is not one.
@@ -88,8 +89,32 @@ def is_acknowledgement(text: str) -> bool:
                 i += size
                 break
         else:
-            return False
+            return _continues(words)
     return True
+
+
+# A continuation: a short imperative to go on ("continue implementation", "ok continue",
+# "continue until all are done", "keep going with the rest") names no new object. Its words
+# are a verb that goes on, acknowledgement words, and words that only point back at the
+# work under way (pronouns, quantifiers, "the rest", "implementation", "tasks").
+_GO_ON_VERBS: Final = word_set(
+    "continue continuing proceed resume keep carry finish complete go move"
+)
+_POINTING_BACK: Final = word_set(
+    "the a an with on to until till up all everything rest remaining it them this that these "
+    "those they are is be been being get gets done finished complete completed implementation "
+    "implementing work working task tasks step steps plan todo todos items item remaining "
+    "pending where you left off from as planned for me my your our so far one ones way same "
+    "again going forward ahead further through what whatever was were there here of in"
+)
+_ACK_WORDS: Final = frozenset(word for phrase in _ACK_PHRASES for word in phrase.split())
+_MAX_CONTINUATION_WORDS: Final = 8
+
+
+def _continues(words: list[str]) -> bool:
+    if len(words) > _MAX_CONTINUATION_WORDS or not any(w in _GO_ON_VERBS for w in words):
+        return False
+    return all(w in _GO_ON_VERBS or w in _ACK_WORDS or w in _POINTING_BACK for w in words)
 
 
 _NON_BLANK_RE: Final = re.compile(r"\S")
@@ -179,3 +204,74 @@ def informative_line(text: str, max_chars: int = 200) -> str:
     if plain is not None:
         return first_line(plain, max_chars)
     return first_line(text, max_chars)
+
+
+# What an answer says, past its lead-in: markdown framing and openers are skipped.
+_FRAMING_RE: Final = re.compile(
+    r"^(?:#{1,6}\s|[-=*_\u2500\u2501]{3,}\s*$|```|\|[-: |]+\|?\s*$|</?[\w-]+>\s*$)"
+)
+_MARKER_RE: Final = re.compile(r"^(?:[-*+\u2022]\s+|\d+[.)]\s+|>\s*)+")
+_EMPHASIS_RE: Final = re.compile(r"\*\*|__")
+_SENTENCE_END_RE: Final = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+_COLONS: Final = (":", "\uff1a")
+_MAX_OPENER_WORDS: Final = 3
+_MAX_GIST_LINES: Final = 200
+_SHORT_GIST: Final = 60
+_LITERAL_BREAK_RE: Final = re.compile(r"(?:\\r)?\\n")
+
+
+def _is_opener(sentence: str) -> bool:
+    """A few words that only open an answer ("All done.", "Perfect!")."""
+    return (
+        sentence.endswith((".", "!"))
+        and len(sentence.split()) <= _MAX_OPENER_WORDS
+        and not any(c.isdigit() or c in "`/" for c in sentence)
+    )
+
+
+def _gist_of(line: str) -> str:
+    """A line without its lead-in: leading openers, and a closing "Here's …:" after other
+    sentences (or a few words and a colon, "Summary:"), go."""
+    sentences = [part for part in _SENTENCE_END_RE.split(line) if part.strip()]
+    if not sentences:
+        return ""
+    last = sentences[-1].rstrip()
+    few_words = len(last.split()) <= _MAX_OPENER_WORDS + 1
+    if last.endswith(_COLONS) and (len(sentences) > 1 or few_words):
+        sentences.pop()
+    while sentences and _is_opener(sentences[0]):
+        sentences.pop(0)
+    return " ".join(sentences).strip()
+
+
+def answer_gist(text: str, max_chars: int = 200) -> str:
+    """What a final answer says: its first substantive line(s), not its lead-in.
+
+    Headings, rules, fences and list markers are framing; "All done. Here's the summary:"
+    leads in to the lines after it. A short first point is joined by the next ("; ").
+    Literal ``\\n`` escapes read as line breaks. Falls back to the first line.
+    """
+    if not isinstance(text, str) or max_chars <= 0:
+        return ""
+    head = text[: max_chars * 16]
+    if "\\" in head:
+        head = _LITERAL_BREAK_RE.sub("\n", head)
+    found: list[str] = []
+    for raw in head.splitlines()[:_MAX_GIST_LINES]:
+        stripped = raw.strip()
+        if not stripped or _FRAMING_RE.match(stripped):
+            continue
+        gist = _gist_of(_EMPHASIS_RE.sub("", _MARKER_RE.sub("", stripped)))
+        if not gist:
+            continue
+        found.append(gist)
+        # A short first point, or one that introduces what follows, takes the next one along.
+        if len(found) == 2 or (len(found[0]) >= _SHORT_GIST and not found[0].endswith(_COLONS)):
+            break
+    if not found:
+        return first_line(head, max_chars)
+    joined = found[0]
+    if len(found) > 1:
+        glue = " " if joined.endswith((*".!?;\u3002\uff01\uff1f", *_COLONS)) else "; "
+        joined += glue + found[1]
+    return first_line(joined, max_chars)

@@ -7,6 +7,7 @@ secrets are redacted, tool output is quoted.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Final
 
 from deriver.user_text import first_line
@@ -25,6 +26,8 @@ __all__ = [
     "goal_text",
     "line",
     "line_uncached",
+    "path_code",
+    "relative",
     "str_or_none",
     "uncertain_text",
     "uncertain_text_uncached",
@@ -33,6 +36,9 @@ __all__ = [
 MAX_OPEN_CALLS: Final = 1024
 EXCERPT_CHARS: Final = 160
 ARG_CHARS: Final = 160
+# Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer).
+_LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
+_ELLIPSIS: Final = "\u2026"
 
 
 def as_dict(value: object) -> dict[str, Any]:
@@ -44,8 +50,38 @@ def str_or_none(value: object) -> str | None:
 
 
 def code_uncached(text: str, max_chars: int = ARG_CHARS) -> str:
-    """An argument (path, command, pattern) as an inline code span on one line."""
+    """An argument (path, command, pattern) as an inline code span on one line; literal
+    ``\\n`` escapes read as spaces."""
+    if "\\" in text:
+        text = _LITERAL_BREAKS_RE.sub(" ", text)
     return "`" + contain_trusted_line(text, max_chars).replace("`", "'") + "`"
+
+
+def relative(text: str | None, cwd: str | None) -> str | None:
+    """A path or command with the session's working directory left out: ``/repo/src/a.py``
+    reads ``src/a.py``, ``cd /repo && make`` reads ``make``."""
+    if not text or not cwd or cwd == "/" or cwd not in text:
+        return text
+    root = cwd.rstrip("/")
+    if text == root:
+        return "."
+    for lead in (f"cd {root} && ", f"cd {root}; ", f'cd "{root}" && '):
+        if text.startswith(lead):
+            text = text[len(lead) :]
+    if text.startswith(root + "/"):
+        text = text[len(root) + 1 :]
+    return text.replace(f" {root}/", " ").replace(f"'{root}/", "'").replace(f'"{root}/', '"')
+
+
+def path_code(path: str, max_chars: int = 80) -> str:
+    """A path as a code span, shortened from the left so that its file name survives."""
+    if len(path) > max_chars and not any(c.isspace() for c in path):
+        tail = path[-(max_chars - 1) :]
+        cut = tail.find("/")
+        if 0 <= cut < len(tail) - 1:
+            tail = tail[cut:]
+        path = _ELLIPSIS + tail
+    return code(path, max_chars)
 
 
 def line_uncached(text: str, max_chars: int) -> str:

@@ -1,0 +1,142 @@
+"""Goals stay the user's requests (continuations are not new goals, the root request stays
+pinned) and completed work says something (an answer's gist, paths relative to the session's
+working directory)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deriver import SessionMemoryDeriver
+from deriver.user_text import answer_gist, is_acknowledgement
+from deriver.wording import path_code, relative
+from tests.deriver.test_rules import assistant, call, derive, event, texts, user
+
+
+class TestContinuations:
+    @pytest.mark.parametrize(
+        "reply",
+        [
+            "continue implementation",
+            "continue until all are done",
+            "ok continue",
+            "keep going with the rest",
+            "please proceed with the plan",
+            "go ahead and finish it",
+        ],
+    )
+    def test_a_short_imperative_to_go_on_is_an_acknowledgement(self, reply: str) -> None:
+        """An imperative to go on that names nothing new continues the current goal."""
+        assert is_acknowledgement(reply)
+
+    @pytest.mark.parametrize(
+        "reply",
+        [
+            "continue with the auth module",
+            "go ahead and push it",
+            "continue, but use postgres instead",
+            "tackle them",
+            "finish the migration",
+        ],
+    )
+    def test_a_continuation_with_a_new_object_is_a_request(self, reply: str) -> None:
+        """A reply that names something new (a module, an action, a choice) is a request."""
+        assert not is_acknowledgement(reply)
+
+    def test_a_continuation_keeps_the_goal(self) -> None:
+        """ "continue implementation" after a request counts on that goal, not as a new one."""
+        memory = derive(user("Add CSV export to the report page"), user("continue implementation"))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Add CSV export to the report page"
+        assert memory.current_goal.acknowledgements == 1
+        assert memory.earlier_goals == ()
+
+
+class TestRootRequest:
+    def test_the_root_request_survives_later_goals_at_a_small_budget(self) -> None:
+        """The session's first request stays among earlier goals when later ones are evicted."""
+        later = [user(f"Now rename helper number {n} in module utils_{n}.py to a clearer name")
+                 for n in range(12)]  # fmt: skip
+        work = [call("Edit", {"file_path": f"src/m{n}.py"}, call_id=f"c{n}", result="ok")
+                for n in range(30)]  # fmt: skip
+        memory = derive(user("Make the importer skip rows without an id"), *later, *work,
+                        budget=300)  # fmt: skip
+        earlier = texts(memory.earlier_goals)
+        assert "\u201cMake the importer skip rows without an id\u201d" in earlier
+        assert memory.earlier_goals[0].kind == "root_goal"
+
+    def test_only_the_first_request_is_pinned(self) -> None:
+        """Later goals pushed out become plain earlier goals."""
+        memory = derive(user("first request"), user("second request"), user("third request"))
+        assert [i.kind for i in memory.earlier_goals] == ["root_goal", "goal"]
+
+
+class TestAnswerGist:
+    def test_a_lead_in_line_gives_way_to_the_body(self) -> None:
+        """ "All done. Here's the summary:" is a lead-in: the first points after it are shown."""
+        answer = ("All done. Here's the summary:\n\n## What changed\n\n"
+                  "- **lib/report.ex**: CSV export added\n- 87 tests, 0 failures\n")  # fmt: skip
+        assert answer_gist(answer) == "lib/report.ex: CSV export added; 87 tests, 0 failures"
+
+    def test_a_substantive_sentence_before_the_lead_in_is_kept(self) -> None:
+        """Openers and the closing "Here's …:" go; what was done stays."""
+        answer = ("All done. The epic is implemented and pushed. Here's a summary of the two "
+                  "tasks completed in this session:\n\n- first task")  # fmt: skip
+        assert answer_gist(answer).startswith("The epic is implemented and pushed.")
+
+    def test_a_plain_answer_is_its_first_line(self) -> None:
+        """An answer that starts with what was done is shown from its start."""
+        answer = "Fixed mean() in calc/stats.py: it divided by n - 1. pytest passes (3 passed)."
+        assert answer_gist(answer) == answer
+
+    def test_final_answer_in_completed_work_says_what_was_done(self) -> None:
+        """The completed-work line of a final answer quotes its gist."""
+        memory = derive(
+            user("export"),
+            assistant("Done! Here's the summary:\n\n- CSV export added to the report page",
+                      action_type="final"),
+        )  # fmt: skip
+        assert texts(memory.completed_work) == [
+            "final answer: \u201cCSV export added to the report page\u201d"
+        ]
+
+    def test_literal_line_break_escapes_are_never_shown(self) -> None:
+        """A ``\\n`` written out in an answer or a command reads as a break or a space."""
+        assert answer_gist("Done.\\n\\nAdded the --dry-run flag") == "Added the --dry-run flag"
+        memory = derive(call("Bash", {"command": "printf 'a\\nb' | wc -l && make"}, result=""))
+        assert "\\n" not in "".join(texts(memory.completed_work))
+
+
+class TestWorkingDirectory:
+    def test_paths_are_shown_relative_to_the_session_s_cwd(self) -> None:
+        """With ``payload["cwd"]`` on a message, files and commands under it read relative."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/home/u/projects/shop"),
+            call("Edit", {"file_path": "/home/u/projects/shop/lib/cart.ex"}, call_id="c1",
+                 result="ok"),
+            call("Bash", {"command": "cd /home/u/projects/shop && git push"}, "failed", "c2",
+                 error="fatal: no upstream"),
+        )  # fmt: skip
+        assert "changed `lib/cart.ex`" in texts(memory.completed_work)
+        assert texts(memory.failed_attempts)[0].startswith("Bash `git push`")
+
+    def test_the_latest_cwd_wins_and_survives_a_snapshot(self) -> None:
+        """A later transition's cwd replaces the first; a restored deriver keeps it."""
+        deriver = SessionMemoryDeriver(budget_tokens=1200)
+        deriver.apply_all([
+            event("message", role="user", content="go", cwd="/a"),
+            event("state_transition", reason="tool_started", cwd="/b"),
+        ])  # fmt: skip
+        restored = SessionMemoryDeriver.restore(deriver.snapshot())
+        restored.apply_all(call("Read", {"file_path": "/b/src/x.py"}, result="..."))
+        assert "read 1 file, latest: `src/x.py`" in texts(restored.memory.completed_work)
+
+    def test_a_long_path_keeps_its_file_name(self) -> None:
+        """A path too long for its span is shortened from the left."""
+        shown = path_code("/srv/" + "deep/" * 30 + "components/layouts/root.html.heex", 60)
+        assert shown.endswith("/layouts/root.html.heex`")
+        assert shown.startswith("`\u2026/")
+
+    def test_other_directories_are_left_alone(self) -> None:
+        """A sibling directory sharing the cwd's prefix is not made relative."""
+        assert relative("/home/u/shop-old/a.py", "/home/u/shop") == "/home/u/shop-old/a.py"
+        assert relative("/home/u/shop", "/home/u/shop") == "."
