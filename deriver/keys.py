@@ -20,6 +20,7 @@ __all__ = [
     "edit_key",
     "failure_key",
     "fold_key",
+    "issue_key",
     "verify_key",
 ]
 
@@ -72,3 +73,8 @@ def check_key(command: str) -> ItemKey:
 def checkpoint_key(checkpoint_id: str) -> ItemKey:
     """A compaction checkpoint, by its id: its transition and a repeat update one item."""
     return ItemKey(f"checkpoint:{checkpoint_id}")
+
+
+def issue_key(issue: str) -> ItemKey:
+    """An issue of a task tracker used through the shell, by its id."""
+    return ItemKey(f"issue:{issue}")

@@ -126,7 +126,7 @@ class Failures:
         text = None
         if worked and worked != failed:
             # The lesson: what worked instead, when it was spelled differently.
-            text = f"{item.text}; then {code(worked, 80)} worked"
+            text = f"{item.text}; then {code(worked, 60)} worked"
         self.store.update(
             item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False,
             closed=True,

@@ -14,10 +14,19 @@ from typing import Any, Final, NamedTuple
 from deriver.actions import is_no_match
 from deriver.check_output import exit_code_from_output
 from deriver.checks import mark_checks_stale, record_check
-from deriver.keys import ItemKey, call_key, done_key, edit_key, fold_key, verify_key
+from deriver.keys import (
+    ItemKey,
+    call_key,
+    done_key,
+    edit_key,
+    fold_key,
+    issue_key,
+    verify_key,
+)
 from deriver.recording import Failures, bump, decision
 from deriver.shell import CheckRun, detect_check, is_read_only_command
 from deriver.store import MemoryStore, Stamp
+from deriver.task_tracker import TrackerChange, tracker_changes
 from deriver.tool_kinds import (
     ToolKind,
     classify_tool,
@@ -28,6 +37,7 @@ from deriver.tool_kinds import (
 from deriver.user_text import first_line, informative_line
 from deriver.wording import (
     EXCERPT_CHARS,
+    FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
     as_dict,
     code,
@@ -62,6 +72,8 @@ _MAX_TODOS: Final = 100
 _TODO_STATUSES: Final = frozenset({"pending", "in_progress"})
 """The statuses of an open todo that have a tag of their own; "completed" moves it to done."""
 _STATUS_CHARS: Final = 40
+_MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
+_ISSUE_TITLE_CHARS: Final = 80
 _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 
 Todo = tuple[str, str]
@@ -326,6 +338,12 @@ class ToolCallRules:
         store = self.store
         if kind in FOLDED_KINDS:
             self._fold(FOLDED_KINDS[kind], call.key, stamp)
+        elif (
+            kind is ToolKind.SHELL
+            and call.key
+            and ((changes := tracker_changes(call.key, result)) is not None)
+        ):
+            self._track_issues(changes, stamp)
         elif kind is ToolKind.SHELL and call.key and is_read_only_command(call.key):
             self._fold("ran", call.key, stamp)
         elif kind is ToolKind.EDIT:
@@ -362,12 +380,34 @@ class ToolCallRules:
             self._record_success(call, "", stamp)
             return True
         first = informative_line(error, 400) or "failed"
-        what = self._describe(call)
+        what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)
         if exit_code is not None and exit_code != 0:
             what += f" exited {exit_code}"
         text = f"{what}: {quote_untrusted(first, EXCERPT_CHARS)}"
         self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
         return True
+
+    def _track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
+        """A task tracker's issues as todos, one per issue: claimed, listed, closed."""
+        store = self.store
+        for change in changes:
+            key = issue_key(change.issue)
+            item = store.get(key)
+            title = line(change.title, _ISSUE_TITLE_CHARS) if change.title else None
+            text = f"{line(change.issue, 60)}: {title}" if title else None
+            if change.status == "closed":
+                if item is not None:
+                    store.remove(item, stamp)
+                done = f"done: {item.text if item is not None else line(change.issue, 60)}"
+                bump(store, "completed_work", "todo_done", done, stamp, done_key(done))
+            elif item is None:
+                store.add("todo_items", "tracker_todo", text or line(change.issue, 60), stamp,
+                          status=change.status or "pending", key=key)  # fmt: skip
+            else:
+                store.update(item, stamp, text=text, status=change.status)
+        issues = [i for i in store.items_of("todo_items") if i.kind == "tracker_todo"]
+        for item in issues[: max(0, len(issues) - _MAX_ISSUES)]:
+            store.remove(item, stamp)
 
     def _fold(self, fold: str, name: str | None, stamp: Stamp) -> None:
         state = self.folds.setdefault(fold, Fold())

@@ -16,6 +16,7 @@ from session_memory.redact import contain_block, contain_trusted_line
 __all__ = [
     "ARG_CHARS",
     "EXCERPT_CHARS",
+    "FAILURE_ARG_CHARS",
     "MAX_OPEN_CALLS",
     "as_dict",
     "code",
@@ -35,6 +36,8 @@ __all__ = [
 
 MAX_OPEN_CALLS: Final = 1024
 EXCERPT_CHARS: Final = 160
+FAILURE_ARG_CHARS: Final = 100
+"""A failed command is named by its start: the line that says why matters more."""
 ARG_CHARS: Final = 160
 # Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer).
 _LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
@@ -89,10 +92,10 @@ def line_uncached(text: str, max_chars: int) -> str:
     return contain_trusted_line(text, max_chars)
 
 
-def describe_uncached(tool: str, key: str | None) -> str:
+def describe_uncached(tool: str, key: str | None, max_chars: int = ARG_CHARS) -> str:
     """A tool and its key argument, as a call is named in the memory."""
     name = contain_trusted_line(tool, 60) or "tool"
-    return f"{name} {code(key)}" if key else name
+    return f"{name} {code(key, max_chars)}" if key else name
 
 
 def uncertain_text_uncached(open_started: int) -> str:

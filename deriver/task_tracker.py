@@ -1,0 +1,112 @@
+"""Task trackers used through the shell: beads (``bd``) command lines and outputs as todos.
+
+An agent that keeps its todo list in an issue tracker claims, lists and closes issues with
+shell commands. This module reads beads' documented command lines (``bd update <ids>
+--status <s>``, ``bd close <ids>``) and output lines (``bd list``/``bd ready`` rows, the
+head line of ``bd show``, its ``CHILDREN`` block, ``bd create``'s "Created issue") into
+per-issue changes. Only structured lines count: an id merely mentioned in a description
+changes nothing.
+
+Total, deterministic, free of I/O and bounded on long outputs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from deriver.shell import basename, simple_commands
+
+__all__ = ["TrackerChange", "tracker_changes"]
+
+
+class TrackerChange(NamedTuple):
+    """One issue's new state: ``status`` is pending, in_progress or closed; title if known."""
+
+    issue: str
+    status: str | None
+    title: str | None
+
+
+_PROGRAMS: Final = frozenset({"bd", "beads"})
+_ID: Final = r"[A-Za-z][\w-]*-[a-z0-9]+(?:\.\d+)*"
+_ID_RE: Final = re.compile(rf"^{_ID}$")
+# Status glyphs beads prints before an issue.
+_GLYPHS: Final = {
+    "\u25cb": "pending",
+    "\u25d0": "in_progress",
+    "\u2713": "closed",
+    "\u2714": "closed",
+}
+_GLYPH: Final = "[\u25cb\u25d0\u2713\u2714]"
+# ``○ id [● P2] [task] - Title``  /  ``○ id · Title   [● P2 · OPEN]``  /  ``↳ ○ id: Title ● P2``
+_ROW_RE: Final = re.compile(
+    rf"^\s*(?:\u21b3\s*)?(?P<glyph>{_GLYPH})\s+(?P<id>{_ID})(?::|\s+\u00b7|\s+(?:\[[^\]]*\]\s*)*-)"
+    r"\s+(?P<title>.+?)\s*(?:\[\u25cf[^\]]*\]|\u25cf\s*P\d)?\s*$"
+)
+# ``1. [● P2] [task] spotter-u4u.1: Title`` (bd ready)
+_READY_RE: Final = re.compile(rf"^\s*\d+\.\s+(?:\[[^\]]*\]\s*)*(?P<id>{_ID}):\s+(?P<title>.+?)\s*$")
+_CREATED_RE: Final = re.compile(rf"^\s*\u2713\s*Created issue:\s*(?P<id>{_ID})\s*$")
+_TITLE_RE: Final = re.compile(r"^\s*Title:\s*(?P<title>.+?)\s*$")
+_BLOCKED_RE: Final = re.compile(r"\s*\((?:blocked by|blocks):[^)]*\)?\s*$")
+_STATUS_WORDS: Final = {"open": "pending", "in_progress": "in_progress", "closed": "closed"}
+_MAX_LINES: Final = 400
+_MAX_SCAN: Final = 64 * 1024
+
+
+def _command_changes(words: list[str]) -> list[TrackerChange]:
+    sub = words[1] if len(words) > 1 else ""
+    args = words[2:]
+    ids = [w for w in args if _ID_RE.match(w)]
+    if sub == "close":
+        return [TrackerChange(i, "closed", None) for i in ids]
+    if sub != "update":
+        return []
+    status = None
+    for n, word in enumerate(args):
+        if word.startswith("--status="):
+            status = word.split("=", 1)[1]
+        elif word in ("--status", "-s") and n + 1 < len(args):
+            status = args[n + 1]
+    mapped = _STATUS_WORDS.get(status or "")
+    return [TrackerChange(i, mapped, None) for i in ids if i != status] if mapped else []
+
+
+def _output_changes(output: str) -> list[TrackerChange]:
+    found: list[TrackerChange] = []
+    lines = output[:_MAX_SCAN].splitlines()[:_MAX_LINES]
+    created: str | None = None
+    for line in lines:
+        row = _ROW_RE.match(line)
+        if row is not None:
+            title = _BLOCKED_RE.sub("", row.group("title"))
+            found.append(TrackerChange(row.group("id"), _GLYPHS[row.group("glyph")], title))
+            continue
+        ready = _READY_RE.match(line)
+        if ready is not None:
+            found.append(TrackerChange(ready.group("id"), "pending", ready.group("title")))
+            continue
+        made = _CREATED_RE.match(line)
+        if made is not None:
+            created = made.group("id")
+            found.append(TrackerChange(created, "pending", None))
+            continue
+        titled = _TITLE_RE.match(line)
+        if titled is not None and created is not None:
+            found.append(TrackerChange(created, None, titled.group("title")))
+            created = None
+    return found
+
+
+def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
+    """The issue changes a successful tracker command made or showed; None when the command
+    line runs no tracker."""
+    commands = [words for _piped, words in simple_commands(command)]
+    tracker = [words for words in commands if basename(words[0]) in _PROGRAMS]
+    if not tracker:
+        return None
+    changes: list[TrackerChange] = []
+    for words in tracker:
+        changes.extend(_command_changes(words))
+    changes.extend(_output_changes(output))
+    return changes

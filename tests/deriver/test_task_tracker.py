@@ -1,0 +1,74 @@
+"""A task tracker used through the shell (beads ``bd``) feeds the todo list, one todo per
+issue (CAUSES T1)."""
+
+from __future__ import annotations
+
+from deriver.task_tracker import TrackerChange, tracker_changes
+from tests.deriver.test_rules import call, derive, texts
+
+_LIST = (
+    "\u25cb app-gqc.7 [\u25cf P2] [task] - Launch review conversation (blocked by: app-gqc)\n"
+    "\u25cb app-gqc.6 [\u25cf P2] [task] - Close review session by closing annotations\n"
+)
+_SHOW = (
+    "\u25cb app-fum \u00b7 Render transcripts   [\u25cf P2 \u00b7 OPEN]\n\nDESCRIPTION\n"
+    "Builds on app-old.2 and app-old.3.\n\nCHILDREN\n"
+    "  \u21b3 \u25cb app-fum.3: Integrate highlight.js for code blocks \u25cf P2\n"
+    "  \u21b3 \u25cb app-fum.4: Add regression coverage \u25cf P2\n"
+)
+
+
+def bd(command: str, output: str, call_id: str) -> list[dict[str, object]]:
+    return call("Bash", {"command": command}, call_id=call_id, result=output)
+
+
+def test_listed_issues_are_todos_with_their_titles() -> None:
+    """``bd list`` rows become pending todos, titled, without their blocking notes."""
+    memory = derive(bd("bd list --status=open 2>&1 | grep gqc", _LIST, "c1"))
+    assert texts(memory.todo_items) == [
+        "app-gqc.7: Launch review conversation",
+        "app-gqc.6: Close review session by closing annotations",
+    ]
+    assert memory.completed_work == ()
+
+
+def test_a_claim_marks_the_issue_in_progress_and_a_close_completes_it() -> None:
+    """``bd update X --status in_progress`` is ``[~]``; ``bd close X`` moves it to completed."""
+    memory = derive(
+        bd("bd list --status=open", _LIST, "c1"),
+        bd(
+            "bd update app-gqc.6 --status in_progress 2>&1", "\u2713 Updated issue: app-gqc.6", "c2"
+        ),
+        bd("bd close app-gqc.7 --reason='done'", "\u2713 Closed app-gqc.7: done", "c3"),
+    )
+    assert [(i.text, i.status) for i in memory.todo_items] == [
+        ("app-gqc.6: Close review session by closing annotations", "in_progress")
+    ]
+    assert texts(memory.completed_work) == ["done: app-gqc.7: Launch review conversation"]
+
+
+def test_children_of_an_epic_are_todos_and_mentions_are_not() -> None:
+    """``bd show``'s CHILDREN block adds its issues; ids in the description add nothing."""
+    memory = derive(bd("bd show app-fum", _SHOW, "c1"))
+    shown = texts(memory.todo_items)
+    assert "app-fum.3: Integrate highlight.js for code blocks" in shown
+    assert "app-fum.4: Add regression coverage" in shown
+    assert not any("app-old" in text for text in shown)
+
+
+def test_created_and_ready_issues() -> None:
+    """``bd create`` output and ``bd ready`` rows are read by their documented shapes."""
+    created = tracker_changes(
+        "bd create --title='Add export'", "\u2713 Created issue: app-x.5\n  Title: Add export\n"
+    )
+    assert created == [
+        TrackerChange("app-x.5", "pending", None),
+        TrackerChange("app-x.5", None, "Add export"),
+    ]
+    ready = tracker_changes("bd ready", "1. [\u25cf P2] [task] app-u4u.1: Wire the API\n")
+    assert ready == [TrackerChange("app-u4u.1", "pending", "Wire the API")]
+
+
+def test_other_commands_are_not_trackers() -> None:
+    """A command line without ``bd`` is no tracker call, whatever its output."""
+    assert tracker_changes("cat notes.txt", _LIST) is None
