@@ -344,20 +344,24 @@ class FilePublisher:
         """The messages of the next lines (at most :data:`LINES_PER_PUBLISH`), lines and records."""
         batches = _Batches(f.session, f.src)
         count = 0
-        lines = cast(Generator[Tailed, None, None], f.tail.read(self.stop))
-        try:
-            for line in itertools.islice(lines, LINES_PER_PUBLISH):
-                count += 1
-                item = line.item
-                records: list[Record] = (
-                    [item] if isinstance(item, SkippedLine) else f.adapter.feed(item, line.offset)
-                )
-                for i, record in enumerate(records):
-                    batches.add(record, (line.offset, i))
-        except TranscriptError as exc:
-            logger.warning("reading stopped", extra={"path": f.path, "error": str(exc)})
-        finally:
-            lines.close()
+        # One verified open per read: the prefix is checked on the descriptor read from.
+        with f.tail.look() as look:
+            lines = cast(Generator[Tailed, None, None], look.lines(self.stop))
+            try:
+                for line in itertools.islice(lines, LINES_PER_PUBLISH):
+                    count += 1
+                    item = line.item
+                    records: list[Record] = (
+                        [item]
+                        if isinstance(item, SkippedLine)
+                        else f.adapter.feed(item, line.offset)
+                    )
+                    for i, record in enumerate(records):
+                        batches.add(record, (line.offset, i))
+            except TranscriptError as exc:
+                logger.warning("reading stopped", extra={"path": f.path, "error": str(exc)})
+            finally:
+                lines.close()
         return count, batches.done(), batches.records
 
     async def _announce_held(self, f: _File) -> None:
