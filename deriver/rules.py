@@ -79,9 +79,15 @@ RULES: Final[tuple[Rule, ...]] = (
          "failed attempt with tool, key argument, first error line; the same failure again "
          "counts up; a later success of the same call marks it resolved",
          "failed_attempts", "open_failures, then resolved_failures"),
-    Rule("check", "shell command that runs tests, builds or linters",
-         "verification passed or failed with counts; stale after a later edit",
+    Rule("check", "shell command that runs tests, builds, linters or a project gate "
+         "(make check, just test, npm run check-types, pre-commit run...)",
+         "one verification line per check: passed or failed in the runner's own summary "
+         "words, with the failing tests; a broader later run settles narrower ones; stale "
+         "after a later edit of a file checks read (not docs)",
          "verification_status", "verification_status"),
+    Rule("check_failed", "a check that failed",
+         "failed attempt with the line that says why, one per cause; a later pass of the "
+         "same or a broader check marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("folded_read", "Read and equivalents completed", "one rolling item: files read",
          "completed_work", "completed_work"),
     Rule("folded_searched", "Grep and equivalents completed", "one rolling item: patterns",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
 from deriver.check_output import exit_code_from_output
-from deriver.checks import mark_checks_stale, record_check
+from deriver.checks import CheckRules
 from deriver.keys import ItemKey, call_key, done_key, edit_key, fold_key, verify_key
 from deriver.recording import Failures, bump, decision
 from deriver.shell import CheckRun, detect_check, is_read_only_command
@@ -137,7 +137,7 @@ class Call:
             name=state["name"],
             kind=classify_tool(state["name"]),
             key=state["key"],
-            check=None if check is None else CheckRun(name=check["name"], command=check["command"]),
+            check=None if check is None else detect_check(state["key"] or check["command"]),
             edited=tuple(state["edited"]),
             todos=None if todos is None else [(c, s) for c, s in todos],
             note=state["note"],
@@ -187,6 +187,7 @@ class ToolCallRules:
     def __init__(self, store: MemoryStore, failures: Failures) -> None:
         self.store = store
         self.failures = failures
+        self.checks = CheckRules(store, failures)
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
         self.folds: dict[str, Fold] = {}
@@ -300,7 +301,7 @@ class ToolCallRules:
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
-            record_check(self.store, call.check, exit_code, result, stamp)
+            self.checks.record(call.name, call.check, exit_code, result, stamp)
             self.failures.resolve(call.name, call.key, stamp)
             return True
         if (exit_code is not None and exit_code != 0) or outcome.status != "completed":
@@ -320,7 +321,7 @@ class ToolCallRules:
             for path in call.edited or ((call.key,) if call.key else ()):
                 bump(store, "completed_work", "file_changed", f"changed {code(path)}", stamp,
                      edit_key(path))  # fmt: skip
-            mark_checks_stale(store, stamp)
+            self.checks.edited(call.edited or ((call.key,) if call.key else ()), stamp)
         elif kind is ToolKind.TODO:
             self._replace_todos(call.todos, stamp)
         elif kind is ToolKind.PLAN_EXIT:
@@ -340,9 +341,8 @@ class ToolCallRules:
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> bool:
         if call.check is not None:
-            record_check(
-                self.store, call.check, exit_code if exit_code is not None else 1, error, stamp
-            )
+            code = exit_code if exit_code is not None else 1
+            self.checks.record(call.name, call.check, code, error, stamp)
             return True
         first = first_line(error, 400) or "failed"
         what = describe(call.name, call.key)
@@ -413,6 +413,7 @@ class ToolCallRules:
                 name: {"count": f.count, "recent": f.recent} for name, f in self.folds.items()
             },
             "todos_done": self.todos_done,
+            "checks": self.checks.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -423,3 +424,4 @@ class ToolCallRules:
             for name, f in state["folds"].items()
         }
         self.todos_done = list(state["todos_done"])
+        self.checks.load_state(state.get("checks"))
