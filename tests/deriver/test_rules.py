@@ -317,9 +317,36 @@ class TestVerification:
 
     def test_terminal_event_says_how_the_run_ended(self) -> None:
         """A terminal event records how the run ended."""
-        memory = derive(event("terminal", reason="max_steps"))
+        memory = derive(event("terminal", reason="max_steps", details={"max_steps": 44}))
         [item] = memory.verification_status
-        assert (item.status, item.text) == ("ended", "run-1 max_steps")
+        assert (item.status, item.text) == ("ended", "stopped at the step limit (44 steps)")
+
+    @pytest.mark.parametrize(
+        ("payload", "text"),
+        [
+            ({"reason": "completed", "details": {"duration_ms": 900}}, "completed"),
+            ({"reason": "interrupted", "details": {"by": "user"}}, "interrupted by the user"),
+            ({"reason": "error", "details": {"error": "RateLimitError: 429"}},
+             "stopped by an error: \u201cRateLimitError: 429\u201d"),
+        ],
+    )  # fmt: skip
+    def test_terminal_reason_is_readable_without_the_run_id(
+        self, payload: dict[str, Any], text: str
+    ) -> None:
+        """The run's ending is said in words, never as a bare run id."""
+        memory = derive(event("terminal", run_id="1a2252ee-fde8-4a8f", **payload))
+        [item] = memory.verification_status
+        assert item.text == text
+        assert "1a2252ee" not in render_memory(memory)
+
+    def test_ending_of_an_earlier_turn_goes_when_a_new_turn_starts(self) -> None:
+        """An interruption is about the last run only: a later turn removes it."""
+        memory = derive(
+            user("Fix the parser"),
+            event("terminal", reason="interrupted", details={"by": "user"}),
+            user("go on, but skip the slow tests", run_id="run-2"),
+        )
+        assert memory.verification_status == ()
 
 
 class TestDecisionsAndFailures:
