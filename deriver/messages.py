@@ -150,8 +150,8 @@ def _ending_details(reason: str, details: dict[str, Any]) -> str:
     if details.get("by") == "user":
         return " by the user"
     abort = str_or_none(details.get("abort_reason"))
-    if abort in _ABORT_REASONS_SHOWN:
-        return f" ({abort.replace('_', ' ')})"
+    if abort is not None:
+        return f" ({abort.replace('_', ' ')})" if abort in _ABORT_REASONS_SHOWN else ""
     limit = details.get("max_steps")
     if type(limit) is int:
         return f" ({limit} steps)"
@@ -159,7 +159,7 @@ def _ending_details(reason: str, details: dict[str, Any]) -> str:
     if isinstance(reasons, list) and reasons:
         listed = ", ".join(str(r) for r in reasons[:4] if isinstance(r, str | int))
         return f": {quote_untrusted(listed, 120)}" if listed else ""
-    text = detail_text(details) if reason != "completed" else ""
+    text = detail_text(details)
     return f": {quote_untrusted(text, 120)}" if text else ""
 
 
