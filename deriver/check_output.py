@@ -9,13 +9,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 __all__ = [
     "CheckCounts",
+    "CheckSummary",
     "check_passed",
     "exit_code_from_output",
+    "failing_tests",
+    "failure_line",
     "parse_check_output",
+    "summarize_check",
 ]
 
 
@@ -32,6 +36,7 @@ class CheckCounts:
 # Summaries are printed at the end; scanning only the tail bounds the work on huge outputs.
 _MAX_SUMMARY_SCAN: Final = 8192
 _ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_FIRST_NUMBER_RE: Final = re.compile(r"\d[^\n]*")
 _COUNT_WORD_RE: Final = re.compile(r"(\d+)\s+([a-z]+)", re.IGNORECASE)
 
 _PYTEST_RE: Final = re.compile(
@@ -87,13 +92,42 @@ _DOTNET_RE: Final = re.compile(
     re.MULTILINE,
 )
 _CTEST_RE: Final = re.compile(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.MULTILINE)
+# ExUnit: "14 doctests, 1 property, 87 tests, 0 failures, 2 excluded" (any test types).
+_EXUNIT_RE: Final = re.compile(
+    r"^(?:\d+ (?:doctests?|propert(?:y|ies)|tests?|features?), )+\d+ failures?"
+    r"(?:, \d+ (?:excluded|skipped|invalid))*"
+    r"(?: \((?:\d+ (?:excluded|skipped|invalid)(?:, )?)+\))?",
+    re.MULTILINE,
+)
+_EXUNIT_KINDS: Final = frozenset(
+    {"doctest", "doctests", "property", "properties", "test", "tests", "feature", "features"}
+)
+# credo: "42 mods/funs, found no issues." / "found 1 refactoring opportunity, 2 warnings."
+_CREDO_RE: Final = re.compile(
+    r"^\d+ mods/funs, found (no issues|\d+ [a-z ]+(?:, \d+ [a-z ]+)*)\.?[ \t]*$", re.MULTILINE
+)
 _SUCCESS_RE: Final = re.compile(
     r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\."
     r"|[ \t]*0 errors?, \d+ warnings?, \d+ informations?|Found 0 errors)",
     re.MULTILINE,
 )
 
-_Summary = tuple[int, CheckCounts]  # (end offset in the scanned tail, counts)
+
+class CheckSummary(NamedTuple):
+    """A check's result as its runner summed it up: the counts, and the runner's own words
+    ("14 doctests, 87 tests, 0 failures"), whitespace collapsed."""
+
+    counts: CheckCounts
+    words: str
+
+
+class _Summary(NamedTuple):
+    end: int  # end offset of the summary in the scanned tail
+    counts: CheckCounts
+    words: str
+
+
+_MAX_WORDS: Final = 80
 
 
 def _tail(text: str, limit: int) -> str:
@@ -123,6 +157,8 @@ _NEEDLES: Final[Mapping[str, str]] = {
     _MAVEN_RE.pattern: "Tests run: ",
     _DOTNET_RE.pattern: "Failed:",
     _CTEST_RE.pattern: "% tests passed, ",
+    _EXUNIT_RE.pattern: " failure",
+    _CREDO_RE.pattern: " mods/funs, found ",
 }
 # Patterns that match only at a line start and never across a line break: only a line that
 # holds the needle can match, so the last match is found from the end, one such line at a
@@ -142,6 +178,8 @@ _ONE_LINE: Final = frozenset(
         _PHPUNIT_OK_RE.pattern,
         _PHPUNIT_RE.pattern,
         _CTEST_RE.pattern,
+        _EXUNIT_RE.pattern,
+        _CREDO_RE.pattern,
     }
 )
 
@@ -181,17 +219,24 @@ def _words_counts(text: str, extra_failed: Iterable[str] = ()) -> dict[str, int]
     return counts
 
 
+def _summary(match: re.Match[str], counts: CheckCounts, words: str | None = None) -> _Summary:
+    """A parser's finding: where its summary ends, the counts, and the runner's own words."""
+    text = match.group(0) if words is None else words
+    return _Summary(match.end(), counts, " ".join(text.strip(" \t=").split()))
+
+
 def _pytest(text: str) -> _Summary | None:
     match = _last(_PYTEST_RE, text)
     if match is None:
         return None
     words = _words_counts(match.group(1))
-    return match.end(), CheckCounts(
+    counts = CheckCounts(
         passed=words.get("passed", 0) + words.get("xpassed", 0),
         failed=words.get("failed", 0),
         errors=words.get("error", 0) + words.get("errors", 0),
         skipped=words.get("skipped", 0) + words.get("xfailed", 0),
     )
+    return _summary(match, counts, match.group(1))
 
 
 def _unittest(text: str) -> _Summary | None:
@@ -207,12 +252,14 @@ def _unittest(text: str) -> _Summary | None:
     failed = details.get("failures", 0) + details.get("unexpected successes", 0)
     errors = details.get("errors", 0)
     skipped = details.get("skipped", 0) + details.get("expected failures", 0)
-    return match.end(), CheckCounts(
+    counts = CheckCounts(
         passed=max(ran - failed - errors - skipped, 0),
         failed=failed,
         errors=errors,
         skipped=skipped,
     )
+    verdict = match.group(2) + (f" ({match.group(3)})" if match.group(3) else "")
+    return _summary(match, counts, f"Ran {ran} tests, {verdict}")
 
 
 def _jest(text: str) -> _Summary | None:
@@ -220,25 +267,21 @@ def _jest(text: str) -> _Summary | None:
     jest = _last(_JEST_RE, text)
     if jest is not None:
         words = _words_counts(jest.group(1))
-        found = (
-            jest.end(),
-            CheckCounts(
-                passed=words.get("passed", 0),
-                failed=words.get("failed", 0),
-                skipped=words.get("skipped", 0) + words.get("todo", 0) + words.get("pending", 0),
-            ),
+        counts = CheckCounts(
+            passed=words.get("passed", 0),
+            failed=words.get("failed", 0),
+            skipped=words.get("skipped", 0) + words.get("todo", 0) + words.get("pending", 0),
         )
+        found = _summary(jest, counts, jest.group(1))
     vitest = _last(_VITEST_RE, text)
-    if vitest is not None and (found is None or vitest.end() > found[0]):
+    if vitest is not None and (found is None or vitest.end() > found.end):
         words = _words_counts(vitest.group(1))
-        found = (
-            vitest.end(),
-            CheckCounts(
-                passed=words.get("passed", 0),
-                failed=words.get("failed", 0),
-                skipped=words.get("skipped", 0) + words.get("todo", 0),
-            ),
+        counts = CheckCounts(
+            passed=words.get("passed", 0),
+            failed=words.get("failed", 0),
+            skipped=words.get("skipped", 0) + words.get("todo", 0),
         )
+        found = _summary(vitest, counts, vitest.group(1).strip(" \t|"))
     return found
 
 
@@ -248,46 +291,85 @@ def _mocha(text: str) -> _Summary | None:
         failing = _last(_MOCHA_FAILING_RE, text)
         if failing is None:
             return None
-        return failing.end(), CheckCounts(failed=int(failing.group(1)))
-    return match.end(), CheckCounts(
+        return _summary(failing, CheckCounts(failed=int(failing.group(1))))
+    counts = CheckCounts(
         passed=int(match.group(1)),
         failed=int(match.group(3) or 0),
         skipped=int(match.group(2) or 0),
     )
+    words = [f"{match.group(1)} passing"]
+    for group, label in ((2, "pending"), (3, "failing")):
+        if match.group(group):
+            words.append(f"{match.group(group)} {label}")
+    return _summary(match, counts, ", ".join(words))
 
 
 def _go(text: str) -> _Summary | None:
     tests = {"--- PASS": 0, "--- FAIL": 0, "--- SKIP": 0}
     packages_ok = packages_failed = 0
-    end = -1
+    last: re.Match[str] | None = None
     for match in _GO_RE.finditer(text):
-        end = match.end()
+        last = match
         if match.group(1):
             tests[match.group(1)] += 1
         elif match.group(2):
             packages_ok += 1
         else:
             packages_failed += 1
-    if end < 0:
+    if last is None:
         return None
     # Without -v only failing tests are listed; the packages then stand for the passes.
     passed = tests["--- PASS"] or packages_ok
     failed = tests["--- FAIL"] or packages_failed
-    return end, CheckCounts(passed=passed, failed=failed, skipped=tests["--- SKIP"])
+    counts = CheckCounts(passed=passed, failed=failed, skipped=tests["--- SKIP"])
+    words = [f"{n} {label}" for n, label in ((packages_ok, "ok"), (packages_failed, "FAIL")) if n]
+    if not words:
+        words = [f"{n} {label}" for n, label in ((passed, "PASS"), (failed, "FAIL")) if n]
+    return _summary(last, counts, ", ".join(words) or "no tests")
 
 
 def _cargo(text: str) -> _Summary | None:
     # One run prints a result line per test binary (unit, integration, doc tests): sum them.
     passed = failed = ignored = 0
-    end = -1
+    last: re.Match[str] | None = None
     for match in _matches(_CARGO_RE, text):
-        end = match.end()
+        last = match
         passed += int(match.group(1))
         failed += int(match.group(2))
         ignored += int(match.group(3))
-    if end < 0:
+    if last is None:
         return None
-    return end, CheckCounts(passed=passed, failed=failed, skipped=ignored)
+    counts = CheckCounts(passed=passed, failed=failed, skipped=ignored)
+    verdict = "FAILED" if failed else "ok"
+    words = f"test result: {verdict}. {passed} passed; {failed} failed; {ignored} ignored"
+    return _summary(last, counts, words)
+
+
+def _exunit(text: str) -> _Summary | None:
+    match = _last(_EXUNIT_RE, text)
+    if match is None:
+        return None
+    words = _words_counts(match.group(0))
+    failures = words.get("failure", 0) + words.get("failures", 0)
+    skipped = words.get("skipped", 0) + words.get("excluded", 0)
+    invalid = words.get("invalid", 0)
+    total = sum(n for key, n in words.items() if key in _EXUNIT_KINDS)
+    counts = CheckCounts(
+        passed=max(total - failures - invalid - words.get("skipped", 0), 0),
+        failed=failures,
+        errors=invalid,
+        skipped=skipped,
+    )
+    return _summary(match, counts)
+
+
+def _credo(text: str) -> _Summary | None:
+    match = _last(_CREDO_RE, text)
+    if match is None:
+        return None
+    found = match.group(1)
+    issues = 0 if found == "no issues" else sum(int(n) for n in re.findall(r"\d+", found))
+    return _summary(match, CheckCounts(errors=issues), match.group(0).rstrip("."))
 
 
 def _linters(text: str) -> _Summary | None:
@@ -295,18 +377,20 @@ def _linters(text: str) -> _Summary | None:
     found = _last(_FOUND_RE, text)
     if found is not None:
         errors = int(found.group(3) if found.group(3) is not None else found.group(1))
-        candidates.append((found.end(), CheckCounts(errors=errors)))
+        candidates.append(_summary(found, CheckCounts(errors=errors)))
     for pattern in (_MYPY_SUCCESS_RE, _RUFF_SUCCESS_RE):
         success = _last(pattern, text)
         if success is not None:
-            candidates.append((success.end(), CheckCounts(errors=0)))
+            candidates.append(_summary(success, CheckCounts(errors=0)))
     pyright = _last(_PYRIGHT_RE, text)
     if pyright is not None:
-        candidates.append((pyright.end(), CheckCounts(errors=int(pyright.group(1)))))
+        candidates.append(_summary(pyright, CheckCounts(errors=int(pyright.group(1)))))
     eslint = _last(_ESLINT_RE, text)
     if eslint is not None:
-        candidates.append((eslint.end(), CheckCounts(errors=int(eslint.group(1)))))
-    return max(candidates, key=lambda summary: summary[0]) if candidates else None
+        digits = _FIRST_NUMBER_RE.search(eslint.group(0))
+        words = digits.group(0) if digits is not None else eslint.group(0)
+        candidates.append(_summary(eslint, CheckCounts(errors=int(eslint.group(1))), words))
+    return max(candidates, key=lambda summary: summary.end) if candidates else None
 
 
 def _rspec(text: str) -> _Summary | None:
@@ -315,19 +399,20 @@ def _rspec(text: str) -> _Summary | None:
         return None
     examples, failures = int(match.group(1)), int(match.group(2))
     pending = int(match.group(3) or 0)
-    return match.end(), CheckCounts(
+    counts = CheckCounts(
         passed=max(examples - failures - pending, 0),
         failed=failures,
         errors=int(match.group(4) or 0),
         skipped=pending,
     )
+    return _summary(match, counts)
 
 
 def _phpunit(text: str) -> _Summary | None:
     candidates: list[_Summary] = []
     ok = _last(_PHPUNIT_OK_RE, text)
     if ok is not None:
-        candidates.append((ok.end(), CheckCounts(passed=int(ok.group(1)), failed=0, errors=0)))
+        candidates.append(_summary(ok, CheckCounts(passed=int(ok.group(1)), failed=0, errors=0)))
     full = _last(_PHPUNIT_RE, text)
     if full is not None:
         fields: dict[str, int] = {}
@@ -344,8 +429,8 @@ def _phpunit(text: str) -> _Summary | None:
             errors=errors,
             skipped=skipped,
         )
-        candidates.append((full.end(), counts))
-    return max(candidates, key=lambda summary: summary[0]) if candidates else None
+        candidates.append(_summary(full, counts))
+    return max(candidates, key=lambda summary: summary.end) if candidates else None
 
 
 def _maven(text: str) -> _Summary | None:
@@ -353,12 +438,13 @@ def _maven(text: str) -> _Summary | None:
     if match is None:
         return None
     run, failures, errors, skipped = (int(group) for group in match.groups())
-    return match.end(), CheckCounts(
+    counts = CheckCounts(
         passed=max(run - failures - errors - skipped, 0),
         failed=failures,
         errors=errors,
         skipped=skipped,
     )
+    return _summary(match, counts)
 
 
 def _dotnet(text: str) -> _Summary | None:
@@ -366,7 +452,7 @@ def _dotnet(text: str) -> _Summary | None:
     if match is None:
         return None
     failed, passed, skipped = (int(group) for group in match.groups())
-    return match.end(), CheckCounts(passed=passed, failed=failed, skipped=skipped)
+    return _summary(match, CheckCounts(passed=passed, failed=failed, skipped=skipped))
 
 
 def _ctest(text: str) -> _Summary | None:
@@ -374,7 +460,7 @@ def _ctest(text: str) -> _Summary | None:
     if match is None:
         return None
     failed, total = int(match.group(1)), int(match.group(2))
-    return match.end(), CheckCounts(passed=max(total - failed, 0), failed=failed)
+    return _summary(match, CheckCounts(passed=max(total - failed, 0), failed=failed))
 
 
 _Parser = Callable[[str], "_Summary | None"]
@@ -387,6 +473,8 @@ _PARSERS: Final[tuple[_Parser, ...]] = (
     _cargo,
     _linters,
     _rspec,
+    _exunit,
+    _credo,
     _phpunit,
     _maven,
     _dotnet,
@@ -406,6 +494,10 @@ _PREFERRED_PARSER: Final[Mapping[str, _Parser]] = {
     "mocha": _mocha,
     "go test": _go,
     "cargo test": _cargo,
+    "cargo nextest": _cargo,
+    "cargo llvm-cov": _cargo,
+    "mix test": _exunit,
+    "mix credo": _credo,
     "mypy": _linters,
     "ruff": _linters,
     "tsc": _linters,
@@ -420,43 +512,144 @@ _PREFERRED_PARSER: Final[Mapping[str, _Parser]] = {
 }
 
 
-def parse_check_output(name: str, output: str) -> CheckCounts | None:
-    """Counts from the last summary line in a check's output, or None when there is none.
+def summarize_check(name: str, output: str) -> CheckSummary | None:
+    """The counts and the runner's own words of the last summary line in a check's output.
 
-    Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, mypy, ruff, tsc,
-    pyright, eslint, rspec, phpunit, Maven surefire, dotnet test and ctest. Only the last
-    ~8 KB of ``output`` are read.
+    Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
+    (``mix test``), credo, mypy, ruff, tsc, pyright, eslint, rspec, phpunit, Maven surefire,
+    dotnet test and ctest. A project gate (``make check``, ``just check``) echoes whatever its
+    recipe runs, so it is read with all parsers. Only the last ~8 KB of ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None
     text = _tail(output, _MAX_SUMMARY_SCAN)
     preferred = _PREFERRED_PARSER.get(name) if isinstance(name, str) else None
-    if preferred is not None:
-        summary = preferred(text)
-        if summary is not None:
-            return summary[1]
-    best: _Summary | None = None
-    for parser in _PARSERS:
-        summary = parser(text)
-        if summary is not None and (best is None or summary[0] > best[0]):
-            best = summary
-    return best[1] if best is not None else None
+    best: _Summary | None = preferred(text) if preferred is not None else None
+    if best is None:
+        for parser in _PARSERS:
+            summary = parser(text)
+            if summary is not None and (best is None or summary.end > best.end):
+                best = summary
+    if best is None:
+        return None
+    return CheckSummary(best.counts, best.words[:_MAX_WORDS])
 
 
-def check_passed(exit_code: int | None, counts: CheckCounts | None, output: str) -> bool | None:
+def parse_check_output(name: str, output: str) -> CheckCounts | None:
+    """Counts from the last summary line in a check's output, or None when there is none
+    (see :func:`summarize_check`)."""
+    summary = summarize_check(name, output)
+    return summary.counts if summary is not None else None
+
+
+def _counts_fail(counts: CheckCounts) -> bool:
+    return (counts.failed or 0) > 0 or (counts.errors or 0) > 0
+
+
+def check_passed(
+    exit_code: int | None,
+    counts: CheckCounts | None,
+    output: str,
+    *,
+    exit_is_the_checks: bool = True,
+) -> bool | None:
     """Whether a check passed: the exit code decides when known, then the counts, then an
     explicit success summary ("OK", "All checks passed!", ...); None when nothing says.
+
+    When the exit code is not the check's own (``exit_is_the_checks`` false: its output was
+    piped into ``tail``, or ``|| true`` followed), the runner's summary decides over it.
     """
+    if counts is not None and not exit_is_the_checks:
+        if _counts_fail(counts):
+            return False
+        if (counts.passed or 0) > 0 or counts.errors == 0:
+            return True
     if isinstance(exit_code, int) and not isinstance(exit_code, bool):
         return exit_code == 0
     if counts is not None:
-        if (counts.failed or 0) > 0 or (counts.errors or 0) > 0:
+        if _counts_fail(counts):
             return False
         if (counts.passed or 0) > 0:
             return True
     if isinstance(output, str) and _SUCCESS_RE.search(_tail(output, _MAX_SUMMARY_SCAN)):
         return True
     return None
+
+
+# Failing tests as the common runners list them: ExUnit "  1) test name (Module)", pytest
+# "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
+# test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
+# rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]".
+_FAILING_TEST_RE: Final = re.compile(
+    r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
+    r"|(?:FAILED|ERROR) ([^\s]+::[^\s]+)"
+    r"|test ([^\s]+) \.\.\. FAILED[ \t]*$"
+    r"|[ \t]*--- FAIL: ([^\s]+)"
+    r"|[ \t]*\u25cf ([^\n]+?\u203a[^\n]+?)[ \t]*$"
+    r"|[ \t]*(?:FAIL|\u00d7|\u2717)[ \t]+([^\s]+ > [^\n]+?)(?:[ \t]+\d+ms)?[ \t]*$"
+    r"|(?:FAIL|ERROR): (test\w* \([\w.]+\))"
+    r"|rspec (\./[^\s]+)(?: #[^\n]*)?$"
+    r"|[ \t]*Failed ([\w.]+) \[)",
+    re.MULTILINE,
+)
+_FAILING_SCAN: Final = 32 * 1024
+
+
+def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
+    """The first few failing tests a runner listed, by the names it gives them, in order."""
+    if not isinstance(output, str) or not output:
+        return ()
+    text = _tail(output, _FAILING_SCAN)
+    names: list[str] = []
+    for match in _FAILING_TEST_RE.finditer(text):
+        name = next(group for group in match.groups() if group)
+        if name not in names:
+            names.append(name)
+            if len(names) >= limit:
+                break
+    return tuple(names)
+
+
+# The line that says why a check failed: an ExUnit "** (Error) ...", a pytest "E   ...", a
+# Rust panic message, a compiler or tool "error: ...".
+_ERROR_LINE_RE: Final = re.compile(
+    r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
+    r"|E {3}[^\n]*\S"
+    r"|thread '[^'\n]*' panicked at[^\n]*"
+    r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
+    r"|\u2718 \[ERROR\][^\n]*"
+    r"|[\w.]*(?:Error|Exception): [^\n]+)",
+    re.MULTILINE,
+)
+# Lines that say nothing about why: a harness's exit report, a runner's start banner.
+_BOILERPLATE_RE: Final = re.compile(
+    r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
+    r"|finished in |randomized with seed|[=\-_.*]+$)",
+    re.IGNORECASE,
+)
+
+
+def failure_line(output: str, summary: str = "") -> str:
+    """The first line of a failed check's output that says why it failed: an error line,
+    else the first failing test's name, else the runner's ``summary``, else the first line
+    that is not boilerplate."""
+    if not isinstance(output, str) or not output.strip():
+        return summary
+    head = _ANSI_RE.sub("", output[:_FAILING_SCAN])
+    match = _ERROR_LINE_RE.search(head)
+    if match is not None:
+        found = match.group(1).strip()
+        return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
+    names = failing_tests(output, 1)
+    if names:
+        return names[0]
+    if summary:
+        return summary
+    for raw in head.splitlines():
+        text = raw.strip()
+        if text and not _BOILERPLATE_RE.match(text):
+            return text
+    return head.strip().splitlines()[0].strip()
 
 
 _EXIT_SCAN: Final = 2048

@@ -1,49 +1,195 @@
-"""Checks in the memory: a test, build or lint run becomes a verification item."""
+"""Checks in the memory: a test, build or lint run becomes a verification item.
+
+One line per check: a check is its name and what it covers (:class:`CheckScope`); its
+latest run replaces the line, and a later run that covers more (``mix test`` after
+``mix test test/foo_test.exs``) settles the narrower lines. A failed run is also a failed
+attempt, keyed by the check, which a later pass of the same or a broader check resolves.
+"""
 
 from __future__ import annotations
 
-from deriver.check_output import check_passed, parse_check_output
-from deriver.keys import check_key
-from deriver.recording import verification
-from deriver.shell import CheckRun
+from typing import Any, Final
+
+from deriver.check_output import (
+    CheckSummary,
+    check_passed,
+    failing_tests,
+    failure_line,
+    summarize_check,
+)
+from deriver.keys import call_identity, check_key, failure_key
+from deriver.recording import Failures, verification
+from deriver.shell import CheckRun, CheckScope, shown_command
 from deriver.store import MemoryStore, Stamp
-from deriver.user_text import first_line
-from deriver.wording import EXCERPT_CHARS, code
-from session_memory.redact import quote_untrusted
+from deriver.wording import EXCERPT_CHARS, code, describe
+from session_memory.redact import contain_trusted_line, quote_untrusted
 
-__all__ = ["mark_checks_stale", "record_check"]
+__all__ = ["CheckRules", "covered_by_checks"]
 
-
-def record_check(
-    store: MemoryStore, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp
-) -> None:
-    """The check's latest run: passed, failed or unknown, with the counts it printed."""
-    counts = parse_check_output(check.name, output)
-    passed = check_passed(exit_code, counts, output)
-    status = "passed" if passed else "failed" if passed is False else "warning"
-    detail = ""
-    if counts is not None:
-        parts = [
-            f"{n} {label}"
-            for n, label in (
-                (counts.failed, "failed"),
-                (counts.errors, "errors"),
-                (counts.passed, "passed"),
-                (counts.skipped, "skipped"),
-            )
-            if n
-        ]
-        detail = ", ".join(parts)
-    elif passed is None:
-        detail = "outcome unknown"
-    if passed is False and counts is None:
-        detail = quote_untrusted(first_line(output, 400), EXCERPT_CHARS) if output.strip() else ""
-    text = code(check.command, 120) + (f" ({detail})" if detail else "")
-    verification(store, "check", status, text, stamp, key=check_key(check.command))
+_CHECK_TOOL: Final = "check"
+_CAUSE_TIER: Final = (
+    "resolved_failures"  # failures of a check are keyed by the check, whatever ran it
+)
+_MAX_TRACKED: Final = 256  # checks remembered per name; the oldest are forgotten first
+_NAMES_CHARS: Final = 100
+_CAUSE_CHARS: Final = 120
+_COMMAND_CHARS: Final = 120
+# Files no test, build or linter reads: changing them leaves a passing check valid.
+_NOT_CHECKED_SUFFIXES: Final = (
+    ".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".png", ".jpg", ".jpeg",
+    ".gif", ".webp", ".ico", ".pdf",
+)  # fmt: skip
+_NOT_CHECKED_NAMES: Final = frozenset(
+    {".gitignore", ".gitattributes", ".dockerignore", ".mailmap", ".editorconfig",
+     "license", "licence", "copying", "authors", "codeowners", "notice", "changelog",
+     "readme", "contributing"}
+)  # fmt: skip
 
 
-def mark_checks_stale(store: MemoryStore, stamp: Stamp) -> None:
-    """An edit after a passing check: the check no longer says the code passes."""
-    for item in store.items_of("verification_status"):
-        if item.kind == "check" and item.status == "passed":
-            store.update(item, stamp, status="stale", touch=False)
+def covered_by_checks(path: str) -> bool:
+    """Whether changing ``path`` can change what a check reports: not for documentation,
+    images and VCS ignore files (``README.md``, ``docs/x.rst``, ``.gitignore``)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name.endswith(_NOT_CHECKED_SUFFIXES):
+        return False
+    return name not in _NOT_CHECKED_NAMES and name.split(".", 1)[0] not in _NOT_CHECKED_NAMES
+
+
+def _identity(check: CheckRun) -> str:
+    scope = check.scope
+    return "\x00".join((check.name, scope.directory, "\x01".join(scope.paths),
+                        "\x01".join(scope.filters)))  # fmt: skip
+
+
+def _scope_state(scope: CheckScope) -> list[Any]:
+    return [scope.directory, list(scope.paths), list(scope.filters)]
+
+
+def _scope_of(state: list[Any]) -> CheckScope:
+    directory, paths, filters = state
+    return CheckScope(directory, tuple(paths), tuple(filters))
+
+
+class CheckRules:
+    """The verification line of each check, and the failures its runs left open."""
+
+    def __init__(self, store: MemoryStore, failures: Failures) -> None:
+        self.store = store
+        self.failures = failures
+        # check name -> identity -> scope: the lines shown and the failures still open
+        self.lines: dict[str, dict[str, CheckScope]] = {}
+        self.failing: dict[str, dict[str, CheckScope]] = {}
+
+    def record(
+        self, tool: str, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp
+    ) -> None:
+        """The check's latest run: passed, failed or unknown, in the runner's own words."""
+        summary = summarize_check(check.name, output)
+        counts = summary.counts if summary is not None else None
+        passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
+        status = "passed" if passed else "failed" if passed is False else "warning"
+        detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
+        if passed is None and not detail:
+            detail = "outcome unknown"
+        shown = shown_command(check.command)
+        text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
+        if passed is False:
+            names = failing_tests(output, 2)
+            if names:
+                text += ": " + quote_untrusted(", ".join(names), _NAMES_CHARS)
+            elif summary is None and output.strip():
+                text += ": " + quote_untrusted(failure_line(output), EXCERPT_CHARS)
+        identity = _identity(check)
+        self._settle(check, identity, stamp)
+        verification(self.store, "check", status, text, stamp, key=check_key(identity))
+        if passed is False:
+            self._failed(tool, check, identity, shown, exit_code, output, summary, stamp)
+        elif passed:
+            self._resolve(check, stamp)
+
+    def _settle(self, check: CheckRun, identity: str, stamp: Stamp) -> None:
+        """Lines of narrower runs of the same check go: this run's result stands for them."""
+        lines = self.lines.setdefault(check.name, {})
+        for other, scope in list(lines.items()):
+            if other != identity and check.scope.covers(scope):
+                del lines[other]
+                item = self.store.get(check_key(other))
+                if item is not None:
+                    self.store.remove(item, stamp)
+        lines.pop(identity, None)
+        lines[identity] = check.scope
+        if len(lines) > _MAX_TRACKED:
+            del lines[next(iter(lines))]
+
+    def _failed(
+        self,
+        tool: str,
+        check: CheckRun,
+        identity: str,
+        shown: str,
+        exit_code: int | None,
+        output: str,
+        summary: CheckSummary | None,
+        stamp: Stamp,
+    ) -> None:
+        why = failure_line(output, summary.words if summary is not None else "") or "failed"
+        what = describe(tool, shown)
+        if exit_code:
+            what += f" exited {exit_code}"
+        excerpt = quote_untrusted(why, _CAUSE_CHARS)
+        # One failed attempt per cause: each thing that went wrong on the way is a lesson,
+        # the same cause again counts up; a pass of the check resolves them all.
+        self.failures.record(
+            "check_failed", _CHECK_TOOL, identity, f"{what}: {excerpt}", stamp, excerpt
+        )
+        # The check's FAILED line already says that it fails: its causes are history, kept
+        # below the open failures of other actions and evicted before them.
+        item = self.store.get(failure_key(call_identity(_CHECK_TOOL, identity), excerpt))
+        if item is not None:
+            self.store.update(item, stamp, tier=_CAUSE_TIER, touch=False)
+        failing = self.failing.setdefault(check.name, {})
+        failing[identity] = check.scope
+        if len(failing) > _MAX_TRACKED:
+            del failing[next(iter(failing))]
+
+    def _resolve(self, check: CheckRun, stamp: Stamp) -> None:
+        """A pass resolves the failures of the same check and of the narrower runs it covers."""
+        failing = self.failing.get(check.name)
+        if not failing:
+            return
+        for identity, scope in list(failing.items()):
+            if check.scope.covers(scope):
+                del failing[identity]
+                self.failures.resolve(_CHECK_TOOL, identity, stamp)
+
+    def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
+        """An edit after a passing check: the check no longer says the code passes, unless
+        only files no check reads changed."""
+        if paths and not any(covered_by_checks(path) for path in paths):
+            return
+        store = self.store
+        for item in store.items_of("verification_status"):
+            if item.kind == "check" and item.status == "passed":
+                store.update(item, stamp, status="stale", touch=False)
+
+    # -- snapshots ----------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        def dump(table: dict[str, dict[str, CheckScope]]) -> dict[str, Any]:
+            return {
+                name: [[identity, _scope_state(scope)] for identity, scope in checks.items()]
+                for name, checks in table.items()
+            }
+
+        return {"lines": dump(self.lines), "failing": dump(self.failing)}
+
+    def load_state(self, state: dict[str, Any] | None) -> None:
+        def load(table: dict[str, Any]) -> dict[str, dict[str, CheckScope]]:
+            return {
+                name: {identity: _scope_of(scope) for identity, scope in checks}
+                for name, checks in table.items()
+            }
+
+        state = state or {}
+        self.lines = load(state.get("lines", {}))
+        self.failing = load(state.get("failing", {}))

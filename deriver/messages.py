@@ -6,9 +6,8 @@ payload that says nothing to the memory parses to None), then applied to the sto
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
@@ -45,7 +44,6 @@ FINAL_ACTIONS: Final = frozenset({"final", "final_unverified"})
 SYNTHETIC_SOURCES: Final = frozenset({"completion_gate"})
 _GOAL_SOURCE_CHARS: Final = 64 * 1024
 _DECISION_PREFIX: Final = "decision:"
-_UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TRANSITION_REASONS: Final = frozenset(
     {"context_compacted", "stop_hook_blocking", "model_recovery_failed"}
 )
@@ -225,20 +223,52 @@ def parse_checkpoint(event: TranscriptEvent) -> Checkpoint:
     return Checkpoint(text, checkpoint_id, summary, _stamp(event))
 
 
+# How a run ended, in words: the reasons the formats write (MyCodeAgent's, and the
+# adapters' ``completed``/``interrupted``); any other reason is shown as it is written.
+_ENDINGS: Final = {
+    "completed": "completed",
+    "interrupted": "interrupted",
+    "max_steps": "stopped at the step limit",
+    "max_turns": "stopped at the turn limit",
+    "model_error": "stopped by a model error",
+    "error": "stopped by an error",
+    "completion_gate_blocked": "blocked by the completion gate",
+    "killed": "killed",
+    "cancelled": "cancelled",
+    "timeout": "timed out",
+}
+_ABORT_REASONS_SHOWN: Final = frozenset({"replaced", "review_ended", "timeout", "error"})
+
+
+def _ending_details(reason: str, details: dict[str, Any]) -> str:
+    """What a terminal event's details add for a reader: who interrupted, the limit
+    reached, the reasons a gate gave, the error message."""
+    if details.get("by") == "user":
+        return " by the user"
+    abort = str_or_none(details.get("abort_reason"))
+    if abort is not None:
+        return f" ({abort.replace('_', ' ')})" if abort in _ABORT_REASONS_SHOWN else ""
+    limit = details.get("max_steps")
+    if type(limit) is int:
+        return f" ({limit} steps)"
+    reasons = details.get("reasons")
+    if isinstance(reasons, list) and reasons:
+        listed = ", ".join(str(r) for r in reasons[:4] if isinstance(r, str | int))
+        return f": {quote_untrusted(listed, 120)}" if listed else ""
+    text = detail_text(details)
+    return f": {quote_untrusted(text, 120)}" if text else ""
+
+
 def parse_terminal(event: TranscriptEvent) -> Terminal:
     payload = event.payload
     reason = str_or_none(payload.get("reason")) or "unknown"
-    details = detail_text(payload.get("details"))
-    # A run id that is an opaque UUID (Claude Code, Codex) tells a reader nothing: left out.
-    run_id = event.run_id
-    run = f"{contain_trusted_line(run_id, 60)} " if run_id and not _UUID.search(run_id) else ""
-    text = f"{run}{contain_trusted_line(reason, 60)}"
-    if details:
-        text += f": {quote_untrusted(details, 120)}"
-    reasons = _reasons(payload.get("details"))
-    if reasons:
-        text += f" ({reasons})"
-    return Terminal(reason, text, _stamp(event))
+    raw = payload.get("details")
+    ending = _ENDINGS.get(reason) or contain_trusted_line(reason.replace("_", " "), 60)
+    if isinstance(raw, dict):
+        ending += _ending_details(reason, raw)
+    elif text := detail_text(raw):
+        ending += f": {quote_untrusted(text, 120)}"
+    return Terminal(reason, ending, _stamp(event))
 
 
 class MessageRules:
@@ -255,6 +285,7 @@ class MessageRules:
     def apply_message(self, message: UserMessage | AssistantMessage) -> bool:
         self._set_cwd(message.cwd)
         if isinstance(message, UserMessage):
+            self._turn_started(message.stamp)
             return self._user_message(message)
         store = self.store
         stamp = message.stamp
@@ -396,6 +427,12 @@ class MessageRules:
             if text and not any(text in seen for seen in known):
                 fresh.append(message)
         return fresh
+
+    def _turn_started(self, stamp: Stamp) -> None:
+        """A new turn: how the previous run ended is no longer how the last run ended."""
+        ended = self.store.get(verify_key("terminal"))
+        if ended is not None:
+            self.store.remove(ended, stamp)
 
     def apply_terminal(self, terminal: Terminal) -> bool:
         stamp = terminal.stamp

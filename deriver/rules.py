@@ -86,7 +86,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",
          "verification: completion blocked; cleared when a run completes",
          "verification_status", "verification_status"),
-    Rule("terminal", "terminal event", "verification: how the last run ended",
+    Rule("terminal", "terminal event",
+         "verification: how the last run ended, in words; gone once a new turn starts",
          "verification_status", "verification_status"),
     Rule("model_recovery", "state_transition with reason model_recovery_failed",
          "failed attempt", "failed_attempts", "open_failures"),
@@ -103,9 +104,15 @@ RULES: Final[tuple[Rule, ...]] = (
          "counts up; a later success of the same action, in any spelling, resolves it (kept as "
          "a lesson); rg/grep finding nothing is no failure",
          "failed_attempts", "open_failures, then resolved_failures"),
-    Rule("check", "shell command that runs tests, builds or linters",
-         "verification passed or failed with counts; stale after a later edit",
+    Rule("check", "shell command that runs tests, builds, linters or a project gate "
+         "(make check, just test, npm run check-types, pre-commit run...)",
+         "one verification line per check: passed or failed in the runner's own summary "
+         "words, with the failing tests; a broader later run settles narrower ones; stale "
+         "after a later edit of a file checks read (not docs)",
          "verification_status", "verification_status"),
+    Rule("check_failed", "a check that failed",
+         "failed attempt with the line that says why, one per cause; a later pass of the "
+         "same or a broader check marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("folded_read", "Read and equivalents completed", "one rolling item: files read",
          "completed_work", "completed_work"),
     Rule("folded_searched", "Grep and equivalents completed", "one rolling item: patterns",

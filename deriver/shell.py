@@ -10,7 +10,7 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from deriver.user_text import word_set
 
@@ -18,21 +18,59 @@ __all__ = [
     "SHELLS",
     "SHELL_C_FLAGS",
     "CheckRun",
+    "CheckScope",
     "basename",
     "detect_check",
     "detect_check_uncached",
     "is_read_only_command",
     "is_read_only_command_uncached",
+    "shown_command",
     "simple_commands",
 ]
 
 
 @dataclass(frozen=True, slots=True)
+class CheckScope:
+    """What a check run covers: the directory it ran in, the paths (or test names) it was
+    given, and the selecting options (``-k expr``, ``--filter pkg``); all empty for a run of
+    the whole suite."""
+
+    directory: str = ""
+    paths: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
+
+    def covers(self, other: CheckScope) -> bool:
+        """Whether a run with this scope runs everything a run with ``other`` runs. A run
+        without a ``cd`` is taken to run where the other did (the session's directory)."""
+        if self.directory and other.directory and self.directory != other.directory:
+            return False
+        if not set(self.filters) <= set(other.filters):
+            return False
+        if not self.paths or "" in self.paths:
+            return True
+        return bool(other.paths) and all(
+            any(_under(path, broader) for broader in self.paths) for path in other.paths
+        )
+
+
+def _under(path: str, broader: str) -> bool:
+    return (
+        path == broader
+        or not broader
+        or path.startswith((broader + "/", broader + "::", broader + ":"))
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CheckRun:
-    """A test, build or lint command: its normalised ``name`` and the whole ``command``."""
+    """A test, build or lint command: its normalised ``name``, the whole ``command``, what
+    it covers, and whether the command line's exit status is the check's own (not when its
+    output is piped into ``tail`` or other commands follow it)."""
 
     name: str
     command: str
+    scope: CheckScope = CheckScope()
+    own_exit: bool = True
 
 
 # Past this, a command line is a script or a heredoc, not a check invocation to look at.
@@ -58,12 +96,13 @@ _BACKSLASH_RE: Final = re.compile(r"\\(.)", re.DOTALL)
 _ASSIGNMENT_RE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _DURATION_RE: Final = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 _PYTHON_RE: Final = re.compile(r"^(?:python[\d.]*|py|pypy[\d.]*)$")
-_SCRIPT_RE: Final = re.compile(
-    r"^(?:test|tests|build|lint|check|typecheck|type-check|types|tsc|e2e|verify|ci|compile"
-    r"|unit|spec|coverage)(?:[:_.-].*)?$"
-)
-_MAKE_TARGET_RE: Final = re.compile(
-    r"^(?:test|tests|check|build|lint|all|ci|verify|typecheck|coverage|e2e)(?:[:_-].*)?$"
+# How projects name their gates, in package scripts, make, just, task, mise, turbo and nx
+# ("test", "check-types", "lint:ci", "test:unit", "ci:lint"); never a watch mode.
+_GATE_RE: Final = re.compile(
+    r"^(?!.*watch)(?:[\w-]+:)*(?:test|tests|check|checks|lint|lints|ci|verify|validate"
+    r"|typecheck|type-check|types|tsc|compile|build|coverage|cov|e2e|unit|spec|integration"
+    r"|qa|precommit|pre-commit|(?:fmt|format)[-_:]check|(?:unit|integration|e2e)[-_]tests?)"
+    r"(?:[:_.-][\w:.-]*)?$"
 )
 _GRADLE_TASK_RE: Final = re.compile(r"^(?:test|build|check|assemble|lint)\w*$")
 
@@ -108,7 +147,68 @@ _SIMPLE_CHECKS: Final[Mapping[str, str]] = {
     "pylint": "pylint",
     "rspec": "rspec",
     "phpunit": "phpunit",
+    "golangci-lint": "golangci-lint",
+    "staticcheck": "staticcheck",
+    "shellcheck": "shellcheck",
+    "rubocop": "rubocop",
+    "phpstan": "phpstan",
+    "psalm": "psalm",
+    "hadolint": "hadolint",
+    "stylelint": "stylelint",
 }
+# Formatters and linters that only check when told to (``prettier --check``).
+_CHECKING_FLAG: Final[Mapping[str, frozenset[str]]] = {
+    "prettier": frozenset({"--check", "-c", "--list-different", "-l"}),
+    "biome": frozenset({"check", "ci", "lint"}),
+    "stylua": frozenset({"--check"}),
+    "gofmt": frozenset({"-l", "-d"}),
+    "clang-format": frozenset({"--dry-run", "-n"}),
+}
+# Subcommands that format unless told to check (``cargo fmt --check``).
+_FORMAT_CHECKS: Final[Mapping[str, frozenset[str]]] = {
+    "cargo": frozenset({"fmt"}),
+    "mix": frozenset({"format"}),
+    "dart": frozenset({"format"}),
+    "deno": frozenset({"fmt"}),
+}
+_FORMAT_CHECK_FLAGS: Final = frozenset(
+    {"--check", "--check-formatted", "--set-exit-if-changed", "--dry-run"}
+)
+# Task runners whose words are recipe names, and the flags of theirs that take a value.
+_GATE_RUNNERS: Final[Mapping[str, frozenset[str]]] = {
+    "just": frozenset(
+        {"-f", "--justfile", "-d", "--working-directory", "--set", "--dotenv-filename",
+         "--dotenv-path", "--shell", "--shell-arg", "--color", "--chooser"}
+    ),
+    "task": frozenset({"-d", "--dir", "-t", "--taskfile", "-o", "--output", "-C", "--concurrency"}),
+    "poe": frozenset({"-C", "--directory", "--root", "-e", "--executor"}),
+}  # fmt: skip
+# Task runners that name a gate after a ``run`` subcommand.
+_RUN_RUNNERS: Final = frozenset({"mise", "turbo", "nx", "pre-commit", "prek", "lefthook"})
+_RUNNER_VALUE_FLAGS: Final = frozenset(
+    {"-C", "--cd", "--filter", "-F", "-j", "--jobs", "--projects", "-p", "--hook-stage"}
+)
+_REDIRECT_WORD_RE: Final = re.compile(r"^\d*[<>]{1,2}&?[\w/.-]*$")
+# Options that narrow which tests run: a run with them is covered by one without them.
+_SELECTING_FLAGS: Final = frozenset(
+    {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-run", "--run", "-t",
+     "--testNamePattern", "--testPathPattern", "--grep", "-g", "--filter", "-F", "--only",
+     "--include", "--exclude", "--test", "--bin", "--example", "--package", "-p", "--workspace",
+     "-w", "--prefix", "--dir", "-C", "--cwd", "--project", "--only-group", "--tag"}
+)  # fmt: skip
+_SELECTING_SWITCHES: Final = frozenset(
+    {"--lf", "--last-failed", "--failed", "--only-failures", "--stale", "--onlyChanged",
+     "--changed", "--lib", "--doc", "--bins", "--tests", "--examples", "--benches"}
+)  # fmt: skip
+# Options that take a value without narrowing the run (``--seed 0``, ``--cov src``).
+_SCOPE_VALUE_FLAGS: Final = frozenset(
+    {"--seed", "--color", "--colour", "--reporter", "--format", "--formatter", "--tb",
+     "--cov", "--cov-report", "--junitxml", "-o", "--override-ini", "-c", "--config",
+     "--rootdir", "--timeout", "--maxfail", "--max-failures", "-n", "--numprocesses", "-j",
+     "--jobs", "--output-format", "--target-dir", "--features", "--profile", "--durations",
+     "--log-level", "-W", "--max-cases", "--slowest", "--fail-under-lines", "--fail-under",
+     "--cov-fail-under", "--reporters"}
+)  # fmt: skip
 _SUBCOMMAND_CHECKS: Final[Mapping[str, Mapping[str, str]]] = {
     "go": {"test": "go test", "build": "go build", "vet": "go vet"},
     "cargo": {
@@ -120,11 +220,30 @@ _SUBCOMMAND_CHECKS: Final[Mapping[str, Mapping[str, str]]] = {
         "c": "cargo check",
         "clippy": "cargo clippy",
         "nextest": "cargo nextest",
+        "llvm-cov": "cargo llvm-cov",
+        "tarpaulin": "cargo tarpaulin",
     },
     "dotnet": {"test": "dotnet test", "build": "dotnet build"},
     "deno": {"test": "deno test", "lint": "deno lint", "check": "deno check"},
     "swift": {"test": "swift test", "build": "swift build"},
-    "mix": {"test": "mix test", "compile": "mix compile", "credo": "mix credo"},
+    "mix": {
+        "test": "mix test",
+        "compile": "mix compile",
+        "credo": "mix credo",
+        "check": "mix check",
+        "dialyzer": "mix dialyzer",
+        "sobelow": "mix sobelow",
+    },
+    "bazel": {"test": "bazel test", "build": "bazel build"},
+    "flutter": {"test": "flutter test", "analyze": "flutter analyze"},
+    "dart": {"test": "dart test", "analyze": "dart analyze"},
+    "zig": {"build": "zig build", "test": "zig test"},
+    "sbt": {"test": "sbt test", "compile": "sbt compile"},
+    "lein": {"test": "lein test"},
+    "stack": {"test": "stack test", "build": "stack build"},
+    "cabal": {"test": "cabal test", "build": "cabal build"},
+    "dune": {"test": "dune test", "build": "dune build"},
+    "hatch": {"test": "hatch test"},
     "rake": {"test": "rake test", "spec": "rake spec"},
     "rails": {"test": "rails test"},
     "composer": {"test": "composer test"},
@@ -232,7 +351,18 @@ def _strip_wrappers(words: list[str]) -> list[str]:
     return words[i:]
 
 
-def _python_check(rest: list[str]) -> str | None:
+class _Found(NamedTuple):
+    """A check found in one simple command: its name and the words given to it."""
+
+    name: str
+    args: list[str]
+
+
+def _found(name: str | None, args: list[str]) -> _Found | None:
+    return None if name is None else _Found(name, args)
+
+
+def _python_check(rest: list[str]) -> _Found | None:
     """``python [-X opt] -m module ...`` or ``python manage.py test``."""
     i = 0
     while i < len(rest):
@@ -251,63 +381,76 @@ def _python_check(rest: list[str]) -> str | None:
             i += 1
             continue
         if basename(word) == "manage.py" and i + 1 < len(rest) and rest[i + 1] == "test":
-            return "django test"
+            return _Found("django test", rest[i + 2 :])
         return None
     return None
 
 
-def _js_check(manager: str, rest: list[str]) -> str | None:
+def _js_check(manager: str, rest: list[str]) -> _Found | None:
     value_flags = _NPM_VALUE_FLAGS if manager == "npm" else _JS_VALUE_FLAGS
     i = _skip_flags(rest, 0, value_flags)
     if manager == "yarn" and i < len(rest) and rest[i] == "workspace":
         i = _skip_flags(rest, i + 2, value_flags)
     if i >= len(rest):
         return None
+    # The workspace or package a manager's flags select narrows the run like a path.
+    where = [word for word in rest[:i] if not word.startswith("-")]
     sub = rest[i]
     if sub in ("test", "t", "tst"):
-        return f"{manager} test"
+        return _Found(f"{manager} test", where + rest[i + 1 :])
     if sub in ("exec", "x", "dlx"):
         return _check_name(rest[_skip_flags(rest, i + 1, value_flags) :], 1)
     if sub in ("run", "run-script", "rs"):
         j = _skip_flags(rest, i + 1, value_flags)
         script = rest[j] if j < len(rest) else None
+        i = j
     elif manager == "npm":
         return None
     elif sub in _JS_RUNNERS:
         return _check_name(rest[i:], 1)
     else:
         script = sub  # yarn, pnpm and bun run package scripts by bare name
-    if script is None or not _SCRIPT_RE.match(script):
+    if script is None or not _GATE_RE.match(script):
         return None
-    return f"{manager} test" if script == "test" else f"{manager} run {script}"
+    name = f"{manager} test" if script == "test" else f"{manager} run {script}"
+    return _Found(name, where + rest[i + 1 :])
 
 
-def _simple_check(head: str, rest: list[str]) -> str | None:
+def _simple_check(head: str, rest: list[str]) -> _Found | None:
     if any(word in _NO_RUN_FLAGS for word in rest):
         return None
     name = _SIMPLE_CHECKS.get(head)
     if name is not None:
-        return name
+        if name == "vitest" and rest[:1] == ["run"]:
+            rest = rest[1:]  # vitest's one-shot mode, not a path
+        return _Found(name, rest)
     if head == "ruff":
         i = _skip_flags(rest, 0, frozenset())
         sub = rest[i] if i < len(rest) else None
         if sub is None or sub == "check":
-            return "ruff"
+            return _Found("ruff", rest[i + 1 :])
         if sub == "format":
-            return "ruff" if ("--check" in rest or "--diff" in rest) else None
-        return None if sub in _RUFF_OTHER_COMMANDS else "ruff"  # ``ruff src/``: old ``check``
-    if head == "black":
-        return "black" if "--check" in rest else None
+            return (
+                _Found("ruff", rest[i + 1 :]) if ("--check" in rest or "--diff" in rest) else None
+            )
+        return None if sub in _RUFF_OTHER_COMMANDS else _Found("ruff", rest)  # old ``check``
+    if head in _CHECKING_FLAG:
+        return _Found(head, rest) if _CHECKING_FLAG[head] & set(rest) else None
     subcommands = _SUBCOMMAND_CHECKS.get(head)
     if subcommands is not None:
         i = 0
         while i < len(rest) and (rest[i].startswith("-") or rest[i].startswith("+")):
             i += 1
-        return subcommands.get(rest[i]) if i < len(rest) else None
+        if i >= len(rest):
+            return None
+        found = subcommands.get(rest[i])
+        if found is None and head in _FORMAT_CHECKS and rest[i] in _FORMAT_CHECKS[head]:
+            found = f"{head} {rest[i]}" if _FORMAT_CHECK_FLAGS & set(rest) else None
+        return _found(found, rest[i + 1 :])
     return None
 
 
-def _goals_check(tool: str, rest: list[str], value_flags: frozenset[str]) -> str | None:
+def _goals_check(tool: str, rest: list[str], value_flags: frozenset[str]) -> _Found | None:
     found: str | None = None
     i = 0
     while i < len(rest):
@@ -321,31 +464,59 @@ def _goals_check(tool: str, rest: list[str], value_flags: frozenset[str]) -> str
         ):
             found = task
         i += 1
-    return f"{tool} {found}" if found else None
+    return _Found(f"{tool} {found}", []) if found else None
 
 
-def _make_check(rest: list[str]) -> str | None:
+def _gate_check(tool: str, rest: list[str], value_flags: frozenset[str]) -> _Found | None:
+    """A task runner's gates (``make check``, ``just lint test``, ``task ci``): named by the
+    targets that are gates; a line naming only other targets is not a check."""
     targets: list[str] = []
     recognised: list[str] = []
     i = 0
     while i < len(rest):
         word = rest[i]
         if word.startswith("-"):
-            i += 2 if word in _MAKE_VALUE_FLAGS else 1
+            i += 2 if word in value_flags else 1
             if word == "-j" and i < len(rest) and rest[i].isdigit():
                 i += 1
             continue
         if not _ASSIGNMENT_RE.match(word):
             targets.append(word)
-            if _MAKE_TARGET_RE.match(word):
+            if _GATE_RE.match(word) or (tool == "make" and word == "all"):
                 recognised.append(word)
+            elif tool != "make":
+                break  # just and task pass the words after a recipe to it as arguments
         i += 1
     if not targets:
-        return "make"
-    return "make " + " ".join(recognised) if recognised else None
+        return _Found("make", []) if tool == "make" else None
+    return _Found(f"{tool} " + " ".join(recognised), []) if recognised else None
 
 
-def _check_name(words: list[str], depth: int) -> str | None:
+def _runner_check(head: str, rest: list[str]) -> _Found | None:
+    """Task runners that name a gate after ``run`` (``mise run lint``, ``turbo run test``,
+    ``pre-commit run``, ``lefthook run pre-push``, ``nx run app:test``)."""
+    i = _skip_flags(rest, 0, frozenset({"-C", "--cd", "--filter", "-F"}))
+    sub = rest[i] if i < len(rest) else ""
+    if head in ("pre-commit", "prek"):
+        return _Found("pre-commit", []) if sub in ("run", "") or sub.startswith("-") else None
+    if head == "mise" and sub == "tasks":
+        i, sub = i + 1, rest[i + 1] if i + 1 < len(rest) else ""
+    if sub in ("run", "r", "run-many", "affected"):
+        i = _skip_flags(rest, i + 1, _RUNNER_VALUE_FLAGS)
+        targets = [w for w in rest[i:] if not w.startswith("-")]
+        targets += [rest[j + 1] for j, w in enumerate(rest[:-1]) if w in ("-t", "--target")]
+    elif head in ("turbo", "nx"):
+        targets = [w for w in rest[i:] if not w.startswith("-")][:1]
+    else:
+        return None
+    gates = [t for t in targets if _GATE_RE.match(t.rsplit(":", 1)[-1])]
+    if head == "lefthook" and targets:
+        gates = targets[:1]
+    verb = "" if head == "nx" else "run "
+    return _Found(f"{head} {verb}" + " ".join(gates), []) if gates else None
+
+
+def _check_name(words: list[str], depth: int) -> _Found | None:
     words = _strip_wrappers(words)
     if not words:
         return None
@@ -353,7 +524,8 @@ def _check_name(words: list[str], depth: int) -> str | None:
     rest = words[1:]
     if head in SHELLS:
         if depth < _MAX_SHELL_NESTING and len(rest) >= 2 and rest[0].lower() in SHELL_C_FLAGS:
-            return _last_check(rest[1], depth + 1)
+            found = _last_check(rest[1], depth + 1)
+            return found[0] if found is not None else None
         return None
     if any(word in _NO_RUN_FLAGS for word in rest):
         return None
@@ -366,21 +538,71 @@ def _check_name(words: list[str], depth: int) -> str | None:
     if head in ("gradle", "gradlew"):
         return _goals_check("gradle", rest, frozenset({"-p", "-b", "-c", "-x"}))
     if head in ("make", "gmake"):
-        return _make_check(rest)
+        return _gate_check("make", rest, _MAKE_VALUE_FLAGS)
+    if head in _GATE_RUNNERS:
+        return _gate_check(head, rest, _GATE_RUNNERS[head])
+    if head in _RUN_RUNNERS:
+        return _runner_check(head, rest)
     if head == "cmake":
-        return "cmake --build" if "--build" in rest else None
+        return _Found("cmake --build", []) if "--build" in rest else None
     if head == "node":
-        return "node --test" if "--test" in rest else None
+        return _Found("node --test", rest) if "--test" in rest else None
     return _simple_check(head, rest)
 
 
-def _last_check(command: str, depth: int) -> str | None:
-    found: str | None = None
-    for segment in _segments(command):
+def _last_check(command: str, depth: int) -> tuple[_Found, list[str], bool] | None:
+    """The last check of a command line, the directory a ``cd`` before it went to, and
+    whether it is the line's last command (so that the line's exit status is its own)."""
+    found: tuple[_Found, list[str], bool] | None = None
+    directory: list[str] = []
+    segments = _segments(command)
+    for index, segment in enumerate(segments):
+        if segment and segment[0] == "cd":
+            directory = segment[1:2]
+            continue
         name = _check_name(segment, depth)
         if name is not None:
-            found = name
+            found = (name, directory, index == len(segments) - 1)
     return found
+
+
+def _scope(args: list[str], directory: list[str]) -> CheckScope:
+    """The paths and selecting options among a check's words (flags that take a value and
+    do not select, like ``--seed 0``, and redirections are left out)."""
+    paths: list[str] = []
+    filters: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--" or _REDIRECT_WORD_RE.match(word):
+            continue
+        if word.startswith("-") and len(word) > 1:
+            flag, eq, value = word.partition("=")
+            takes_next = not eq and i < len(args) and not args[i].startswith("-")
+            if flag in _SELECTING_FLAGS:
+                if takes_next:
+                    value, i = args[i], i + 1
+                filters.append(f"{flag}={value}")
+            elif flag in _SELECTING_SWITCHES:
+                filters.append(flag)
+            elif takes_next and (flag in _SCOPE_VALUE_FLAGS or args[i].isdigit()):
+                i += 1
+            continue
+        paths.append(_normalised_path(word))
+    where = _normalised_path(directory[0]) if directory else ""
+    return CheckScope(where, tuple(dict.fromkeys(paths)), tuple(sorted(set(filters))))
+
+
+def _normalised_path(word: str) -> str:
+    path = word
+    while path.startswith("./"):
+        path = path[2:]
+    for suffix in ("/...", "..."):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+    path = path.rstrip("/")
+    return "" if path == "." else path
 
 
 def detect_check(command: str) -> CheckRun | None:
@@ -402,10 +624,41 @@ def detect_check_uncached(command: str) -> CheckRun | None:
 
 
 def _check_run(command: str) -> CheckRun | None:
-    name = _last_check(command, 0)
-    if name is None:
+    found = _last_check(command, 0)
+    if found is None:
         return None
-    return CheckRun(name=name, command=" ".join(command.split()))
+    check, directory, last = found
+    return CheckRun(
+        name=check.name,
+        command=" ".join(command.split()),
+        scope=_scope(check.args, directory),
+        own_exit=last,
+    )
+
+
+_STDERR_MERGE_RE: Final = re.compile(r"(?<!\S)\d?>&\d(?!\S)|(?<!\S)2>/dev/null(?!\S)")
+_OUTPUT_FILTER_RE: Final = re.compile(
+    r"\s*\|&?\s*(?:tail|head|grep|egrep|rg|cat|tee|less|more|cut|sort|uniq|wc|sed|awk)"
+    r"(?:\s[^|;&'\"]*)?$"
+)
+
+
+_LEADING_CD_RE: Final = re.compile(r"^cd [^\s;&|'\"]+ ?(?:&&|;) ?")
+
+
+def shown_command(command: str) -> str:
+    """A check's command as the memory shows it: without the ``cd`` into the project, the
+    stderr merge and the output filters it was piped into (``2>&1 | tail -30``), which do
+    not change what ran."""
+    shown = " ".join(command.split())
+    for _ in range(4):  # ``| grep -v x | tail -5``: a few filters, not more
+        trimmed = _OUTPUT_FILTER_RE.sub("", shown)
+        if trimmed == shown:
+            break
+        shown = trimmed
+    shown = " ".join(_STDERR_MERGE_RE.sub("", shown).split())
+    shown = _LEADING_CD_RE.sub("", shown)
+    return shown or " ".join(command.split())
 
 
 # Memoised: agents run the same few commands again and again, and parsing a command line

@@ -13,7 +13,7 @@ from typing import Any, Final, NamedTuple
 
 from deriver.actions import is_no_match
 from deriver.check_output import exit_code_from_output
-from deriver.checks import mark_checks_stale, record_check
+from deriver.checks import CheckRules
 from deriver.keys import (
     ItemKey,
     call_key,
@@ -155,7 +155,7 @@ class Call:
             name=state["name"],
             kind=classify_tool(state["name"]),
             key=state["key"],
-            check=None if check is None else CheckRun(name=check["name"], command=check["command"]),
+            check=None if check is None else detect_check(state["key"] or check["command"]),
             edited=tuple(state["edited"]),
             todos=None if todos is None else [(c, s) for c, s in todos],
             note=state["note"],
@@ -205,6 +205,7 @@ class ToolCallRules:
     def __init__(self, store: MemoryStore, failures: Failures) -> None:
         self.store = store
         self.failures = failures
+        self.checks = CheckRules(store, failures)
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
         self.folds: dict[str, Fold] = {}
@@ -324,7 +325,7 @@ class ToolCallRules:
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
-            record_check(self.store, call.check, exit_code, result, stamp)
+            self.checks.record(call.name, call.check, exit_code, result, stamp)
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
             return True
         if (exit_code is not None and exit_code != 0) or outcome.status != "completed":
@@ -351,7 +352,7 @@ class ToolCallRules:
                 shown = path_code(relative(path, store.cwd) or path)
                 bump(store, "completed_work", "file_changed", f"changed {shown}", stamp,
                      edit_key(path))  # fmt: skip
-            mark_checks_stale(store, stamp)
+            self.checks.edited(call.edited or ((call.key,) if call.key else ()), stamp)
         elif kind is ToolKind.TODO:
             self._replace_todos(call.todos, stamp)
         elif kind is ToolKind.PLAN_EXIT:
@@ -371,9 +372,8 @@ class ToolCallRules:
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> bool:
         if call.check is not None:
-            record_check(
-                self.store, call.check, exit_code if exit_code is not None else 1, error, stamp
-            )
+            code = exit_code if exit_code is not None else 1
+            self.checks.record(call.name, call.check, code, error, stamp)
             return True
         if call.kind is ToolKind.SHELL and is_no_match(call.key, exit_code, error):
             # A search that matched nothing did what it was asked: no failure to remember.
@@ -476,6 +476,7 @@ class ToolCallRules:
                 name: {"count": f.count, "recent": f.recent} for name, f in self.folds.items()
             },
             "todos_done": self.todos_done,
+            "checks": self.checks.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -486,3 +487,4 @@ class ToolCallRules:
             for name, f in state["folds"].items()
         }
         self.todos_done = list(state["todos_done"])
+        self.checks.load_state(state.get("checks"))

@@ -18,7 +18,10 @@ from deriver.check_output import (
     _last,
     check_passed,
     exit_code_from_output,
+    failing_tests,
+    failure_line,
     parse_check_output,
+    summarize_check,
 )
 from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
@@ -283,7 +286,10 @@ _SUMMARY_FRAGMENTS = st.sampled_from(
         "Tests: 5, Assertions: 6, Failures: 1.", "Tests run: 4, Failures: 1, Errors: 0, "
         "Skipped: 0", "Failed!  - Failed:     1, Passed:     2, Skipped:     0",
         "90% tests passed, 1 tests failed out of 10", "Ran 3 tests in 0.1s\n\nOK",
-        "test result: ok. 3 passed; 0 failed; 0 ignored", "7", "abc", "%", ",", ":", "(", ")",
+        "test result: ok. 3 passed; 0 failed; 0 ignored", "14 doctests, 87 tests, 0 failures",
+        "5 tests, 5 failures", ", 1 excluded", " failure", "42 mods/funs, found no issues.",
+        "9 mods/funs, found 2 warnings, 1 refactoring opportunity.", "7", "abc", "%", ",", ":",
+        "(", ")",
     ]
 )  # fmt: skip
 
@@ -300,3 +306,161 @@ class TestLastSummaryMatch:
         found = _last(pattern, text)
         assert (found and found.span()) == (expected and expected.span())
         assert (found and found.groups()) == (expected and expected.groups())
+
+
+# ExUnit's end of run, as `mix test` prints it (Elixir 1.15+).
+EXUNIT_PASSED = (
+    "Getting extensions in current project...\nRunning ExUnit with seed: 967718, max_cases: 32"
+    "\n\n.....\nFinished in 5.3 seconds (2.5s async, 2.7s sync)\n14 doctests, 87 tests, 0 failures"
+)
+EXUNIT_FAILED = (
+    "Exit code 2\nRunning ExUnit with seed: 918599, max_cases: 32\n\n"
+    "  1) test mount renders the review page (MyAppWeb.ReviewLiveTest)\n"
+    "     test/my_app_web/live/review_live_test.exs:58\n"
+    "     ** (RuntimeError) no :secret_key_base configuration found in MyAppWeb.Endpoint.\n"
+    '     code: {:ok, _view, html} = live(conn, "/review")\n\n'
+    "  2) test mount handles a bad id (MyAppWeb.ReviewLiveTest)\n"
+    "     test/my_app_web/live/review_live_test.exs:70\n\n"
+    "Finished in 0.2 seconds\n5 tests, 5 failures\n\nRandomized with seed 918599\n"
+)
+
+
+class TestRunnerWords:
+    def test_exunit_summary_in_its_own_words(self) -> None:
+        """ExUnit's summary line is parsed and kept in the runner's words."""
+        summary = summarize_check("mix test", EXUNIT_PASSED)
+        assert summary is not None
+        assert summary.words == "14 doctests, 87 tests, 0 failures"
+        assert summary.counts == CheckCounts(101, 0, 0, 0)
+
+    @pytest.mark.parametrize(
+        ("line", "failed", "skipped"),
+        [
+            ("49 tests, 0 failures", 0, 0),
+            ("14 doctests, 127 tests, 12 failures", 12, 0),
+            ("1 doctest, 2 properties, 5 tests, 0 failures, 1 excluded", 0, 1),
+            ("3 tests, 1 failure, 1 skipped", 1, 1),
+        ],
+    )
+    def test_exunit_variants(self, line: str, failed: int, skipped: int) -> None:
+        """Doctests, properties, excluded and skipped variants of ExUnit's line are read."""
+        summary = summarize_check("mix test", f"Finished in 0.1 seconds\n{line}\n")
+        assert summary is not None
+        assert summary.words == line
+        assert (summary.counts.failed, summary.counts.skipped) == (failed, skipped)
+
+    def test_credo(self) -> None:
+        """credo's "found no issues" passes; "found N ..." counts the issues."""
+        clean = summarize_check(
+            "mix credo", "Analysis took 0.3 seconds\n42 mods/funs, found no issues.\n"
+        )
+        assert clean is not None and clean.counts.errors == 0
+        assert clean.words == "42 mods/funs, found no issues"
+        dirty = summarize_check(
+            "mix credo",
+            "185 mods/funs, found 1 refactoring opportunity, 2 code readability issues.\n",
+        )
+        assert dirty is not None and dirty.counts.errors == 3
+
+    @pytest.mark.parametrize(
+        ("name", "output", "words"),
+        [
+            ("pytest", "..\n===== 5 passed, 1 warning in 1.2s ====", "5 passed, 1 warning"),
+            ("jest", "Tests:       1 failed, 5 passed, 6 total\n", "1 failed, 5 passed, 6 total"),
+            ("vitest", " Tests  1 failed | 2 passed (3)\n", "1 failed | 2 passed"),
+            ("mypy", "Success: no issues found in 9 source files\n", "Success: no issues found"),
+            ("rspec", "10 examples, 2 failures\n", "10 examples, 2 failures"),
+        ],
+    )
+    def test_other_runners_keep_their_words(self, name: str, output: str, words: str) -> None:
+        """Each runner's summary is rendered as it wrote it, without timings."""
+        summary = summarize_check(name, output)
+        assert summary is not None and summary.words == words
+
+    def test_cargo_lines_are_summed_in_cargo_words(self) -> None:
+        """A gate that runs cargo (just check) sums its result lines, in cargo's words."""
+        output = (
+            "cargo llvm-cov --fail-under-lines 100\n   Compiling util v0.1.0\nrunning 29 tests\n"
+            "test result: ok. 29 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
+            "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out\n"
+        )
+        summary = summarize_check("just check", output)
+        assert summary is not None
+        assert summary.words == "test result: ok. 32 passed; 0 failed; 1 ignored"
+
+    def test_go_packages(self) -> None:
+        """go test's package lines are counted as go prints them, ok and FAIL."""
+        output = (
+            "--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/p\t0.01s\n"
+            "ok  \texample.com/r\t0.02s\n"
+        )
+        summary = summarize_check("go test", output)
+        assert summary is not None and summary.words == "1 ok, 1 FAIL"
+
+
+class TestPipedExit:
+    def test_summary_failures_beat_a_piped_exit_zero(self) -> None:
+        """`mix test | tail -30` exits 0 while ExUnit says 11 failures: it failed."""
+        counts = parse_check_output("mix test", "297 tests, 11 failures\n")
+        assert check_passed(0, counts, "", exit_is_the_checks=False) is False
+        assert check_passed(0, counts, "") is True
+
+    def test_summary_pass_beats_a_filter_exit(self) -> None:
+        """A grep after the check that finds nothing does not fail a passing run."""
+        counts = parse_check_output("pytest", "=== 4 passed in 0.1s ===\n")
+        assert check_passed(1, counts, "", exit_is_the_checks=False) is True
+
+    def test_without_summary_the_exit_decides(self) -> None:
+        """With no summary to read, a piped exit code still decides."""
+        assert check_passed(1, None, "boom", exit_is_the_checks=False) is False
+
+
+class TestFailureListing:
+    def test_exunit_failing_tests(self) -> None:
+        """ExUnit's numbered failures give the failing tests' names."""
+        assert failing_tests(EXUNIT_FAILED) == (
+            "test mount renders the review page (MyAppWeb.ReviewLiveTest)",
+            "test mount handles a bad id (MyAppWeb.ReviewLiveTest)",
+        )
+
+    @pytest.mark.parametrize(
+        ("output", "name"),
+        [
+            ("FAILED tests/test_x.py::test_a - assert 1 == 2\n", "tests/test_x.py::test_a"),
+            ("test parse::tests::empty ... FAILED\n", "parse::tests::empty"),
+            ("--- FAIL: TestParse (0.00s)\n", "TestParse"),
+            ("  \u25cf Parser \u203a rejects empty input\n", "Parser \u203a rejects empty input"),
+            (
+                " FAIL  src/a.test.ts > parser > rejects empty\n",
+                "src/a.test.ts > parser > rejects empty",
+            ),
+            ("FAIL: test_parse (tests.test_a.ParseTest)\n", "test_parse (tests.test_a.ParseTest)"),
+            ("rspec ./spec/a_spec.rb:12 # Parser rejects empty\n", "./spec/a_spec.rb:12"),
+        ],
+    )
+    def test_common_runners(self, output: str, name: str) -> None:
+        """pytest, cargo, go, jest, vitest, unittest and rspec listings give test names."""
+        assert failing_tests(output) == (name,)
+
+    def test_informative_line(self) -> None:
+        """The excerpt is the error line, not the harness's "Exit code 2" header."""
+        assert failure_line(EXUNIT_FAILED) == (
+            "** (RuntimeError) no :secret_key_base configuration found in MyAppWeb.Endpoint."
+        )
+        pytest_output = "Exit code 1\n____ test_a ____\n>   assert f() == 2\nE   assert 1 == 2\n"
+        assert failure_line(pytest_output) == "assert 1 == 2"
+
+    def test_failing_test_then_summary_then_first_line(self) -> None:
+        """Without an error line, the first failing test, the summary, then a real line."""
+        assert failure_line("Exit code 2\n  1) test a (M)\n     Assertion failed\n") == "test a (M)"
+        assert failure_line("Exit code 6\n", "9 mods/funs, found 2 warnings") == (
+            "9 mods/funs, found 2 warnings"
+        )
+        assert failure_line("Exit code 1\nRunning tests\nsomething broke\n") == "something broke"
+        assert failure_line("Exit code 1") == "Exit code 1"
+
+    @given(st.text(max_size=300))
+    def test_total(self, output: str) -> None:
+        """Any text gives names and a line, never raising."""
+        assert isinstance(failing_tests(output), tuple)
+        assert isinstance(failure_line(output), str)

@@ -317,9 +317,36 @@ class TestVerification:
 
     def test_terminal_event_says_how_the_run_ended(self) -> None:
         """A terminal event records how the run ended."""
-        memory = derive(event("terminal", reason="max_steps"))
+        memory = derive(event("terminal", reason="max_steps", details={"max_steps": 44}))
         [item] = memory.verification_status
-        assert (item.status, item.text) == ("ended", "run-1 max_steps")
+        assert (item.status, item.text) == ("ended", "stopped at the step limit (44 steps)")
+
+    @pytest.mark.parametrize(
+        ("payload", "text"),
+        [
+            ({"reason": "completed", "details": {"duration_ms": 900}}, "completed"),
+            ({"reason": "interrupted", "details": {"by": "user"}}, "interrupted by the user"),
+            ({"reason": "error", "details": {"error": "RateLimitError: 429"}},
+             "stopped by an error: \u201cRateLimitError: 429\u201d"),
+        ],
+    )  # fmt: skip
+    def test_terminal_reason_is_readable_without_the_run_id(
+        self, payload: dict[str, Any], text: str
+    ) -> None:
+        """The run's ending is said in words, never as a bare run id."""
+        memory = derive(event("terminal", run_id="1a2252ee-fde8-4a8f", **payload))
+        [item] = memory.verification_status
+        assert item.text == text
+        assert "1a2252ee" not in render_memory(memory)
+
+    def test_ending_of_an_earlier_turn_goes_when_a_new_turn_starts(self) -> None:
+        """An interruption is about the last run only: a later turn removes it."""
+        memory = derive(
+            user("Fix the parser"),
+            event("terminal", reason="interrupted", details={"by": "user"}),
+            user("go on, but skip the slow tests", run_id="run-2"),
+        )
+        assert memory.verification_status == ()
 
 
 class TestDecisionsAndFailures:
@@ -472,3 +499,156 @@ class TestReadOnlyCommands:
             "`sed -n '1,80p' src/a.py`, `cat package.json`",
             "exec_command `npm install left-pad`",
         ]
+
+
+def bash(command: str, result: str, call_id: str, exit_code: int = 0) -> list[dict[str, Any]]:
+    """A shell call that finished, as the adapters emit it (a failure when exit_code != 0)."""
+    if exit_code:
+        return call("Bash", {"command": command}, "failed", call_id, error=result,
+                    exit_code=exit_code)  # fmt: skip
+    return call("Bash", {"command": command}, call_id=call_id, result=result, exit_code=0)
+
+
+EXUNIT_OK = (
+    "Running ExUnit with seed: 1\n\nFinished in 5.3 seconds\n14 doctests, 87 tests, 0 failures"
+)
+EXUNIT_FAILED = (
+    "Exit code 2\nRunning ExUnit with seed: 918599, max_cases: 32\n\n"
+    "  1) test mount renders the review page (MyAppWeb.ReviewLiveTest)\n"
+    "     test/my_app_web/live/review_live_test.exs:58\n"
+    "     ** (RuntimeError) no :secret_key_base configuration found in MyAppWeb.Endpoint.\n\n"
+    "5 tests, 5 failures\n"
+)
+
+
+class TestChecks:
+    def test_runner_summary_in_its_own_words(self) -> None:
+        """A passing mix test shows ExUnit's own summary words."""
+        memory = derive(bash("mix test 2>&1", EXUNIT_OK, "c1"))
+        [check] = memory.verification_status
+        assert (check.status, check.text) == (
+            "passed",
+            "`mix test` (14 doctests, 87 tests, 0 failures)",
+        )
+
+    def test_piped_exit_does_not_hide_failures(self) -> None:
+        """`mix test | tail -30` exits 0, but the runner said 11 failures: it failed."""
+        output = "  1) test a (M)\n     Assertion failed\n\n297 tests, 11 failures\n"
+        memory = derive(bash("mix test --seed 0 2>&1 | tail -30", output, "c1"))
+        [check] = memory.verification_status
+        assert check.status == "failed"
+        assert check.text.startswith("`mix test --seed 0` (297 tests, 11 failures)")
+
+    def test_failed_check_names_its_failing_tests(self) -> None:
+        """A failed check's line lists the tests the runner says failed."""
+        memory = derive(bash("mix test", EXUNIT_FAILED, "c1", exit_code=2))
+        [check] = memory.verification_status
+        assert check.status == "failed"
+        assert "(5 tests, 5 failures)" in check.text
+        assert "test mount renders the review page" in check.text
+
+    def test_project_gate_is_a_check(self) -> None:
+        """`just check` is verification (read with every parser), not completed work."""
+        output = (
+            "cargo llvm-cov --fail-under-lines 100\n   Compiling util v0.1.0\n"
+            "test result: ok. 29 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
+        )
+        memory = derive(bash("just check 2>&1", output, "c1"))
+        [check] = memory.verification_status
+        assert check.text == "`just check` (test result: ok. 29 passed; 0 failed; 0 ignored)"
+        assert memory.completed_work == ()
+
+    def test_one_line_per_check(self) -> None:
+        """Runs of the same check in other spellings share one line: the latest result."""
+        memory = derive(
+            bash("mix test 2>&1 | tail -5", EXUNIT_FAILED, "c1"),
+            bash("mix test 2>&1", EXUNIT_OK, "c2"),
+        )
+        [check] = memory.verification_status
+        assert (check.status, check.text) == (
+            "passed",
+            "`mix test` (14 doctests, 87 tests, 0 failures)",
+        )
+
+    def test_broader_run_settles_narrower_ones(self) -> None:
+        """A run of the whole suite replaces the lines of earlier runs of single files."""
+        memory = derive(
+            bash("pytest tests/test_a.py", "=== 3 passed in 0.1s ===", "c1"),
+            bash("pytest tests/test_b.py", "=== 1 failed, 2 passed in 0.1s ===", "c2", 1),
+            bash("pytest -q", "=== 40 passed in 2.0s ===", "c3"),
+        )
+        assert [(c.status, c.text) for c in memory.verification_status] == [
+            ("passed", "`pytest -q` (40 passed)")
+        ]
+
+    def test_narrower_run_keeps_the_broader_line(self) -> None:
+        """A later run of one file does not settle the whole suite's line."""
+        memory = derive(
+            bash("pytest", "=== 40 passed in 2.0s ===", "c1"),
+            bash("pytest tests/test_a.py", "=== 3 passed in 0.1s ===", "c2"),
+        )
+        assert len(memory.verification_status) == 2
+
+    @pytest.mark.parametrize("path", ["README.md", "docs/usage.rst", ".gitignore", "LICENSE"])
+    def test_editing_docs_does_not_make_checks_stale(self, path: str) -> None:
+        """Documentation and ignore files are read by no check: the pass still stands."""
+        memory = derive(
+            bash("pytest", "=== 5 passed in 0.1s ===", "c1"),
+            call("Edit", {"file_path": path}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "passed"
+
+    @pytest.mark.parametrize("path", ["src/parser.py", "tests/test_parser.py", "pyproject.toml"])
+    def test_editing_code_makes_checks_stale(self, path: str) -> None:
+        """Source, test and configuration files make an earlier pass stale."""
+        memory = derive(
+            bash("pytest", "=== 5 passed in 0.1s ===", "c1"),
+            call("Edit", {"file_path": path}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "stale"
+
+    def test_failed_check_is_a_failed_attempt_with_its_cause(self) -> None:
+        """A failed check also records a failed attempt with the line that says why."""
+        memory = derive(bash("mix test test/review_live_test.exs 2>&1", EXUNIT_FAILED, "c1", 2))
+        [failure] = memory.failed_attempts
+        assert failure.status == "open"
+        assert failure.text == (
+            "Bash `mix test test/review_live_test.exs` exited 2: \u201c** (RuntimeError) no "
+            ":secret_key_base configuration found in MyAppWeb.Endpoint.\u201d"
+        )
+
+    def test_broader_pass_resolves_the_failure_and_keeps_the_lesson(self) -> None:
+        """A later pass of the whole suite resolves a single file's failure; it stays."""
+        memory = derive(
+            bash("mix test test/review_live_test.exs 2>&1", EXUNIT_FAILED, "c1", 2),
+            bash("mix test 2>&1", EXUNIT_OK, "c2"),
+        )
+        [failure] = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert "secret_key_base" in failure.text
+
+    def test_each_cause_is_one_failed_attempt(self) -> None:
+        """Failing again for the same cause counts up; a new cause is a new lesson."""
+        other = EXUNIT_FAILED.replace(
+            "no :secret_key_base configuration found", "lazy_html missing"
+        )
+        memory = derive(
+            bash("mix test", EXUNIT_FAILED, "c1", 2),
+            bash("mix test", EXUNIT_FAILED, "c2", 2),
+            bash("mix test", other, "c3", 2),
+        )
+        assert [(f.count, "lazy_html" in f.text) for f in memory.failed_attempts] == [
+            (2, False),
+            (1, True),
+        ]
+
+    def test_narrower_pass_does_not_resolve_a_broader_failure(self) -> None:
+        """A pass of one file leaves the whole suite's failure open."""
+        memory = derive(
+            bash("mix test", EXUNIT_FAILED, "c1", 2),
+            bash("mix test test/other_test.exs", EXUNIT_OK, "c2"),
+        )
+        [failure] = memory.failed_attempts
+        assert failure.status == "open"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deriver.shell import CheckRun, detect_check, is_read_only_command
+from deriver.shell import CheckRun, CheckScope, detect_check, is_read_only_command, shown_command
 from tests.deriver.tool_samples import FIVE_MB, timed
 
 
@@ -72,7 +72,9 @@ class TestDetectCheck:
     )
     def test_recognised_checks(self, command: str, name: str) -> None:
         """Test, build and lint commands are recognised and named canonically."""
-        assert detect_check(command) == CheckRun(name=name, command=command)
+        check = detect_check(command)
+        assert check is not None
+        assert (check.name, check.command) == (name, command)
 
     @pytest.mark.parametrize(
         ("command", "name"),
@@ -193,3 +195,125 @@ class TestIsReadOnlyCommand:
     def test_total(self, command: str) -> None:
         """Any text gives an answer."""
         assert is_read_only_command(command) in (True, False)
+
+
+class TestProjectGates:
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [
+            ("just check 2>&1", "just check"),
+            ("just --justfile ci.just lint test", "just lint test"),
+            ("make check", "make check"),
+            ("make -C backend test lint", "make test lint"),
+            ("make verify", "make verify"),
+            ("task test:unit", "task test:unit"),
+            ("task ci", "task ci"),
+            ("mise run lint", "mise run lint"),
+            ("mise tasks run check", "mise run check"),
+            ("turbo run typecheck", "turbo run typecheck"),
+            ("nx run web:test", "nx web:test"),
+            ("npm run check-types", "npm run check-types"),
+            ("pnpm --filter @repo/web check-types", "pnpm run check-types"),
+            ("yarn lint:ci", "yarn run lint:ci"),
+            ("pre-commit run --all-files", "pre-commit"),
+            ("lefthook run pre-push", "lefthook run pre-push"),
+            ("cargo llvm-cov --fail-under-lines 100", "cargo llvm-cov"),
+            ("cargo fmt --check", "cargo fmt"),
+            ("mix format --check-formatted", "mix format"),
+            ("mix credo --strict", "mix credo"),
+            ("prettier --check .", "prettier"),
+            ("golangci-lint run ./...", "golangci-lint"),
+        ],
+    )
+    def test_gates_are_checks(self, command: str, name: str) -> None:
+        """Project gates (just, make, task, mise, turbo, package scripts, hooks) are checks."""
+        check = detect_check(command)
+        assert check is not None
+        assert check.name == name
+
+    @pytest.mark.parametrize(
+        "command",
+        ["just", "just fmt", "just deploy", "make install", "task dev", "mise run serve",
+         "npm run dev", "npm run test:watch", "cargo fmt", "mix format", "prettier --write ."],
+    )  # fmt: skip
+    def test_other_recipes_are_not_checks(self, command: str) -> None:
+        """Recipes that are not gates, watch modes and formatters that write are not checks."""
+        assert detect_check(command) is None
+
+
+class TestCheckScope:
+    @pytest.mark.parametrize(
+        ("broader", "narrower"),
+        [
+            ("mix test", "mix test test/foo_test.exs"),
+            ("mix test 2>&1 | tail -5", "mix test test/foo_test.exs:58 --seed 0"),
+            ("pytest", "pytest tests/test_x.py"),
+            ("pytest tests/", "python -m pytest tests/test_x.py::test_a"),
+            ("pytest", "pytest -k parse tests/test_x.py"),
+            ("go test ./...", "go test ./pkg/parse"),
+            ("cargo test", "cargo test -p core"),
+            ("cd /repo && mix test", "mix test test/a_test.exs"),
+        ],
+    )
+    def test_broader_run_covers_narrower(self, broader: str, narrower: str) -> None:
+        """A run of the whole suite, or of a parent path, covers a run of a part of it."""
+        wide, narrow = detect_check(broader), detect_check(narrower)
+        assert wide is not None and narrow is not None
+        assert wide.scope.covers(narrow.scope)
+        assert not narrow.scope.covers(wide.scope)
+
+    @pytest.mark.parametrize(
+        ("first", "second"),
+        [
+            ("pytest tests/test_a.py", "pytest tests/test_b.py"),
+            ("cd frontend && npm test", "cd backend && npm test"),
+            ("pytest -k parse", "pytest -k render"),
+        ],
+    )
+    def test_disjoint_runs_do_not_cover(self, first: str, second: str) -> None:
+        """Runs of different files, directories or selections cover neither each other."""
+        one, two = detect_check(first), detect_check(second)
+        assert one is not None and two is not None
+        assert not one.scope.covers(two.scope) and not two.scope.covers(one.scope)
+
+    def test_flag_values_are_not_paths(self) -> None:
+        """Values of options that do not select (``--seed 0``) leave the run whole."""
+        check = detect_check("mix test --seed 0 --max-cases 4")
+        assert check is not None
+        assert check.scope == CheckScope()
+
+    @pytest.mark.parametrize(
+        ("command", "own"),
+        [
+            ("mix test", True),
+            ("cd app && mix test", True),
+            ("mix test 2>&1 | tail -30", False),
+            ("pytest || true", False),
+            ("pytest; echo done", False),
+        ],
+    )
+    def test_whether_the_exit_status_is_the_checks(self, command: str, own: bool) -> None:
+        """A check piped into tail, or followed by other commands, does not own the exit."""
+        check = detect_check(command)
+        assert check is not None
+        assert check.own_exit is own
+
+
+class TestShownCommand:
+    @pytest.mark.parametrize(
+        ("command", "shown"),
+        [
+            ("mix test 2>&1 | tail -30", "mix test"),
+            ("cd /home/u/proj && mix test test/a_test.exs 2>&1", "mix test test/a_test.exs"),
+            ("pytest -q 2>&1 | grep -v warn | head -50", "pytest -q"),
+            ("just check", "just check"),
+        ],
+    )
+    def test_filters_and_cd_are_dropped(self, command: str, shown: str) -> None:
+        """The stderr merge, output filters and the cd into the project are not shown."""
+        assert shown_command(command) == shown
+
+    @given(st.text(max_size=200))
+    def test_total(self, command: str) -> None:
+        """Any text gives a string, never raising."""
+        assert isinstance(shown_command(command), str)

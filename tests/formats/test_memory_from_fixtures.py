@@ -120,13 +120,15 @@ class TestCodexMemory:
 
     def test_update_plan_apply_patch(self) -> None:
         """The plan's open step is the todo; the red test run (exit 1) is a verification
-        signal, not a failed attempt, and the same command passing later replaces it."""
+        signal whose cause stays as a resolved lesson once the broader run passes, and that
+        passing run replaces its line."""
         m = memory_of(
             "codex/codex-0.125.0-cli_update-plan_apply-patch_EXCERPT_019e1625_L228-386.jsonl"
         )
         open_todos = [t for t in m.todo_items if t.status in ("pending", "in_progress")]
         assert texts(open_todos) == ["Run focused verification"]
-        assert m.failed_attempts == ()
+        assert [(f.kind, f.status) for f in m.failed_attempts] == [("check_failed", "resolved")]
+        assert "AssertionError" in m.failed_attempts[0].text
         checks = joined(m.verification_status)
         assert "(16 passed)" in checks
         assert "npm run build" in checks
