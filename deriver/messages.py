@@ -251,10 +251,9 @@ def _ending_details(reason: str, details: dict[str, Any]) -> str:
     limit = details.get("max_steps")
     if type(limit) is int:
         return f" ({limit} steps)"
-    reasons = details.get("reasons")
-    if isinstance(reasons, list) and reasons:
-        listed = ", ".join(str(r) for r in reasons[:4] if isinstance(r, str | int))
-        return f": {quote_untrusted(listed, 120)}" if listed else ""
+    reasons = _reasons(details)
+    if reasons:
+        return f": {reasons}"
     text = detail_text(details)
     return f": {quote_untrusted(text, 120)}" if text else ""
 
