@@ -8,7 +8,14 @@ from pathlib import Path
 
 import orjson
 
-HEAVY = ("pydantic", "tiktoken", "watchfiles", "deriver", "session_memory.formats.detect")
+HEAVY = (
+    "pydantic",
+    "tiktoken",
+    "watchfiles",
+    "zstandard",
+    "deriver",
+    "session_memory.formats.detect",
+)
 
 # Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.
 _PROBE = """
