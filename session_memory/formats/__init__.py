@@ -1,20 +1,29 @@
-"""Adapters that read Claude Code sessions and Codex CLI rollouts as native events."""
+"""Adapters that read Claude Code sessions and Codex CLI rollouts as native events.
 
-from session_memory.formats._base import Adapter, AdapterBase, FormatName
-from session_memory.formats.claude_code import ClaudeCodeAdapter
-from session_memory.formats.codex import CodexAdapter
-from session_memory.formats.detect import (
-    FORMAT_CHOICES,
-    NO_KNOWN_FORMAT,
-    AutoAdapter,
-    FormatChoice,
-    classify_object,
-    detect_format,
-    make_adapter,
-    read_transcript,
-    restore_adapter,
-)
-from session_memory.formats.native import NativeAdapter
+The names below are imported on first use (PEP 562): the command line needs only the format
+names (:mod:`session_memory.formats.names`) to build its parser, not the adapters.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from session_memory.formats._base import Adapter, AdapterBase
+    from session_memory.formats.claude_code import ClaudeCodeAdapter
+    from session_memory.formats.codex import CodexAdapter
+    from session_memory.formats.detect import (
+        NO_KNOWN_FORMAT,
+        AutoAdapter,
+        classify_object,
+        detect_format,
+        make_adapter,
+        read_transcript,
+        restore_adapter,
+    )
+    from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
+    from session_memory.formats.native import NativeAdapter
 
 __all__ = [
     "FORMAT_CHOICES",
@@ -33,3 +42,34 @@ __all__ = [
     "read_transcript",
     "restore_adapter",
 ]
+
+_HOME: Final[dict[str, str]] = {
+    "Adapter": "_base",
+    "AdapterBase": "_base",
+    "ClaudeCodeAdapter": "claude_code",
+    "CodexAdapter": "codex",
+    "AutoAdapter": "detect",
+    "NO_KNOWN_FORMAT": "detect",
+    "classify_object": "detect",
+    "detect_format": "detect",
+    "make_adapter": "detect",
+    "read_transcript": "detect",
+    "restore_adapter": "detect",
+    "FORMAT_CHOICES": "names",
+    "FormatChoice": "names",
+    "FormatName": "names",
+    "NativeAdapter": "native",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'session_memory.formats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"session_memory.formats.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

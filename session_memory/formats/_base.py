@@ -10,12 +10,13 @@ next to the deriver snapshot and resume after a restart.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar, Final, Literal, Protocol, TypeVar
+from typing import ClassVar, Final, Protocol, TypeVar
 
 import orjson
 
 from session_memory.errors import SnapshotError
 from session_memory.events import JsonObject, TranscriptEvent
+from session_memory.formats.names import FormatName
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record, decode_line
 
@@ -28,8 +29,6 @@ __all__ = [
     "cap_text",
 ]
 
-FormatName = Literal["native", "claude-code", "codex"]
-"""A concrete transcript format an adapter reads."""
 
 MAX_TEXT_CHARS: Final = 16 * 1024
 """Tool output and message text longer than this keep their head and tail only."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import ClassVar, Final, Literal, get_args
+from typing import ClassVar, Final
 
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import JsonObject
-from session_memory.formats._base import AdapterBase, FormatName
+from session_memory.formats._base import AdapterBase
 from session_memory.formats.claude_code import ClaudeCodeAdapter
 from session_memory.formats.codex import CodexAdapter
+from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
 from session_memory.formats.native import NativeAdapter
 from session_memory.memory import SkippedLine
 from session_memory.reader import (
@@ -32,10 +33,6 @@ __all__ = [
     "restore_adapter",
 ]
 
-FormatChoice = Literal["auto", "native", "claude-code", "codex"]
-"""What a user may ask for: a concrete format, or detection."""
-
-FORMAT_CHOICES: Final[tuple[str, ...]] = get_args(FormatChoice)
 
 _ADAPTERS: Final[dict[str, type[AdapterBase]]] = {
     "native": NativeAdapter,

@@ -1,0 +1,197 @@
+"""Benchmark start-up: ``--help``, ``derive`` of a one-line transcript, ``hook`` (state current
+and cold), side by side with ``python -c pass`` in the same run.
+
+Plain script::
+
+    .venv/bin/python benchmarks/bench_startup.py [--rounds N] [--mb 3] [--quick]
+
+Every figure is a real process of the same interpreter. Wall time and CPU time (user + sys of
+the child, from ``wait4``) are both reported, as medians, with the ratio to ``python -c pass``
+of the same run: on a loaded machine the wall time mostly measures the queue, the CPU time
+and the ratio what the command costs. The share of each part of the imports comes from
+``python -X importtime`` (cumulative microseconds of the top-level imports, grouped). The
+hook runs on a generated Claude Code transcript of ``--mb`` MB (``bench_hook.py``). Figures,
+not pass/fail; targets are printed next to them. Results go to
+``benchmarks/results/startup.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_hook import write_transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "startup.json"
+PYTHON = sys.executable
+CLI = [PYTHON, str(Path(PYTHON).with_name("session-memory"))]
+"""The console script, run by the interpreter so ``-X importtime`` can be passed."""
+TARGETS_MS = {"hook_current": 60.0, "hook_cold": 500.0}
+
+# Top-level import -> part it is counted in (anything else: "other").
+PARTS = {
+    "site": "interpreter (site)",
+    "encodings": "interpreter (site)",
+    "pydantic": "pydantic",
+    "pydantic_core": "pydantic",
+    "annotated_types": "pydantic",
+    "typing_extensions": "pydantic",
+    "tiktoken": "tiktoken",
+    "tiktoken_ext": "tiktoken",
+    "regex": "tiktoken",
+    "watchfiles": "watchfiles",
+    "anyio": "watchfiles",
+    "orjson": "orjson",
+    "deriver": "deriver",
+    "viewbuilder": "viewbuilder",
+    "session_memory": "session_memory",
+}
+
+
+def run(argv: list[str], stdin: bytes = b"") -> tuple[float, float, bytes]:
+    """Wall ms, CPU ms (user + sys) of one child process, and its stderr."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = (time.perf_counter() - started) * 1000
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv} exited {proc.returncode}: {err.decode()[-500:]}")
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000, err
+
+
+def import_parts(argv: list[str], stdin: bytes) -> dict[str, float]:
+    """Milliseconds of imports per part, from ``-X importtime``: each module's own time,
+    counted in the part of its top-level package (pydantic imported by the event model is
+    pydantic, not session_memory)."""
+    _, _, err = run([argv[0], "-X", "importtime", *argv[1:]], stdin)
+    parts: dict[str, float] = defaultdict(float)
+    for line in err.decode(errors="replace").splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        own, _, name = line.removeprefix("import time:").split("|")
+        if not own.strip().isdigit():
+            continue  # the header line
+        top = name.strip().split(".")[0]
+        if top.startswith("__editable__"):
+            top = "site"
+        parts[PARTS.get(top, "other (stdlib, ...)")] += int(own) / 1000
+    return {k: round(v, 1) for k, v in sorted(parts.items(), key=lambda kv: -kv[1])}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--mb", type=float, default=3.0)
+    parser.add_argument("--quick", action="store_true", help="5 rounds, 1 MB")
+    args = parser.parse_args()
+    rounds, mb = (5, 1.0) if args.quick else (args.rounds, args.mb)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    try:
+        one_line = tmp / "one.jsonl"
+        one_line.write_bytes(
+            orjson.dumps(
+                {
+                    "event_id": "e1",
+                    "event_type": "message",
+                    "payload": {"role": "user", "content": "Port the orders API to v2"},
+                }
+            )
+            + b"\n"
+        )
+        transcript = tmp / "projects" / "-home-dev-orders" / "bench-3f2a.jsonl"
+        transcript.parent.mkdir(parents=True)
+        write_transcript(transcript, mb)
+        event = orjson.dumps(
+            {
+                "session_id": "bench-3f2a",
+                "transcript_path": str(transcript),
+                "cwd": "/home/dev/orders",
+                "hook_event_name": "SessionStart",
+                "source": "compact",
+            }
+        )
+        warm = tmp / "warm"
+        run([*CLI, "hook", "--state-dir", str(warm)], event)
+        cold_dirs = iter(tmp / f"cold-{i}" for i in range(10 * rounds))
+        commands: dict[str, tuple[list[str] | None, bytes]] = {
+            "python -c pass": ([PYTHON, "-c", "pass"], b""),
+            "--help": ([*CLI, "--help"], b""),
+            "derive (one line)": ([*CLI, "derive", str(one_line)], b""),
+            "hook, state current": ([*CLI, "hook", "--state-dir", str(warm)], event),
+            "hook, cold": (None, event),
+        }
+        wall: dict[str, list[float]] = defaultdict(list)
+        cpu: dict[str, list[float]] = defaultdict(list)
+        for _ in range(rounds):  # interleaved, so load changes hit every command alike
+            for name, (argv, stdin) in commands.items():
+                argv = argv or [*CLI, "hook", "--state-dir", str(next(cold_dirs))]
+                w, c, _ = run(argv, stdin)
+                wall[name].append(w)
+                cpu[name].append(c)
+        parts = {
+            name: import_parts(argv or [*CLI, "hook", "--state-dir", str(next(cold_dirs))], stdin)
+            for name, (argv, stdin) in commands.items()
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    base_wall = statistics.median(wall["python -c pass"])
+    base_cpu = statistics.median(cpu["python -c pass"])
+    rows = {}
+    for name in commands:
+        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        rows[name] = {
+            "wall_p50_ms": round(w, 1),
+            "cpu_p50_ms": round(c, 1),
+            "wall_vs_pass": round(w / base_wall, 2),
+            "cpu_vs_pass": round(c / base_cpu, 2),
+            "import_ms": parts[name],
+        }
+    results = {
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+        "rounds": rounds,
+        "transcript_mb": mb,
+        "commands": rows,
+        "targets_ms": TARGETS_MS,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
+    print(f"{rounds} rounds, interleaved; hook on a {mb:g} MB Claude Code transcript")
+    print(f"{'':22s} {'wall p50':>9s} {'CPU p50':>9s} {'wall/pass':>9s} {'CPU/pass':>9s}")
+    for name, row in rows.items():
+        target = {"hook, state current": "  (target ≤ 60 ms)", "hook, cold": "  (≤ 500 ms)"}
+        print(
+            f"{name:22s} {row['wall_p50_ms']:7.1f}ms {row['cpu_p50_ms']:7.1f}ms "
+            f"{row['wall_vs_pass']:8.2f}x {row['cpu_vs_pass']:8.2f}x{target.get(name, '')}"
+        )
+    print("imports by part (ms, -X importtime, one run each):")
+    for name, row in rows.items():
+        shares = ", ".join(f"{k} {v:.0f}" for k, v in row["import_ms"].items())
+        print(f"  {name:20s} {shares}")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
