@@ -270,6 +270,7 @@ class SessionMemoryDeriver:
                     f"deriver snapshot of format {state['format']!r}, this version reads format "
                     f"{SNAPSHOT_FORMAT}: rebuild the memory from the transcript"
                 )
+            _check_snapshot_fields(state)
             deriver = cls(**state["config"])
             deriver._seen_order = deque(state["seen"])
             deriver._seen = set(deriver._seen_order)
@@ -292,6 +293,29 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
+
+
+_SNAPSHOT_FIELDS: Final[dict[str, tuple[tuple[type, ...], bool]]] = {
+    "config": ((dict,), False),
+    "seen": ((list,), False),
+    "event_count": ((int,), False),
+    "last_event_id": ((str,), True),
+    "session_id": ((str,), True),
+    "version": ((int,), False),
+    "diagnostics": ((dict,), False),
+    "store": ((dict,), False),
+    "rules": ((dict,), False),
+}
+
+
+def _check_snapshot_fields(state: dict[str, Any]) -> None:
+    """SnapshotError naming the first top-level field of a snapshot of the wrong type."""
+    for name, (kinds, optional) in _SNAPSHOT_FIELDS.items():
+        check_argument(
+            f"snapshot field {name}", state[name], kinds, error=SnapshotError, optional=optional
+        )
+    for i, event_id in enumerate(state["seen"]):
+        check_argument(f"snapshot field seen[{i}]", event_id, str, error=SnapshotError)
 
 
 @dataclass(frozen=True, slots=True)

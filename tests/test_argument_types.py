@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import os
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -238,3 +240,32 @@ def test_a_string_is_not_a_list_of_paths(tmp_path: Path) -> None:
 def test_an_event_for_stopping_is_accepted(tmp_path: Path) -> None:
     """Any object with ``is_set()`` passes as ``stop_event``."""
     MemoryService([SAMPLE], tmp_path / "out", stop_event=threading.Event())
+
+
+@functools.cache
+def sample_snapshot() -> bytes:
+    deriver = SessionMemoryDeriver()
+    deriver.apply_all(read_records(SAMPLE))
+    return deriver.snapshot()
+
+
+SNAPSHOT_FIELDS = ["config", "seen", "event_count", "last_event_id", "session_id", "version"]
+SNAPSHOT_FIELDS += ["diagnostics", "store", "rules", "store.next_id", "store.items"]
+
+
+@pytest.mark.parametrize("field", SNAPSHOT_FIELDS)
+@settings(max_examples=15, deadline=None)
+@given(value=st.one_of(st.just("x"), st.just([]), st.just({}), st.just(True), st.floats(0, 1)))
+def test_a_snapshot_field_of_the_wrong_type_is_a_snapshot_error(field: str, value: object) -> None:
+    """A top-level or store field of a snapshot with a value of another type is refused."""
+    state = orjson.loads(sample_snapshot())
+    *parents, last = field.split(".")
+    holder = state
+    for parent in parents:
+        holder = holder[parent]
+    original = holder[last]
+    if type(original) is type(value) or (original is None and isinstance(value, str)):
+        return
+    holder[last] = value
+    with pytest.raises(SnapshotError):
+        SessionMemoryDeriver.restore(orjson.dumps(state))
