@@ -17,6 +17,7 @@ import orjson
 from deriver.rules import Rules
 from deriver.store import MemoryStore
 from deriver.token_budget import TokenArithmetic
+from session_memory.arguments import check_argument
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import TranscriptEvent
 from session_memory.memory import (
@@ -54,8 +55,10 @@ class SessionMemoryDeriver:
         goal_tokens: int | None = None,
         dedup_window: int = 2048,
     ) -> None:
-        if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int):
-            raise ConfigError(f"budget_tokens must be an integer, not {budget_tokens!r}")
+        check_argument("budget_tokens", budget_tokens, int)
+        check_argument("encoding", encoding, str)
+        check_argument("goal_tokens", goal_tokens, int, optional=True)
+        check_argument("dedup_window", dedup_window, int)
         if goal_tokens is None:
             goal_tokens = max(24, min(400, budget_tokens // 4))
         if goal_tokens < 24:
@@ -257,6 +260,7 @@ class SessionMemoryDeriver:
     @classmethod
     def restore(cls, data: bytes) -> SessionMemoryDeriver:
         """A deriver in the state :meth:`snapshot` captured; SnapshotError if unusable."""
+        check_argument("data", data, (bytes, bytearray, memoryview), error=SnapshotError)
         try:
             state = orjson.loads(data)
             if not isinstance(state, dict) or "format" not in state:
@@ -266,6 +270,7 @@ class SessionMemoryDeriver:
                     f"deriver snapshot of format {state['format']!r}, this version reads format "
                     f"{SNAPSHOT_FORMAT}: rebuild the memory from the transcript"
                 )
+            _check_snapshot_fields(state)
             deriver = cls(**state["config"])
             deriver._seen_order = deque(state["seen"])
             deriver._seen = set(deriver._seen_order)
@@ -288,6 +293,29 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
+
+
+_SNAPSHOT_FIELDS: Final[dict[str, tuple[tuple[type, ...], bool]]] = {
+    "config": ((dict,), False),
+    "seen": ((list,), False),
+    "event_count": ((int,), False),
+    "last_event_id": ((str,), True),
+    "session_id": ((str,), True),
+    "version": ((int,), False),
+    "diagnostics": ((dict,), False),
+    "store": ((dict,), False),
+    "rules": ((dict,), False),
+}
+
+
+def _check_snapshot_fields(state: dict[str, Any]) -> None:
+    """SnapshotError naming the first top-level field of a snapshot of the wrong type."""
+    for name, (kinds, optional) in _SNAPSHOT_FIELDS.items():
+        check_argument(
+            f"snapshot field {name}", state[name], kinds, error=SnapshotError, optional=optional
+        )
+    for i, event_id in enumerate(state["seen"]):
+        check_argument(f"snapshot field seen[{i}]", event_id, str, error=SnapshotError)
 
 
 @dataclass(frozen=True, slots=True)

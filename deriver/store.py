@@ -14,6 +14,8 @@ from typing import Any, Final
 
 from deriver.keys import ItemKey
 from deriver.token_budget import TokenArithmetic
+from session_memory.arguments import check_argument
+from session_memory.errors import SnapshotError
 from session_memory.layout import (
     RENDER_ORDER,
 )
@@ -480,6 +482,8 @@ class MemoryStore:
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
+        for name, kind in _STATE_FIELDS.items():
+            check_argument(f"snapshot field store.{name}", state[name], kind, error=SnapshotError)
         self._next_id = state["next_id"]
         items = {}
         for raw in state["items"]:
@@ -509,3 +513,11 @@ _ID_PREFIX: Final[dict[SectionName, str]] = {
     "key_decisions": "d",
     "completed_work": "c",
 }
+_STATE_FIELDS: Final[dict[str, type]] = {
+    "next_id": int,
+    "items": list,
+    "tiers": list,
+    "omitted": dict,
+    "omitted_kinds": dict,
+}
+"""The types of the store's snapshot fields that restore as they are, checked on load."""

@@ -18,7 +18,8 @@ from typing import IO, Final, cast
 import orjson
 import pydantic
 
-from session_memory.errors import TranscriptError
+from session_memory.arguments import check_argument, check_source
+from session_memory.errors import ConfigError, TranscriptError
 from session_memory.events import JsonObject, TranscriptEvent
 from session_memory.memory import SkippedLine
 
@@ -260,6 +261,8 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
     A missing or unreadable file is a :class:`TranscriptError`; nothing in the file's
     content raises.
     """
+    check_source("source", source)
+    check_argument("max_line_bytes", max_line_bytes, int)
     # iter_objects unrolled: a generator less between the file and the fold, on every line.
     with open_source(source) as stream:
         try:
@@ -274,6 +277,8 @@ def read_events(
     source: Source, on_skip: Callable[[SkippedLine], None] | None = None
 ) -> Iterator[TranscriptEvent]:
     """Yield the events of a transcript; each skipped line goes to ``on_skip``."""
+    if on_skip is not None and not callable(on_skip):
+        raise ConfigError(f"on_skip must be a function or None, not {type(on_skip).__name__}")
     for record in read_records(source):
         if isinstance(record, TranscriptEvent):
             yield record

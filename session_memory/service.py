@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Final
 
 from deriver import SessionMemoryDeriver
+from session_memory.arguments import check_argument, check_paths
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
 from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
 from session_memory.memory import SessionMemory, SkippedLine
@@ -122,6 +123,28 @@ class _Transcript:
     lines_skipped: int = 0
 
 
+def _check_options(
+    paths: object,
+    out_dir: object,
+    state_dir: object,
+    stop_event: object,
+    sweep_seconds: object,
+    force_polling: object,
+    clock: object,
+) -> None:
+    """ConfigError naming the first of :class:`MemoryService`'s options of the wrong type
+    (the budget, encoding and format are checked by the deriver and the adapter)."""
+    check_paths("paths", paths)
+    check_argument("out_dir", out_dir, (str, os.PathLike))
+    check_argument("state_dir", state_dir, (str, os.PathLike), optional=True)
+    check_argument("sweep_seconds", sweep_seconds, float)
+    check_argument("force_polling", force_polling, bool, optional=True)
+    if stop_event is not None and not callable(getattr(stop_event, "is_set", None)):
+        raise ConfigError(f"stop_event must have is_set() or be None, not {stop_event!r}")
+    if not callable(clock):
+        raise ConfigError(f"clock must be a function, not {clock!r}")
+
+
 class _FailureLog:
     """ERRORs for failing writes: the first at once, then one summary per interval.
 
@@ -197,6 +220,7 @@ class MemoryService:
         force_polling: bool | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
+        _check_options(paths, out_dir, state_dir, stop_event, sweep_seconds, force_polling, clock)
         if not paths:
             raise ConfigError("nothing to watch: give at least one transcript or directory")
         self._dirs: list[str] = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from session_memory.arguments import check_argument
+from session_memory.errors import ViewInputError
 from session_memory.layout import (
     HEADER,
     RENDER_ORDER,
@@ -20,7 +22,9 @@ def render_memory(memory: SessionMemory) -> str:
     """Render the memory as Markdown; the empty memory renders as the empty string.
 
     The same memory always renders to the same text: no clock, no dict-order accident.
+    Anything but a :class:`SessionMemory` is a :class:`ViewInputError`.
     """
+    check_argument("memory", memory, SessionMemory, error=ViewInputError)
     if memory.is_empty:
         return ""
     parts = [HEADER]

@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import orjson
 
+from session_memory.arguments import check_argument
 from session_memory.errors import BudgetError, ConfigError, ViewInputError
 from session_memory.memory import SessionMemory
 from session_memory.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
@@ -159,9 +160,13 @@ def build_model_view(
     how often a message is counted, never a count.
 
     Raises :class:`~session_memory.errors.ConfigError` for an unknown shape, position or
-    encoding or an impossible window, and :class:`ViewInputError` for a message that is not a
-    JSON object.
+    encoding, an impossible window or an option of the wrong type, and :class:`ViewInputError`
+    for a message that is not a JSON object or a ``memory`` or ``previous`` of the wrong type.
     """
+    check_argument("memory", memory, SessionMemory, error=ViewInputError, optional=True)
+    check_argument("previous", previous, ModelView, error=ViewInputError, optional=True)
+    check_argument("encoding", encoding, str)
+    check_argument("cache", cache, MessageTokenCache, optional=True)
     rules = _check_options(shape, memory_position, context_window, reserve_output_tokens)
     tok = counter(encoding)
     counts = _count(
@@ -208,6 +213,8 @@ def message_tokens(message: Message, encoding: str = DEFAULT_ENCODING) -> int:
     argument string plus :data:`PART_OVERHEAD_TOKENS`. Providers frame messages differently,
     so this is an estimate of their count, not the count itself.
     """
+    check_argument("message", message, Mapping, error=ViewInputError)
+    check_argument("encoding", encoding, str)
     return _uncached_tokens(message, counter(encoding))
 
 
@@ -324,6 +331,10 @@ def _check_options(
     shape: str, memory_position: str, context_window: int | None, reserve_output_tokens: int
 ) -> _ShapeRules:
     """The rules of ``shape``, once the options are known to be possible (else ConfigError)."""
+    check_argument("shape", shape, str)
+    check_argument("memory_position", memory_position, str)
+    check_argument("context_window", context_window, int, optional=True)
+    check_argument("reserve_output_tokens", reserve_output_tokens, int)
     rules = _SHAPES.get(shape)
     if rules is None:
         raise ConfigError(f"unknown view shape {shape!r}; expected one of {', '.join(_SHAPES)}")
@@ -523,9 +534,9 @@ def _system_messages(system_prompt: SystemPrompt) -> list[Message]:
     """The system prompt as OpenAI system messages; text blocks become messages too."""
     if isinstance(system_prompt, str):
         return [{"role": "system", "content": system_prompt}] if system_prompt else []
-    if not isinstance(system_prompt, Sequence):
+    if not isinstance(system_prompt, Sequence) or isinstance(system_prompt, bytes):
         raise ViewInputError(
-            f"system prompt must be a string or a list of messages, "
+            f"system_prompt must be a string or a list of messages, "
             f"not {type(system_prompt).__name__}"
         )
     messages: list[Message] = []

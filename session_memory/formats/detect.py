@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import ClassVar, Final
 
+from session_memory.arguments import check_argument, check_source
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import JsonObject
 from session_memory.formats._base import AdapterBase
@@ -99,6 +100,7 @@ def detect_format(first_objects: Iterable[object]) -> FormatName:
 
 def make_adapter(fmt: str) -> AdapterBase:
     """A fresh adapter for ``fmt`` (one of :data:`FORMAT_CHOICES`)."""
+    check_argument("format", fmt, str)
     if fmt == "auto":
         return AutoAdapter()
     try:
@@ -181,6 +183,8 @@ def read_transcript(
     unreadable file is a :class:`TranscriptError` and an unknown format a
     :class:`ConfigError`; nothing in the file's content raises.
     """
+    check_source("source", source)
+    check_argument("max_line_bytes", max_line_bytes, int)
     adapter = make_adapter(format)
     with open_source(source) as stream:
         objects = iter_objects(stream, max_line_bytes=max_line_bytes)

@@ -143,10 +143,6 @@ class TestCorruptState:
         and a rebuild."""
         run_corrupted(tmp_path, caplog, snapshot_change=SNAPSHOT_CASES[case])
 
-    @pytest.mark.xfail(
-        reason="a wrong type that round-trips and leaves the memory as it is can only be "
-        "caught by typed validation in SessionMemoryDeriver.restore (typed snapshots)"
-    )
     @pytest.mark.parametrize("value", ["x", None])
     def test_snapshot_field_of_a_silently_accepted_type_rebuilds(
         self, value: object, tmp_path: Path, caplog: pytest.LogCaptureFixture
