@@ -293,7 +293,10 @@ def _add_watch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="keep <session>.memory.json and .memory.md current as transcripts grow",
     )
     p.add_argument(
-        "paths", nargs="+", metavar="PATH", help="transcript file, or directory watched for *.jsonl"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="transcript file, or directory watched for *.jsonl and *.jsonl.zst",
     )
     p.add_argument("--out", default=".", metavar="DIR", help="output directory (default .)")
     p.add_argument(

@@ -25,6 +25,7 @@ from session_memory.memory import SkippedLine
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "ZSTD_MAGIC",
     "Record",
     "Source",
     "decode_line",
@@ -35,6 +36,7 @@ __all__ = [
     "open_source",
     "read_events",
     "read_records",
+    "zstd_stream",
 ]
 
 MAX_LINE_BYTES: Final = 8 * 1024 * 1024
@@ -191,8 +193,16 @@ def open_source(source: Source) -> Iterator[IO[bytes]]:
         if not compressed:
             yield stream
             return
-        with _Zstd(stream) as decompressed:
-            yield cast(IO[bytes], decompressed)
+        yield zstd_stream(stream)
+
+
+def zstd_stream(stream: IO[bytes]) -> IO[bytes]:
+    """``stream`` (zstd data, one frame or more) read decompressed; only ``read`` is offered.
+
+    Corrupt data, or data that ends inside a frame, raises ``OSError`` on the read that finds
+    it, like a read error (:func:`iter_objects` makes it a :class:`TranscriptError`).
+    """
+    return cast(IO[bytes], _Zstd(stream))
 
 
 class _Zstd:

@@ -2,7 +2,9 @@
 
 :class:`MemoryService` tails transcripts (files, or directories watched recursively for
 ``*.jsonl``), folds each new complete line into that transcript's deriver, and keeps
-``<out>/<session>.memory.json`` and ``<out>/<session>.memory.md`` current.
+``<out>/<session>.memory.json`` and ``<out>/<session>.memory.md`` current. A compressed
+transcript (``*.jsonl.zst``, a Codex rollout idle for a week) is immutable: it is read whole,
+once, and again only when another file takes its place.
 
 Crash safety rests on one rule: the *state file* of a transcript holds the deriver snapshot
 and the byte offset it has consumed, written together in one atomic replace, so a snapshot
@@ -39,6 +41,7 @@ from typing import Final
 from deriver import SessionMemoryDeriver
 from session_memory.arguments import check_argument, check_paths
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
+from session_memory.events import JsonObject
 from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
 from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
@@ -63,7 +66,9 @@ from session_memory.tail import (
     StopEvent,
     TailStatus,
     discover_transcripts,
+    is_compressed,
     resolves_inside,
+    transcript_stem,
     watch_changes,
 )
 from session_memory.tokens import DEFAULT_ENCODING
@@ -119,6 +124,7 @@ class _Transcript:
     published: OutputPair | None = None  # the pair known to be on disk
     outputs_synced: bool = False  # the published pair is known durable (fsynced)
     restored: bool = False  # resumed from a state, not yet proven by a line applied
+    unreadable: bool = False  # a compressed file that cannot be decompressed: no memory
     events_read: int = 0
     lines_skipped: int = 0
 
@@ -473,16 +479,23 @@ class MemoryService:
 
     def _reset(self, t: _Transcript) -> None:
         t.tail = FileTail(t.path)
+        self._reset_memory(t)
+
+    def _reset_memory(self, t: _Transcript) -> None:
+        """A fresh deriver and adapter, the tailed position left as it is."""
         t.deriver = SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding)
         t.adapter = make_adapter(self.format)
         t.outputs_stale = t.state_stale = True
-        t.restored = False
+        t.restored = t.unreadable = False
 
     def _read(self, t: _Transcript) -> TailStatus:
         """One verified look at the file; the new lines folded when it grew."""
         before = t.tail.offset
         with t.tail.look() as look:
-            if look.status is TailStatus.GROWN:
+            status = look.status
+            if status is TailStatus.GROWN and is_compressed(t.path):
+                status = self._read_whole(t, look)
+            elif status is TailStatus.GROWN:
                 try:
                     self._fold(t, look)
                 except TranscriptError as exc:
@@ -490,28 +503,49 @@ class MemoryService:
                     logger.warning("reading %s stopped: %s", t.path, exc)
         if t.tail.offset != before:
             t.outputs_stale = t.state_stale = True
-        return look.status
+        return status
+
+    def _read_whole(self, t: _Transcript, look: Look) -> TailStatus:
+        """Fold a compressed transcript whole, once: it is immutable, so one that grew after
+        it was read is another file. Corrupt data gives no memory and counts one skip; the
+        file counts as read either way, until it is replaced."""
+        if t.tail.offset > 0:
+            return TailStatus.REPLACED
+        try:
+            for offset, item in look.whole():
+                self._fold_item(t, item, offset)
+                if self._stop.is_set():
+                    self._reset_memory(t)  # nothing consumed: read again on the next start
+                    return TailStatus.UNCHANGED
+        except TranscriptError as exc:
+            logger.warning("cannot read %s, no memory until it is replaced: %s", t.path, exc)
+            self._reset_memory(t)
+            t.unreadable = True
+            t.lines_skipped += 1
+        look.consume()
+        return TailStatus.GROWN
 
     def _fold(self, t: _Transcript, look: Look) -> None:
         for line in look.lines(self._stop):
-            item = line.item
-            try:
-                records = (
-                    [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, line.offset)
-                )
-                for record in records:
-                    if isinstance(record, SkippedLine):
-                        t.deriver.record_skip(record)
-                        t.lines_skipped += 1
-                        self._log_skip(t, record)
-                    else:
-                        t.deriver.apply(record)
-                        t.events_read += 1
-            except _DOUBT as exc:
-                if not t.restored:
-                    raise  # a deriver that fails from scratch is a bug, not a bad state
-                raise StateError(f"the restored state fails on the next line: {exc}") from exc
-            t.restored = False
+            self._fold_item(t, line.item, line.offset)
+
+    def _fold_item(self, t: _Transcript, item: JsonObject | SkippedLine, offset: int) -> None:
+        """Feed one line's object (or skip) through the adapter into the deriver."""
+        try:
+            records = [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, offset)
+            for record in records:
+                if isinstance(record, SkippedLine):
+                    t.deriver.record_skip(record)
+                    t.lines_skipped += 1
+                    self._log_skip(t, record)
+                else:
+                    t.deriver.apply(record)
+                    t.events_read += 1
+        except _DOUBT as exc:
+            if not t.restored:
+                raise  # a deriver that fails from scratch is a bug, not a bad state
+            raise StateError(f"the restored state fails on the next line: {exc}") from exc
+        t.restored = False
 
     def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
         # Every skip is counted in the memory's diagnostics; the log names the first few
@@ -530,6 +564,8 @@ class MemoryService:
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
+        if t.unreadable:
+            return  # no memory derives from it, and no state: a restart tells it again
         try:
             memory = _memory_so_far(t) if t.outputs_stale or t.state_stale else None
             memory_json = memory.to_json() if memory is not None else b""
@@ -598,7 +634,7 @@ class MemoryService:
 
     def _names_for(self, path: str, deriver: SessionMemoryDeriver) -> set[str]:
         """Every output name this service could give a transcript: a state's must be one."""
-        bases = {safe_name(Path(path).stem)}
+        bases = {safe_name(transcript_stem(path))}
         session = deriver.memory.session_id
         if session:
             bases.add(safe_name(session))
@@ -606,7 +642,7 @@ class MemoryService:
 
     def _claim_name(self, t: _Transcript) -> str:
         session = t.deriver.memory.session_id
-        base = safe_name(session) if session else safe_name(Path(t.path).stem)
+        base = safe_name(session) if session else safe_name(transcript_stem(t.path))
         owner = self._names.get(base)
         if owner is not None and owner != t.path:
             base = _suffixed(base, t.path)
@@ -615,9 +651,16 @@ class MemoryService:
         return base
 
     def _forget(self, t: _Transcript, *, drop_state: bool = True) -> None:
-        """Stop tailing a transcript and keep its outputs; a deleted one's state goes."""
+        """Stop tailing a transcript and keep its outputs; a deleted one's state goes.
+
+        A deleted transcript also gives up its output name: when Codex replaces a rollout
+        by its compressed copy, the copy's memory takes the same name (as after a restart,
+        where no state of the deleted file claims it).
+        """
         if drop_state:
             logger.info("%s was deleted; stopped tailing it, its outputs are kept", t.path)
+            for name in [n for n, owner in self._names.items() if owner == t.path]:
+                del self._names[name]
         del self._transcripts[t.path]
         for alias in [a for a, real in self._aliases.items() if real == t.path]:
             del self._aliases[alias]

@@ -19,7 +19,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
+from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 
 import watchfiles
 
@@ -27,13 +27,21 @@ from session_memory.errors import TranscriptError, TranscriptReplaced
 from session_memory.events import JsonObject
 from session_memory.files import fd_path, open_regular
 from session_memory.memory import SkippedLine
-from session_memory.reader import MAX_LINE_BYTES, iter_lines, object_of_line
+from session_memory.reader import (
+    MAX_LINE_BYTES,
+    ZSTD_MAGIC,
+    iter_lines,
+    iter_objects,
+    object_of_line,
+    zstd_stream,
+)
 from session_memory.store import FINGERPRINT_WINDOW, fingerprint
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 __all__ = [
+    "COMPRESSED_SUFFIX",
     "DEBOUNCE_MS",
     "FINGERPRINT_WINDOW",
     "STEP_MS",
@@ -47,7 +55,9 @@ __all__ = [
     "TranscriptReplaced",
     "discover_transcripts",
     "fingerprint",
+    "is_compressed",
     "resolves_inside",
+    "transcript_stem",
     "watch_changes",
 ]
 
@@ -68,7 +78,11 @@ SWEEP_SECONDS: Final = 1.0
 """The slow timer: how often sizes are compared with offsets whatever the notifications say."""
 
 
-TRANSCRIPT_SUFFIX: Final = ".jsonl"
+COMPRESSED_SUFFIX: Final = ".jsonl.zst"
+"""A transcript compressed once and for all (Codex rewrites rollouts idle for a week so)."""
+
+TRANSCRIPT_SUFFIX: Final = (".jsonl", COMPRESSED_SUFFIX)
+"""The names of transcripts: plain ones are tailed, compressed ones read whole."""
 
 _READ_BUFFER: Final = 1024 * 1024
 
@@ -217,10 +231,7 @@ class Look:
         :class:`TranscriptError` when it found nothing it may read.
         """
         tail = self.tail
-        if self.status is TailStatus.REPLACED:
-            raise TranscriptReplaced(f"{tail.path} shrank or was rewritten")
-        if self.status in (TailStatus.DELETED, TailStatus.REFUSED):
-            raise TranscriptError(f"{tail.path} is {self.status.value}")
+        self._check_readable()
         if self.status is TailStatus.UNCHANGED:
             return
         stream = io.BufferedReader(_Window(self._fd, tail.offset, self._size), _READ_BUFFER)
@@ -237,6 +248,39 @@ class Look:
             raise TranscriptError(f"cannot read {tail.path}: {exc}") from exc
         finally:
             tail.fingerprint = fingerprint(self._fd, tail.offset)
+
+    def whole(self) -> Iterator[tuple[int, JsonObject | SkippedLine]]:
+        """Every line of the whole file as seen at the open, decompressed when it is zstd.
+
+        For a file read once and never tailed (a compressed transcript is immutable): the
+        offsets are those of the decompressed lines, as :func:`iter_objects` gives them when
+        deriving the file whole, and the tail's position is not moved (see :meth:`consume`).
+        Raises :class:`TranscriptError` on corrupt or truncated data, and like :meth:`lines`
+        when the look found nothing it may read.
+        """
+        self._check_readable()
+        stream: IO[bytes] = io.BufferedReader(_Window(self._fd, 0, self._size), _READ_BUFFER)
+        try:
+            if os.pread(self._fd, len(ZSTD_MAGIC), 0) == ZSTD_MAGIC:
+                stream = zstd_stream(stream)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {self.tail.path}: {exc}") from exc
+        yield from iter_objects(stream, max_line_bytes=self.tail._max_line_bytes)
+
+    def consume(self) -> None:
+        """Count the whole file as seen at the open consumed: offset and fingerprint at its end."""
+        try:
+            self.tail.fingerprint = fingerprint(self._fd, self._size)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {self.tail.path}: {exc}") from exc
+        self.tail.offset = self._size
+
+    def _check_readable(self) -> None:
+        path = self.tail.path
+        if self.status is TailStatus.REPLACED:
+            raise TranscriptReplaced(f"{path} shrank or was rewritten")
+        if self.status in (TailStatus.DELETED, TailStatus.REFUSED):
+            raise TranscriptError(f"{path} is {self.status.value}")
 
 
 class _Window(io.RawIOBase):
@@ -270,7 +314,7 @@ def watch_changes(
     force_polling: bool | None = None,
     recursive: bool = True,
 ) -> Iterator[set[str]]:
-    """Yield the sets of ``*.jsonl`` paths that changed under ``paths``.
+    """Yield the sets of ``*.jsonl`` and ``*.jsonl.zst`` paths that changed under ``paths``.
 
     An empty set is yielded after ``sweep_seconds`` without changes: the caller's cue for
     its slow size check. Ends when ``stop_event`` is set.
@@ -295,8 +339,21 @@ def _is_transcript_change(_change: watchfiles.Change, path: str) -> bool:
     return path.endswith(TRANSCRIPT_SUFFIX)
 
 
-def discover_transcripts(root: str | os.PathLike[str]) -> list[str]:
-    """The ``*.jsonl`` files under a directory, sorted, as absolute paths.
+def is_compressed(path: str | os.PathLike[str]) -> bool:
+    """Whether a transcript's name says it is compressed (read whole, never tailed)."""
+    return os.fspath(path).endswith(COMPRESSED_SUFFIX)
+
+
+def transcript_stem(path: str | os.PathLike[str]) -> str:
+    """A transcript's file name without its suffix: ``rollout-x`` for ``rollout-x.jsonl.zst``
+    as for ``rollout-x.jsonl``, so that a rollout keeps its name once compressed."""
+    name = os.path.basename(os.fspath(path))
+    return name.removesuffix(COMPRESSED_SUFFIX) if is_compressed(name) else Path(name).stem
+
+
+def discover_transcripts(root: str | os.PathLike[str], *, compressed: bool = True) -> list[str]:
+    """The ``*.jsonl`` (and, with ``compressed``, ``*.jsonl.zst``) files under a directory,
+    sorted, as absolute paths.
 
     Symbolic links are followed only when they lead inside ``root``: a link to a file
     elsewhere is not a transcript of this directory, and symlinked directories are not
@@ -308,6 +365,8 @@ def discover_transcripts(root: str | os.PathLike[str]) -> list[str]:
         dirnames.sort()
         for name in sorted(filenames):
             if not name.endswith(TRANSCRIPT_SUFFIX) or name.startswith("."):
+                continue
+            if not compressed and is_compressed(name):
                 continue
             path = os.path.abspath(os.path.join(dirpath, name))
             if resolves_inside(path, root_real):

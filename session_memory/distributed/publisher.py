@@ -209,7 +209,8 @@ class FilePublisher:
 
     def _discover(self) -> None:
         for root in self._roots:
-            found = discover_transcripts(root) if os.path.isdir(root) else [root]
+            # Compressed rollouts are not published: they are read whole, never tailed.
+            found = discover_transcripts(root, compressed=False) if os.path.isdir(root) else [root]
             for path in found:
                 real = os.path.realpath(path)
                 if real not in self._files:

@@ -183,7 +183,8 @@ class TestSafeOpen:
 
 class TestWatchChanges:
     def test_reports_new_transcripts_and_ticks(self, tmp_path: Path) -> None:
-        """A new *.jsonl file in a subdirectory is reported; quiet time yields an empty tick."""
+        """A new *.jsonl or *.jsonl.zst file in a subdirectory is reported; quiet time yields
+        an empty tick."""
         sub = tmp_path / "a" / "b"
         sub.mkdir(parents=True)
         stop = threading.Event()
@@ -197,9 +198,10 @@ class TestWatchChanges:
         thread.start()
         time.sleep(0.3)
         (sub / "new.jsonl").write_bytes(user(1, "a"))
+        (sub / "old.jsonl.zst").write_bytes(b"x")
         (sub / "ignored.txt").write_bytes(b"x")
-        target = str(sub / "new.jsonl")
-        assert wait_for(lambda: any(target in b for b in batches), timeout=5)
+        for target in (str(sub / "new.jsonl"), str(sub / "old.jsonl.zst")):
+            assert wait_for(lambda: any(target in b for b in batches), timeout=5)  # noqa: B023
         assert wait_for(lambda: batches[-1] == set(), timeout=5)
         assert not any(p.endswith(".txt") for b in batches for p in b)
         stop.set()
@@ -222,3 +224,12 @@ class TestDiscover:
         (root / ".hidden.jsonl").write_bytes(b"")
         found = discover_transcripts(root)
         assert found == [str(root / "a.jsonl"), str(root / "alias.jsonl")]
+
+    def test_compressed_rollouts_are_transcripts(self, tmp_path: Path) -> None:
+        """`*.jsonl.zst` files are found next to `*.jsonl`, unless compressed ones are left out."""
+        (tmp_path / "a.jsonl").write_bytes(b"")
+        (tmp_path / "b.jsonl.zst").write_bytes(b"")
+        (tmp_path / "c.zst").write_bytes(b"")
+        both = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl.zst")]
+        assert discover_transcripts(tmp_path) == both
+        assert discover_transcripts(tmp_path, compressed=False) == both[:1]
