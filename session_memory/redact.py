@@ -855,9 +855,11 @@ _TAB: Final = "\t"
 #   [INST] [/INST] [SYSTEM_PROMPT] [AVAILABLE_TOOLS] [TOOL_CALLS] [TOOL_RESULTS]: the brackets
 #   become U+FF3B and U+FF3D (fullwidth);
 #   every tag, <system>, </system>, <assistant>, </tool_result>, <s>: U+2039 and U+203A
-#   around it; "<!" (an HTML comment) gets U+2039 too;
+#   around it; a "<" that opens a tag without closing it here ("<system" at the end of one
+#   field would close with a ">" in the next) and "<!" (an HTML comment) get U+2039 too;
 #   "Human:" and "Assistant:" anywhere, and "System:", "User:", "AI:", "Developer:", "Tool:",
-#   "Model:" at a line start: the colon becomes U+A789 (modifier letter colon);
+#   "Model:" at a line start, after nothing but spaces and punctuation ("> - System:",
+#   "```System:", a quotation mark): the colon becomes U+A789 (modifier letter colon);
 #   a run of "#" at a line start ("### Instruction", "## Current goal"): U+FF03 each.
 _PIPE_OPEN: Final = re.compile("<(?=[|\uff5c])")
 _PIPE_CLOSE: Final = re.compile("(?<=[|\uff5c])>")
@@ -866,11 +868,12 @@ _BRACKET_MARKER: Final = re.compile(
     r"(?i)\[(/?(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS))\]"
 )
 _TAG: Final = re.compile(r"<(/?[A-Za-z][\w:.-]{0,40}+(?:\s[^<>]{0,200}+)?/?)>")
-_COMMENT_OPEN: Final = re.compile("<!")
-# [^\S\n] is any whitespace but a line break: a no-break space before "System:" is gone once
-# the line's whitespace is collapsed, so it must not hide the role from these patterns.
+_TAG_OPEN: Final = re.compile("<(?=[A-Za-z/!])")
+# [^\w\n] is any space or punctuation but a line break: a no-break space before "System:" is
+# gone once the line's whitespace is collapsed, and a quote, fence or list mark before it only
+# frames it, so neither may hide the role from these patterns.
 _ROLE_AT_LINE_START: Final = re.compile(
-    r"(?im)^([^\S\n]*+[>*+-]*+[^\S\n]*+"
+    r"(?im)^([^\w\n]*+"
     r"(?:human|assistant|system|user|ai|developer|tool|model)[^\S\n]*+):"
 )
 _TURN_ROLE: Final = re.compile(r"(?i)(?<![A-Za-z0-9_])((?:human|assistant)[^\S\n]*+):")
@@ -933,7 +936,7 @@ def _neutralise_markers(text: str) -> str:
     # (?i) also matches U+017F, U+0131 and U+0130 to "s" and "i": only ASCII can skip the pass.
     if not text.isascii() or "human" in text.lower() or "assistant" in text.lower():
         text = _TURN_ROLE.sub("\\1\ua789", text)
-    return _COMMENT_OPEN.sub("\u2039!", text) if "<!" in text else text
+    return _TAG_OPEN.sub("\u2039", text) if "<" in text else text
 
 
 def _neutralise_leading_markdown(line: str) -> str:
