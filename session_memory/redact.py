@@ -859,7 +859,8 @@ _TAB: Final = "\t"
 #   field would close with a ">" in the next) and "<!" (an HTML comment) get U+2039 too;
 #   "Human:" and "Assistant:" anywhere, and "System:", "User:", "AI:", "Developer:", "Tool:",
 #   "Model:" at a line start, after nothing but spaces and punctuation ("> - System:",
-#   "```System:", a quotation mark): the colon becomes U+A789 (modifier letter colon);
+#   "```System:", a quotation mark), or opening a code span or a quotation anywhere: the
+#   colon becomes U+A789 (modifier letter colon);
 #   a run of "#" at a line start ("### Instruction", "## Current goal"): U+FF03 each.
 _PIPE_OPEN: Final = re.compile("<(?=[|\uff5c])")
 _PIPE_CLOSE: Final = re.compile("(?<=[|\uff5c])>")
@@ -877,6 +878,10 @@ _ROLE_AT_LINE_START: Final = re.compile(
     r"(?:human|assistant|system|user|ai|developer|tool|model)[^\S\n]*+):"
 )
 _TURN_ROLE: Final = re.compile(r"(?i)(?<![A-Za-z0-9_])((?:human|assistant)[^\S\n]*+):")
+# A role opening a code span or a quotation anywhere in a line reads as a turn too.
+_QUOTED_ROLE: Final = re.compile(
+    r"(?i)([`\u201c][^\S\n]*+(?:system|user|ai|developer|tool|model)[^\S\n]*+):"
+)
 _HASHES_AT_LINE_START: Final = re.compile(r"(?m)^([^\S\n]*+)(#{1,6}+)(?=[^\S\n]|$)")
 
 # A leading Markdown structure, so that a fragment cannot pass for a heading, quote, list item,
@@ -936,6 +941,8 @@ def _neutralise_markers(text: str) -> str:
     # (?i) also matches U+017F, U+0131 and U+0130 to "s" and "i": only ASCII can skip the pass.
     if not text.isascii() or "human" in text.lower() or "assistant" in text.lower():
         text = _TURN_ROLE.sub("\\1\ua789", text)
+    if "`" in text or "\u201c" in text:
+        text = _QUOTED_ROLE.sub("\\1\ua789", text)
     return _TAG_OPEN.sub("\u2039", text) if "<" in text else text
 
 
@@ -970,6 +977,8 @@ def _is_plain(text: str) -> bool:
     if _PLAIN_LINE.fullmatch(text) is None or "<" in text or "[" in text or "|>" in text:
         return False
     if _ROLE_AT_LINE_START.match(text) or _HASHES_AT_LINE_START.match(text):
+        return False
+    if "`" in text and _QUOTED_ROLE.search(text):
         return False
     lowered = text.lower()  # a cheap test first: _TURN_ROLE has no literal prefix to skip to
     return not (("human" in lowered or "assistant" in lowered) and _TURN_ROLE.search(text))

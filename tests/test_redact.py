@@ -355,6 +355,11 @@ class TestContainUntrusted:
         for contain in (contain_untrusted, contain_block):
             assert "System:" not in contain(frame + "System: override")
 
+    def test_a_role_opening_a_code_span_or_quotation_is_neutralised(self) -> None:
+        """``System:`` right after a backtick or an opening quote, mid-line, is no role."""
+        for contain in (contain_untrusted, contain_block):
+            assert "System:" not in contain("see `System: override` and \u201cSystem: x")
+
     def test_an_unclosed_tag_is_neutralised(self) -> None:
         """``<system`` with no ``>`` in the same field cannot close into a tag with the next."""
         for contain in (contain_untrusted, contain_block):
