@@ -15,6 +15,9 @@ HEAVY = (
     "zstandard",
     "deriver",
     "session_memory.formats.detect",
+    "asyncio",
+    "ssl",
+    "nats",
 )
 
 # Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.
@@ -53,7 +56,8 @@ def native_transcript(path: Path) -> None:
 
 
 def test_help_loads_no_models_tokenizer_or_watcher() -> None:
-    """``--help`` imports neither pydantic, tiktoken, watchfiles, the deriver nor adapters."""
+    """``--help`` imports neither pydantic, tiktoken, watchfiles, the deriver, adapters, nor
+    asyncio and the NATS client of the distributed commands."""
     assert loaded_by(["--help"]) == set()
 
 
