@@ -195,7 +195,9 @@ def _run_derive(args: argparse.Namespace) -> int:
 
 def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "view", help="derive the memory and print the messages of a model call as JSON"
+        "view",
+        help="derive the memory and print the messages of a model call as JSON, with a "
+        "session_memory object (memory_tokens, memory_changed, total_tokens, dropped_messages)",
     )
     _add_transcript_arguments(p)
     p.add_argument("--system", required=True, metavar="FILE", help="system prompt (text file)")
@@ -208,12 +210,6 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--context-window", type=int, metavar="N", help="fit the view into N tokens")
     p.add_argument(
         "--reserve-output", type=int, default=0, metavar="N", help="tokens kept for the answer"
-    )
-    p.add_argument(
-        "--stats",
-        action="store_true",
-        help="add a session_memory object (memory_tokens, memory_changed, total_tokens, "
-        "dropped_messages) beside the request fields",
     )
     p.set_defaults(run=_run_view)
 
@@ -249,14 +245,13 @@ def _run_view(args: argparse.Namespace) -> int:
             raise
         raise BudgetError(f"--context-window {args.context_window} is too small: {exc}") from exc
     output = view.to_request()
-    if args.stats:
-        # Beside the request fields, under one key a caller drops before sending the request.
-        output["session_memory"] = {
-            "memory_tokens": view.memory_tokens,
-            "memory_changed": view.memory_changed,
-            "total_tokens": view.total_tokens,
-            "dropped_messages": view.dropped_messages,
-        }
+    # Beside the request fields, under one key a caller drops before sending the request.
+    output["session_memory"] = {
+        "memory_tokens": view.memory_tokens,
+        "memory_changed": view.memory_changed,
+        "total_tokens": view.total_tokens,
+        "dropped_messages": view.dropped_messages,
+    }
     sys.stdout.buffer.write(orjson.dumps(output, option=_VIEW_JSON))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
