@@ -40,6 +40,7 @@ __all__ = [
     "CurrentMemory",
     "current_memory",
     "default_memory_dir",
+    "read_current_memory",
     "state_dir_of",
 ]
 
@@ -104,12 +105,12 @@ def current_memory(
     Raises :class:`TranscriptError` when the transcript is missing or unreadable, and
     :class:`ConfigError` for an impossible budget or an unusable memory directory.
     """
-    real = os.path.realpath(transcript)
-    if not os.path.isfile(real):
-        raise TranscriptError(f"no such transcript: {os.fspath(transcript)}")
-    found = _read_current(real, memory_dir, budget_tokens, encoding, require_current=True)
+    found = read_current_memory(
+        transcript, memory_dir, budget_tokens=budget_tokens, encoding=encoding
+    )
     if found is not None:
         return found
+    real = os.path.realpath(transcript)
     from session_memory.service import MemoryService
 
     MemoryService(
@@ -127,6 +128,24 @@ def current_memory(
         )
     # Nothing written: an empty transcript (or one with no complete line yet).
     return CurrentMemory(real, "", 0, None, budget_tokens, True)
+
+
+def read_current_memory(
+    transcript: str | os.PathLike[str],
+    memory_dir: Path,
+    *,
+    budget_tokens: int = DEFAULT_BUDGET,
+    encoding: str = DEFAULT_ENCODING,
+) -> CurrentMemory | None:
+    """The memory of ``transcript`` if its state is current, else None; never derives.
+
+    The cheap half of :func:`current_memory`: it imports and writes nothing. Raises
+    :class:`TranscriptError` when the transcript is missing or not a regular file.
+    """
+    real = os.path.realpath(transcript)
+    if not os.path.isfile(real):
+        raise TranscriptError(f"no such transcript: {os.fspath(transcript)}")
+    return _read_current(real, memory_dir, budget_tokens, encoding, require_current=True)
 
 
 def _read_current(

@@ -18,6 +18,7 @@ HEAVY = (
     "asyncio",
     "ssl",
     "nats",
+    "logging",
 )
 
 # Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.

@@ -355,6 +355,17 @@ class TestFailures:
         assert call(config, event(session.path)) is None
         assert any("No space left" in line for line in log_lines(config))
 
+    def test_an_open_state_directory_is_reported_in_the_log_not_on_stderr(
+        self, config: HookConfig, session: ClaudeCodeSession, capfd: pytest.CaptureFixture[str]
+    ) -> None:
+        """A state directory others may enter is warned about in hook.log, never on stderr."""
+        config.memory_dir.mkdir(mode=0o755)
+        config.memory_dir.chmod(0o755)
+        assert "Fix the rounding bug" in context(call(config, event(session.path)))
+        assert capfd.readouterr().err == ""
+        lines = log_lines(config)
+        assert lines and all("WARNING" in line and "mode 755" in line for line in lines)
+
     def test_never_writes_outside_its_state_directory(
         self, session: ClaudeCodeSession, tmp_path: Path
     ) -> None:
