@@ -49,6 +49,7 @@ from session_memory.current import (
 )
 from session_memory.errors import HookInputError, TranscriptError
 from session_memory.store import FILE_MODE, atomic_write, ensure_private_dir, safe_name
+from session_memory.tokens import cache_encodings_in
 
 if TYPE_CHECKING:
     import logging
@@ -77,6 +78,8 @@ ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = get_args(OnClear)
 
 LOG_NAME: Final = "hook.log"
 SESSIONS_DIRNAME: Final = ".hook-sessions"
+TOKENIZER_DIRNAME: Final = ".tokenizer-cache"
+"""Inside the memory directory: the decoded ranks of the tokenizer, for cold calls."""
 MARGIN: Final = 0.9
 """Share of a client's cap the injected text may use."""
 
@@ -238,7 +241,9 @@ def _compose(intro: str, memory: CurrentMemory) -> tuple[str, int]:
     return f"{intro}\n\n{memory.markdown}", memory.tokens + len(intro.encode()) + 2
 
 
-def _fitted(plan: _Plan, memory: CurrentMemory, cap: Cap, log: _HookLog) -> tuple[str, str] | None:
+def _fitted(
+    plan: _Plan, memory: CurrentMemory, cap: Cap, config: HookConfig, log: _HookLog
+) -> tuple[str, str] | None:
     """The text to inject and the memory in it, at the configured budget or the largest
     smaller one that fits."""
     budget = memory.budget_tokens
@@ -247,7 +252,8 @@ def _fitted(plan: _Plan, memory: CurrentMemory, cap: Cap, log: _HookLog) -> tupl
         if _fits(text, tokens, cap):
             return text, memory.markdown
         budget = int(budget * 0.8)
-        smaller = _rederive(memory.transcript, budget)
+        with _folding(config.memory_dir, log):
+            smaller = _rederive(memory.transcript, budget)
         if smaller is None:
             break
         memory = smaller
@@ -425,13 +431,15 @@ def _memory_text(
     try:
         memory = read_current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
         if memory is None:
-            with _logging_to(log.path):
+            with _folding(config.memory_dir, log):
                 memory = current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
     except TranscriptError:
         if plan.required:
             raise
         return None
-    return None if memory.is_empty else _fitted(plan, memory, CAPS[client], log)
+    if memory.is_empty:
+        return None
+    return _fitted(plan, memory, CAPS[client], config, log)
 
 
 def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:
@@ -476,6 +484,18 @@ class _HookLog:
                 os.write(fd, line.encode("utf-8", "backslashreplace"))
             finally:
                 os.close(fd)
+
+
+@contextlib.contextmanager
+def _folding(memory_dir: Path, log: _HookLog) -> Iterator[None]:
+    """For a fold: the tokenizer's ranks cached in the memory directory, log records to the
+    hook's log. Both are undone after, so nothing of a call outlives it in the process."""
+    previous = cache_encodings_in(memory_dir / TOKENIZER_DIRNAME)
+    try:
+        with _logging_to(log.path):
+            yield
+    finally:
+        cache_encodings_in(previous)
 
 
 @contextlib.contextmanager

@@ -395,6 +395,7 @@ class TestFailures:
             if before.get(p) != p.stat().st_mtime_ns and not p.is_relative_to(state)
         }
         assert changed <= {home, home / ".cache"}
+        assert list((state / ".tokenizer-cache").iterdir())  # the cold call's cache is there
 
 
 class TestInput:
