@@ -96,3 +96,20 @@ def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
     with transcript.open("ab") as f:
         f.write(b'{"event_id": "e2", "event_type": "message", "payload": {}}\n')
     assert {"deriver", "pydantic"} <= loaded_by(argv, event)
+
+
+def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
+    """The first hook call derives the transcript once: no file watcher, no asyncio."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    event = orjson.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(transcript),
+            "hook_event_name": "SessionStart",
+            "source": "compact",
+        }
+    )
+    loaded = loaded_by(["hook", "--state-dir", str(tmp_path / "state")], event)
+    assert "deriver" in loaded
+    assert not loaded & {"watchfiles", "asyncio", "nats"}
