@@ -149,7 +149,8 @@ def main() -> int:
 
         def cold_dir() -> str:
             path = next(cold_dirs)
-            shutil.copytree(warm / ".tokenizer-cache", path / ".tokenizer-cache")
+            if (warm / ".tokenizer-cache").is_dir():
+                shutil.copytree(warm / ".tokenizer-cache", path / ".tokenizer-cache")
             return str(path)
 
         commands: dict[str, tuple[list[str] | None, bytes]] = {
