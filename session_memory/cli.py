@@ -9,7 +9,6 @@ load neither the pydantic models, nor tiktoken, nor watchfiles.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import stat
 import sys
@@ -23,6 +22,8 @@ from session_memory.formats.names import FORMAT_CHOICES
 
 if TYPE_CHECKING:
     from session_memory.memory import SessionMemory
+
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
     from session_memory.reader import Record
 
 __all__ = ["add_format_argument", "cli", "main", "open_records"]
@@ -38,13 +39,16 @@ Runner = Callable[[argparse.Namespace], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _build_parser(_command_of(argv)).parse_args(argv)
+    if args.logs:
+        import logging
+
+        logging.basicConfig(
+            level=logging.DEBUG if args.verbose else logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
     run: Runner = args.run
     try:
         return run(args)
@@ -64,23 +68,26 @@ def cli(*args: str) -> int:
     return main(list(args))
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone when it is a known one: each
+    subparser costs start-up time, and a hook call needs only its own."""
     parser = argparse.ArgumentParser(
         prog="session-memory",
         description="Keep a small, always-current memory of a coding-agent session.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    # Whether main configures logging for the command (the hook keeps its own log).
+    parser.set_defaults(logs=True)
     sub = parser.add_subparsers(dest="command", required=True)
-    _add_derive_parser(sub)
-    _add_view_parser(sub)
-    _add_watch_parser(sub)
-    _add_hook_parser(sub)
-    _add_install_parsers(sub)
-    _add_mcp_parser(sub)
-    _add_publish_parser(sub)
-    _add_worker_parser(sub)
-    _add_get_parser(sub)
+    only = _SUBCOMMANDS.get(command or "")
+    for add in [only] if only else dict.fromkeys(_SUBCOMMANDS.values()):
+        add(sub)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: its first argument that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def _add_budget_argument(parser: argparse.ArgumentParser) -> None:
@@ -195,7 +202,9 @@ def _run_derive(args: argparse.Namespace) -> int:
 
 def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "view", help="derive the memory and print the messages of a model call as JSON"
+        "view",
+        help="derive the memory and print the messages of a model call as JSON, with a "
+        "session_memory object (memory_tokens, memory_changed, total_tokens, dropped_messages)",
     )
     _add_transcript_arguments(p)
     p.add_argument("--system", required=True, metavar="FILE", help="system prompt (text file)")
@@ -208,12 +217,6 @@ def _add_view_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--context-window", type=int, metavar="N", help="fit the view into N tokens")
     p.add_argument(
         "--reserve-output", type=int, default=0, metavar="N", help="tokens kept for the answer"
-    )
-    p.add_argument(
-        "--stats",
-        action="store_true",
-        help="add a session_memory object (memory_tokens, memory_changed, total_tokens, "
-        "dropped_messages) beside the request fields",
     )
     p.set_defaults(run=_run_view)
 
@@ -249,14 +252,13 @@ def _run_view(args: argparse.Namespace) -> int:
             raise
         raise BudgetError(f"--context-window {args.context_window} is too small: {exc}") from exc
     output = view.to_request()
-    if args.stats:
-        # Beside the request fields, under one key a caller drops before sending the request.
-        output["session_memory"] = {
-            "memory_tokens": view.memory_tokens,
-            "memory_changed": view.memory_changed,
-            "total_tokens": view.total_tokens,
-            "dropped_messages": view.dropped_messages,
-        }
+    # Beside the request fields, under one key a caller drops before sending the request.
+    output["session_memory"] = {
+        "memory_tokens": view.memory_tokens,
+        "memory_changed": view.memory_changed,
+        "total_tokens": view.total_tokens,
+        "dropped_messages": view.dropped_messages,
+    }
     sys.stdout.buffer.write(orjson.dumps(output, option=_VIEW_JSON))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
@@ -332,6 +334,8 @@ def _run_watch(args: argparse.Namespace) -> int:
         # SIGINT and SIGTERM only set the stop event: the service finishes the line it is
         # on, writes outputs and state, and returns; exit status 0.
         def on_signal(signum: int, _frame: object) -> None:
+            import logging
+
             logging.getLogger(__name__).info("%s: stopping", signal.Signals(signum).name)
             stop.set()
 
@@ -401,7 +405,7 @@ def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="after /clear: inject nothing (default), or carry over the memory of the most "
         "recent other session of the same directory",
     )
-    p.set_defaults(run=_run_hook)
+    p.set_defaults(run=_run_hook, logs=False)
 
 
 def _run_hook(args: argparse.Namespace) -> int:
@@ -502,6 +506,21 @@ def _run_mcp(args: argparse.Namespace) -> int:
     memory_dir = Path(args.state_dir).expanduser() if args.state_dir else default_memory_dir()
     serve(memory_dir)
     return 0
+
+
+_SUBCOMMANDS: dict[str, Callable[[_SubParsers], None]] = {
+    "derive": _add_derive_parser,
+    "view": _add_view_parser,
+    "watch": _add_watch_parser,
+    "hook": _add_hook_parser,
+    "install": _add_install_parsers,
+    "uninstall": _add_install_parsers,
+    "mcp": _add_mcp_parser,
+    "publish": _add_publish_parser,
+    "worker": _add_worker_parser,
+    "get": _add_get_parser,
+}
+"""Each command's parser; install and uninstall share one adder, which adds both."""
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@ from typing import Final
 import orjson
 
 from session_memory.errors import TranscriptError
-from session_memory.store import StateError, TranscriptState, fingerprint, load_state, state_path
+from session_memory.store import (
+    Outputs,
+    StateError,
+    TranscriptState,
+    fingerprint,
+    load_state,
+    memory_hash,
+    state_path,
+)
 from session_memory.tokens import DEFAULT_ENCODING
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "CurrentMemory",
     "current_memory",
     "default_memory_dir",
+    "read_current_memory",
     "state_dir_of",
 ]
 
@@ -46,8 +55,6 @@ TRANSCRIPT_FORMAT: Final = "auto"
 
 # Kept equal to service.DEFAULT_STATE_DIRNAME without importing the service (and watchfiles).
 _STATE_DIRNAME: Final = ".session-memory-state"
-_JSON_SUFFIX: Final = ".memory.json"
-_MD_SUFFIX: Final = ".memory.md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +105,12 @@ def current_memory(
     Raises :class:`TranscriptError` when the transcript is missing or unreadable, and
     :class:`ConfigError` for an impossible budget or an unusable memory directory.
     """
-    real = os.path.realpath(transcript)
-    if not os.path.isfile(real):
-        raise TranscriptError(f"no such transcript: {os.fspath(transcript)}")
-    found = _read_current(real, memory_dir, budget_tokens, encoding, require_current=True)
+    found = read_current_memory(
+        transcript, memory_dir, budget_tokens=budget_tokens, encoding=encoding
+    )
     if found is not None:
         return found
+    real = os.path.realpath(transcript)
     from session_memory.service import MemoryService
 
     MemoryService(
@@ -123,15 +130,35 @@ def current_memory(
     return CurrentMemory(real, "", 0, None, budget_tokens, True)
 
 
+def read_current_memory(
+    transcript: str | os.PathLike[str],
+    memory_dir: Path,
+    *,
+    budget_tokens: int = DEFAULT_BUDGET,
+    encoding: str = DEFAULT_ENCODING,
+) -> CurrentMemory | None:
+    """The memory of ``transcript`` if its state is current, else None; never derives.
+
+    The cheap half of :func:`current_memory`: it imports and writes nothing. Raises
+    :class:`TranscriptError` when the transcript is missing or not a regular file.
+    """
+    real = os.path.realpath(transcript)
+    if not os.path.isfile(real):
+        raise TranscriptError(f"no such transcript: {os.fspath(transcript)}")
+    return _read_current(real, memory_dir, budget_tokens, encoding, require_current=True)
+
+
 def _read_current(
     real: str, memory_dir: Path, budget_tokens: int, encoding: str, *, require_current: bool
 ) -> CurrentMemory | None:
     """The outputs named by the transcript's state, when they can be trusted as they are.
 
-    ``require_current``: the state must cover the file to its end (same identity, same
-    prefix fingerprint, offset = size) and the outputs must not be newer than the state
-    (outputs are written before their state, so newer outputs belong to another transcript
-    that claimed the same name since).
+    Both files are read from one published generation (:meth:`Outputs.read`), so the
+    Markdown and the JSON header always belong to the same memory. ``require_current``: the
+    state must cover the file to its end (same identity, same prefix fingerprint, offset =
+    size) and the published JSON must be the memory the state was saved with (its hash):
+    outputs published since by another transcript that claimed the same name are not this
+    one's.
     """
     spath = state_path(state_dir_of(memory_dir), real)
     try:
@@ -145,13 +172,14 @@ def _read_current(
         TRANSCRIPT_FORMAT,
     ) or state.name is None:
         return None
-    json_path = memory_dir / f"{state.name}{_JSON_SUFFIX}"
-    md_path = memory_dir / f"{state.name}{_MD_SUFFIX}"
     try:
-        if require_current and not _covers(real, state, spath, (json_path, md_path)):
+        if require_current and not _covers(real, state):
             return None
-        markdown = md_path.read_text(encoding="utf-8")
-        header = orjson.loads(json_path.read_bytes())
+        pair = Outputs(memory_dir).read(state.name)
+        if pair is None or (require_current and memory_hash(pair.json) != state.memory_hash):
+            return None
+        markdown = pair.markdown.decode("utf-8")
+        header = orjson.loads(pair.json)
     except (OSError, UnicodeDecodeError, orjson.JSONDecodeError):
         return None
     if not isinstance(header, dict):
@@ -170,16 +198,13 @@ def _read_current(
     )
 
 
-def _covers(real: str, state: TranscriptState, spath: Path, outputs: tuple[Path, ...]) -> bool:
-    """Whether the state has consumed the whole file and the outputs are its own."""
+def _covers(real: str, state: TranscriptState) -> bool:
+    """Whether the state has consumed the whole file."""
     fd = os.open(real, os.O_RDONLY)
     try:
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino, st.st_size) != (state.dev, state.ino, state.offset):
             return False
-        if state.offset and fingerprint(fd, state.offset) != state.fingerprint:
-            return False
+        return not state.offset or fingerprint(fd, state.offset) == state.fingerprint
     finally:
         os.close(fd)
-    state_mtime = os.stat(spath).st_mtime_ns
-    return all(os.stat(p).st_mtime_ns <= state_mtime for p in outputs)

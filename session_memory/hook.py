@@ -22,20 +22,21 @@ since the previous one.
 A hook must never break the agent: :func:`hook_main` catches every failure, prints nothing,
 exits 0 and appends one line to ``hook.log`` in the memory directory. Nothing is written
 outside that directory.
+
+A call whose state is current only reads files: it imports neither the service nor
+:mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
-import logging
 import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final, Literal, get_args
+from typing import IO, TYPE_CHECKING, Final, Literal, get_args
 
 import orjson
 
@@ -44,9 +45,14 @@ from session_memory.current import (
     CurrentMemory,
     current_memory,
     default_memory_dir,
+    read_current_memory,
 )
 from session_memory.errors import HookInputError, TranscriptError
-from session_memory.store import atomic_write, ensure_private_dir, safe_name
+from session_memory.store import FILE_MODE, atomic_write, ensure_private_dir, safe_name
+from session_memory.tokens import cache_encodings_in
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "CAPS",
@@ -64,8 +70,6 @@ __all__ = [
     "run_hook",
 ]
 
-logger = logging.getLogger(__name__)
-
 ClientName = Literal["claude-code", "codex"]
 CLIENTS: Final[tuple[ClientName, ...]] = get_args(ClientName)
 
@@ -74,6 +78,8 @@ ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = get_args(OnClear)
 
 LOG_NAME: Final = "hook.log"
 SESSIONS_DIRNAME: Final = ".hook-sessions"
+TOKENIZER_DIRNAME: Final = ".tokenizer-cache"
+"""Inside the memory directory: the decoded ranks of the tokenizer, for cold calls."""
 MARGIN: Final = 0.9
 """Share of a client's cap the injected text may use."""
 
@@ -235,7 +241,9 @@ def _compose(intro: str, memory: CurrentMemory) -> tuple[str, int]:
     return f"{intro}\n\n{memory.markdown}", memory.tokens + len(intro.encode()) + 2
 
 
-def _fitted(plan: _Plan, memory: CurrentMemory, cap: Cap) -> tuple[str, str] | None:
+def _fitted(
+    plan: _Plan, memory: CurrentMemory, cap: Cap, config: HookConfig, log: _HookLog
+) -> tuple[str, str] | None:
     """The text to inject and the memory in it, at the configured budget or the largest
     smaller one that fits."""
     budget = memory.budget_tokens
@@ -244,11 +252,12 @@ def _fitted(plan: _Plan, memory: CurrentMemory, cap: Cap) -> tuple[str, str] | N
         if _fits(text, tokens, cap):
             return text, memory.markdown
         budget = int(budget * 0.8)
-        smaller = _rederive(memory.transcript, budget)
+        with _folding(config.memory_dir, log):
+            smaller = _rederive(memory.transcript, budget)
         if smaller is None:
             break
         memory = smaller
-    logger.warning("the memory of %s does not fit the client's cap", memory.transcript)
+    log.write("WARNING", f"the memory of {memory.transcript} does not fit the client's cap")
     return None
 
 
@@ -378,17 +387,19 @@ def _previous_session(inp: HookInput, memory_dir: Path) -> str | None:
 # -- the hook ---------------------------------------------------------------------------
 
 
-def run_hook(data: bytes, config: HookConfig) -> bytes | None:
+def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> bytes | None:
     """What the hook prints for the event in ``data``, or None to print nothing.
 
     Raises :class:`SessionMemoryError` (or :class:`OSError`) on failure; :func:`hook_main`
-    turns any failure into silence and a log line.
+    turns any failure into silence and a log line. Warnings go to ``log`` (by default the
+    ``hook.log`` of the memory directory).
     """
+    log = log or _HookLog(config.memory_dir / LOG_NAME)
     inp = parse_hook_input(data, config.client)
     path = _record_path(config.memory_dir, inp.session_id) if inp.session_id else None
     previous = _load_record(path) if path is not None else None
     plan = _plan(inp, config)
-    fitted = _memory_text(plan, inp.client, config) if plan is not None else None
+    fitted = _memory_text(plan, inp.client, config, log) if plan is not None else None
     # What was injected is remembered by the digest of the memory alone, whatever the
     # introduction, so a prompt right after a compaction does not repeat it.
     digest = hashlib.sha256(fitted[1].encode()).hexdigest() if fitted is not None else None
@@ -406,50 +417,95 @@ def run_hook(data: bytes, config: HookConfig) -> bytes | None:
     )
 
 
-def _memory_text(plan: _Plan, client: ClientName, config: HookConfig) -> tuple[str, str] | None:
+def _memory_text(
+    plan: _Plan, client: ClientName, config: HookConfig, log: _HookLog
+) -> tuple[str, str] | None:
     """The text to inject for a plan and the memory in it; None when there is nothing.
 
     A transcript that cannot be read is a failure only where the memory is expected
-    (compact, resume); a new session without a transcript yet simply has none.
+    (compact, resume); a new session without a transcript yet simply has none. The state
+    is read first as it is; only when it is behind does the fold run, with the service's
+    log records sent to the hook's log.
     """
+    budget = config.budget_tokens
     try:
-        memory = current_memory(
-            plan.transcript, config.memory_dir, budget_tokens=config.budget_tokens
-        )
+        memory = read_current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
+        if memory is None:
+            with _folding(config.memory_dir, log):
+                memory = current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
     except TranscriptError:
         if plan.required:
             raise
         return None
-    return None if memory.is_empty else _fitted(plan, memory, CAPS[client])
+    if memory.is_empty:
+        return None
+    return _fitted(plan, memory, CAPS[client], config, log)
 
 
 def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:
     """Run the hook; always exit 0. A failure prints nothing and logs one line."""
-    started = time.monotonic()
+    log = _HookLog(config.memory_dir / LOG_NAME)
     try:
-        ensure_private_dir(config.memory_dir)
+        ensure_private_dir(config.memory_dir, warn=log.warning)
     except OSError:
         return 0  # no directory to log into: stay silent
-    with _logging_to(config.memory_dir / LOG_NAME):
-        try:
-            out = run_hook(stdin.read(), config)
-            if out is not None:
-                stdout.write(out + b"\n")
-                stdout.flush()
-        except Exception as exc:  # the agent must go on whatever happened here
-            message = " ".join(str(exc).split()) or type(exc).__name__
-            logger.error("hook failed: %s: %s", type(exc).__name__, message[:500])
-        else:
-            logger.debug("hook done in %.1f ms", (time.monotonic() - started) * 1000)
+    try:
+        out = run_hook(stdin.read(), config, log)
+        if out is not None:
+            stdout.write(out + b"\n")
+            stdout.flush()
+    except Exception as exc:  # the agent must go on whatever happened here
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        log.write("ERROR", f"hook failed: {type(exc).__name__}: {message[:500]}")
     return 0
+
+
+class _HookLog:
+    """The hook's own log: one line per warning or error appended to ``hook.log``.
+
+    Written directly (mode 0o600, created on the first line) rather than through
+    :mod:`logging`, which a call whose state is current would otherwise import only for
+    this. A line that cannot be written is dropped: the hook stays silent whatever happens.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def warning(self, message: str) -> None:
+        self.write("WARNING", message)
+
+    def write(self, level: str, message: str) -> None:
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+        line = f"{stamp},{int(now % 1 * 1000):03d} {level} {__name__}: {message}\n"
+        with contextlib.suppress(OSError):
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+            try:
+                os.write(fd, line.encode("utf-8", "backslashreplace"))
+            finally:
+                os.close(fd)
+
+
+@contextlib.contextmanager
+def _folding(memory_dir: Path, log: _HookLog) -> Iterator[None]:
+    """For a fold: the tokenizer's ranks cached in the memory directory, log records to the
+    hook's log. Both are undone after, so nothing of a call outlives it in the process."""
+    previous = cache_encodings_in(memory_dir / TOKENIZER_DIRNAME)
+    try:
+        with _logging_to(log.path):
+            yield
+    finally:
+        cache_encodings_in(previous)
 
 
 @contextlib.contextmanager
 def _logging_to(path: Path) -> Iterator[None]:
-    """Send warnings and errors (of this module and of the service) to the hook's log only,
-    for the duration of the call: nothing reaches the client's stderr. The file is created
-    on the first line written, mode 0o600 like everything else here."""
-    handler = _PrivateFileHandler(path)
+    """Send warnings and errors of the service (and anything else that logs) to the hook's
+    log only, for the duration of a fold: nothing reaches the client's stderr. The file is
+    created on the first line written, mode 0o600 like everything else here."""
+    import logging
+
+    handler = _private_file_handler(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
@@ -463,10 +519,13 @@ def _logging_to(path: Path) -> Iterator[None]:
         handler.close()
 
 
-class _PrivateFileHandler(logging.FileHandler):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, encoding="utf-8", delay=True)
+def _private_file_handler(path: Path) -> logging.FileHandler:
+    import io
+    import logging
 
-    def _open(self) -> io.TextIOWrapper:
-        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        return open(fd, "a", encoding="utf-8")
+    class PrivateFileHandler(logging.FileHandler):
+        def _open(self) -> io.TextIOWrapper:
+            fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+            return open(fd, "a", encoding="utf-8")
+
+    return PrivateFileHandler(path, encoding="utf-8", delay=True)

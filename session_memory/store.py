@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import re
-import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
@@ -100,8 +99,6 @@ _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 _T = TypeVar("_T")
 
-logger = logging.getLogger(__name__)
-
 
 def safe_name(raw: str) -> str:
     """A file-name stem for a session id: only ``[A-Za-z0-9._-]``, no leading dot, capped.
@@ -124,12 +121,14 @@ def safe_name(raw: str) -> str:
     return f"{stem}-{digest}"
 
 
-def ensure_private_dir(path: Path) -> Path:
+def ensure_private_dir(path: Path, warn: Callable[[str], None] | None = None) -> Path:
     """Create ``path`` and any missing parents mode 0o700; warn about an open existing one.
 
     Every directory this creates is 0o700 (``Path.mkdir(parents=True)`` would give the
     parents the umask's mode). An existing ``path`` that its group or others may enter gets
-    one WARNING: the memories in it may hold what the transcripts held.
+    one warning: the memories in it may hold what the transcripts held. It goes to ``warn``
+    when given (the hook's own log), else to this module's logger (imported only then: a
+    hook call does not load logging).
     """
     missing: list[Path] = []
     probe = path
@@ -145,12 +144,15 @@ def ensure_private_dir(path: Path) -> Path:
     if not missing:
         mode = path.stat().st_mode & 0o777
         if mode & 0o077:
-            logger.warning(
-                "%s is accessible to its group or others (mode %03o); memories may hold "
-                "secrets from the transcripts: chmod 700 it",
-                path,
-                mode,
+            message = (
+                f"{path} is accessible to its group or others (mode {mode:03o}); memories "
+                "may hold secrets from the transcripts: chmod 700 it"
             )
+            if warn is None:
+                import logging
+
+                warn = logging.getLogger(__name__).warning
+            warn(message)
     return path
 
 
@@ -171,7 +173,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     ``sync_dir=False`` when the caller syncs the directory once for several files). The
     rename replaces whatever entry ``path`` is (a planted symlink included), never its target.
     """
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
     write_new(tmp, data)
     try:
         os.replace(tmp, path)
@@ -526,7 +528,7 @@ def _link(source: Path, target: Path, size: int) -> bool:
 
 def _replace_link(path: Path, target: str) -> None:
     """Point the symbolic link ``path`` at ``target`` in one rename (over any entry)."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
     os.symlink(target, tmp)
     try:
         os.replace(tmp, path)

@@ -21,8 +21,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 
-import watchfiles
-
 from session_memory.errors import TranscriptError, TranscriptReplaced
 from session_memory.events import JsonObject
 from session_memory.files import fd_path, open_regular
@@ -38,6 +36,7 @@ from session_memory.reader import (
 from session_memory.store import FINGERPRINT_WINDOW, fingerprint
 
 if TYPE_CHECKING:
+    import watchfiles
     from _typeshed import WriteableBuffer
 
 __all__ = [
@@ -317,8 +316,11 @@ def watch_changes(
     """Yield the sets of ``*.jsonl`` and ``*.jsonl.zst`` paths that changed under ``paths``.
 
     An empty set is yielded after ``sweep_seconds`` without changes: the caller's cue for
-    its slow size check. Ends when ``stop_event`` is set.
+    its slow size check. Ends when ``stop_event`` is set. watchfiles is imported here, when
+    watching starts: a one-shot run (``watch --once``, a hook's fold) never loads it.
     """
+    import watchfiles
+
     for changes in watchfiles.watch(
         *(os.fspath(p) for p in paths),
         watch_filter=_is_transcript_change,

