@@ -15,8 +15,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
-import orjson
-
 from session_memory.errors import BudgetError, SessionMemoryError, TranscriptError
 from session_memory.formats.names import FORMAT_CHOICES
 
@@ -259,7 +257,9 @@ def _run_view(args: argparse.Namespace) -> int:
         "total_tokens": view.total_tokens,
         "dropped_messages": view.dropped_messages,
     }
-    sys.stdout.buffer.write(orjson.dumps(output, option=_VIEW_JSON))
+    import orjson
+
+    sys.stdout.buffer.write(orjson.dumps(output, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
     print(
@@ -273,6 +273,8 @@ def _run_view(args: argparse.Namespace) -> int:
 
 def _read_history(path: str) -> list[object]:
     """The history messages in a JSON file: a list, or an object with a ``messages`` list."""
+    import orjson
+
     from viewbuilder import ViewInputError
 
     try:
@@ -376,9 +378,6 @@ def _add_get_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     from session_memory.distributed.cli import add_get_parser
 
     add_get_parser(sub)
-
-
-_VIEW_JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
 def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

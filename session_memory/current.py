@@ -15,12 +15,10 @@ there are bytes to fold.
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
-
-import orjson
+from typing import Final, NamedTuple
 
 from session_memory.errors import TranscriptError
 from session_memory.store import (
@@ -57,8 +55,7 @@ TRANSCRIPT_FORMAT: Final = "auto"
 _STATE_DIRNAME: Final = ".session-memory-state"
 
 
-@dataclass(frozen=True, slots=True)
-class CurrentMemory:
+class CurrentMemory(NamedTuple):
     """The rendered memory of a transcript as of its last complete line.
 
     ``tokens`` is the exact token count of ``markdown`` (the memory's ``tokens_used``);
@@ -179,8 +176,8 @@ def _read_current(
         if pair is None or (require_current and memory_hash(pair.json) != state.memory_hash):
             return None
         markdown = pair.markdown.decode("utf-8")
-        header = orjson.loads(pair.json)
-    except (OSError, UnicodeDecodeError, orjson.JSONDecodeError):
+        header = json.loads(pair.json)
+    except (OSError, ValueError):  # ValueError: not UTF-8, or not JSON
         return None
     if not isinstance(header, dict):
         return None

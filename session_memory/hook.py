@@ -24,21 +24,22 @@ exits 0 and appends one line to ``hook.log`` in the memory directory. Nothing is
 outside that directory.
 
 A call whose state is current only reads files: it imports neither the service nor
-:mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold).
+:mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold), and,
+like the modules it reads through, it uses the standard library's :mod:`json` and
+``NamedTuple`` rather than orjson and dataclasses, whose imports (datetime, uuid, inspect...)
+cost a fresh process more than all of its work.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final, Literal, get_args
-
-import orjson
+from typing import IO, TYPE_CHECKING, Final, Literal, NamedTuple, get_args
 
 from session_memory.current import (
     DEFAULT_BUDGET,
@@ -87,8 +88,7 @@ MAX_REDERIVE: Final = 6
 """How many smaller budgets are tried before giving up on fitting a cap."""
 
 
-@dataclass(frozen=True, slots=True)
-class Cap:
+class Cap(NamedTuple):
     """How much a client injects before spilling the rest to a file."""
 
     max_chars: int | None = None
@@ -101,8 +101,7 @@ CAPS: Final[dict[ClientName, Cap]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class HookInput:
+class HookInput(NamedTuple):
     """The fields of a hook event this module uses."""
 
     client: ClientName
@@ -113,8 +112,7 @@ class HookInput:
     source: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class HookConfig:
+class HookConfig(NamedTuple):
     """Options of ``session-memory hook``, resolved at the edge."""
 
     memory_dir: Path
@@ -127,8 +125,7 @@ class HookConfig:
         return cls(memory_dir=default_memory_dir())
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(NamedTuple):
     """What to derive for an event: whose memory, introduced how, and whether to skip
     it when unchanged since the last injection."""
 
@@ -141,11 +138,16 @@ class _Plan:
 # -- input ------------------------------------------------------------------------------
 
 
+def _dumps(value: object) -> bytes:
+    """``value`` as compact UTF-8 JSON (the bytes orjson writes for these plain values)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def parse_hook_input(data: bytes, client: ClientName | None = None) -> HookInput:
     """The hook event in ``data`` (the hook's standard input)."""
     try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        obj = json.loads(data)
+    except ValueError as exc:  # not JSON, or not UTF-8
         raise HookInputError(f"standard input is not JSON: {exc}") from exc
     if not isinstance(obj, dict):
         raise HookInputError("standard input is not a JSON object")
@@ -227,7 +229,7 @@ def _fits(text: str, tokens_upper_bound: int, cap: Cap) -> bool:
     memory plus one token per byte of the introduction, and by UTF-8 bytes / 4 (the estimate
     clients use when they do not tokenize).
     """
-    if cap.max_chars is not None and len(orjson.dumps(text)) > cap.max_chars * MARGIN:
+    if cap.max_chars is not None and len(_dumps(text)) > cap.max_chars * MARGIN:
         return False
     if cap.max_tokens is not None:
         limit = cap.max_tokens * MARGIN
@@ -283,8 +285,7 @@ def _rederive(transcript: str, budget: int) -> CurrentMemory | None:
 # -- per-session bookkeeping ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _SessionRecord:
+class _SessionRecord(NamedTuple):
     """What the hook remembers of a session: where it runs, and what it last injected."""
 
     session_id: str
@@ -294,7 +295,7 @@ class _SessionRecord:
     injected: str | None
 
     def to_json(self) -> bytes:
-        return orjson.dumps(
+        return _dumps(
             {
                 "session_id": self.session_id,
                 "client": self.client,
@@ -315,8 +316,8 @@ def _record_path(memory_dir: Path, session_id: str) -> Path:
 
 def _load_record(path: Path) -> _SessionRecord | None:
     try:
-        obj = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        obj = json.loads(path.read_bytes())
+    except (OSError, ValueError):
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str):
         return None
@@ -412,7 +413,7 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
         _save_record(config.memory_dir, record, previous)
     if fitted is None:
         return None
-    return orjson.dumps(
+    return _dumps(
         {"hookSpecificOutput": {"hookEventName": inp.event, "additionalContext": fitted[0]}}
     )
 

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeVar
-
-import orjson
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from session_memory.errors import StateError
 from session_memory.files import read_regular
@@ -234,8 +232,7 @@ def fingerprint(fd: int, offset: int) -> str:
     return hashlib.blake2b(window, digest_size=16).hexdigest() + f":{len(window)}"
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptState:
+class TranscriptState(NamedTuple):
     """What the service knows about one transcript, persisted as one file.
 
     ``fingerprint`` is the BLAKE2b hash of the up-to-4 KiB before ``offset`` (see
@@ -287,7 +284,8 @@ def save_state(state_dir: Path, state: TranscriptState) -> None:
         "memory_blake2b": state.memory_hash,
         "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
-    atomic_write(state_path(state_dir, state.path), orjson.dumps(header) + b"\n" + state.snapshot)
+    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    atomic_write(state_path(state_dir, state.path), head + b"\n" + state.snapshot)
 
 
 def load_state(path: Path) -> TranscriptState:
@@ -302,8 +300,8 @@ def load_state(path: Path) -> TranscriptState:
         raise StateError(f"state {path} is not a regular file of at most {MAX_STATE_BYTES} bytes")
     head, sep, snapshot = data.partition(b"\n")
     try:
-        header = orjson.loads(head)
-    except orjson.JSONDecodeError as exc:
+        header = json.loads(head)
+    except ValueError as exc:  # not UTF-8, or not JSON
         raise StateError(f"state {path} is damaged: {exc}") from exc
     if not sep or not isinstance(header, dict) or header.get("format") != STATE_FORMAT:
         raise StateError(f"state {path} has an unknown format")
@@ -359,8 +357,7 @@ def _matching(header: dict[str, object], key: str, pattern: re.Pattern[str]) -> 
 # ---------------------------------------------------------------------- published outputs
 
 
-@dataclass(frozen=True, slots=True)
-class OutputPair:
+class OutputPair(NamedTuple):
     """The two renderings of one memory, published together."""
 
     markdown: bytes

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +102,7 @@ class TestSnapshotFormat:
         service.run_once()
         spath = state_path(service.state_dir, str(path.resolve()))
         state = load_state(spath)
-        save_state(service.state_dir, replace(state, snapshot=_as_format_1(state.snapshot)))
+        save_state(service.state_dir, state._replace(snapshot=_as_format_1(state.snapshot)))
         with path.open("ab") as file:
             file.write(_line(2, role="user", content="second goal"))
         with caplog.at_level(logging.WARNING, logger="session_memory.service"):
