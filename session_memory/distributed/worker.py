@@ -203,8 +203,9 @@ class _Partition:
         metrics = self.worker.metrics
         for d in batch:
             # The fold is CPU work (a message holds up to 100 records): between messages,
-            # let lease renewals and the other partitions run, even on a starved machine.
+            # let the other partitions run, and wait while leases are being renewed.
             await asyncio.sleep(0)
+            await self.worker.folding.wait()
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
@@ -331,6 +332,9 @@ class Worker:
         self.metrics = WorkerMetrics()
         self.partitions: dict[int, _Partition] = {}
         self._heartbeat_rev: int | None = None
+        self.folding = asyncio.Event()
+        """Clear while leases are renewed: folding pauses, so renewals never wait on it."""
+        self.folding.set()
 
     @property
     def sessions_owned(self) -> int:
@@ -358,20 +362,14 @@ class Worker:
         logger.info("worker stopped", extra={"worker": self.config.worker_id})
 
     async def _leases(self) -> None:
-        await self._heartbeat()
-        for number, part in list(self.partitions.items()):
-            if part.task is not None and part.task.done():
-                del self.partitions[number]
-                continue
-            if part.release.is_set():
-                continue  # being flushed and given back
-            try:
-                part.lease_rev = await self.transport.put(
-                    "leases", _lease_key(number), self._lease_value(), part.lease_rev
-                )
-            except Conflict:
-                logger.warning("lease renewal refused", extra={"partition": number})
-                await self._drop(number)
+        # Renewals first, all at once, while no partition folds: with every partition
+        # busy, each await would otherwise wait for a whole round of folds, and sixteen
+        # renewals one after the other could outlast the lease itself.
+        self.folding.clear()
+        try:
+            await asyncio.gather(self._heartbeat(), self._renew_all())
+        finally:
+            self.folding.set()
         workers = await self.transport.keys("leases", "w.")
         fair = math.ceil(self.transport.partitions / max(1, len(workers)))
         if len(self.partitions) < fair:
@@ -379,6 +377,25 @@ class Worker:
         elif len(self.partitions) > fair:
             for number in sorted(self.partitions)[fair:]:
                 self.partitions[number].release.set()
+
+    async def _renew_all(self) -> None:
+        for number, part in list(self.partitions.items()):
+            if part.task is not None and part.task.done():
+                del self.partitions[number]
+        held = [p for p in self.partitions.values() if not p.release.is_set()]
+        results = await asyncio.gather(*(self._renew(p) for p in held), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _renew(self, part: _Partition) -> None:
+        try:
+            part.lease_rev = await self.transport.put(
+                "leases", _lease_key(part.number), self._lease_value(), part.lease_rev
+            )
+        except Conflict:
+            logger.warning("lease renewal refused", extra={"partition": part.number})
+            await self._drop(part.number)
 
     async def _heartbeat(self) -> None:
         key = _heartbeat_key(self.config.worker_id)
