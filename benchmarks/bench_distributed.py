@@ -207,6 +207,7 @@ async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[st
     async def send(name: str, at: float) -> None:
         await publisher.publish(name, [next(streams[name])])
         acked.append(time.perf_counter() - at)
+
     start = time.perf_counter()
     n = 0
     while time.perf_counter() - start < seconds:
