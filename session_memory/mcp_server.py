@@ -197,8 +197,6 @@ def build_remote_server(remote: Any) -> Any:
     """
     from mcp.server.mcpserver import MCPServer
 
-    from session_memory.distributed.remote import session_of
-
     server = MCPServer(
         "session-memory",
         instructions=(
@@ -211,7 +209,7 @@ def build_remote_server(remote: Any) -> Any:
     async def markdown(session_id: str | None, transcript_path: str | None, budget: int) -> str:
         if session_id is None and transcript_path is None:
             raise NotFoundError("name the session: session_id or transcript_path")
-        found = await remote.memory(session_id or session_of(transcript_path or ""))
+        found = await remote.memory(session_id or remote.session_of(transcript_path or ""))
         if budget not in (DEFAULT_BUDGET, found.budget_tokens):
             raise NotFoundError(f"the bucket holds this memory at {found.budget_tokens} tokens")
         text: str = found.markdown
@@ -261,8 +259,6 @@ def build_remote_server(remote: Any) -> Any:
     return server
 
 
-def serve_remote(servers: str, prefix: str, timeout: float) -> None:
-    """Run the server over the NATS workers' bucket until the client disconnects."""
-    from session_memory.distributed.remote import RemoteMemories
-
-    build_remote_server(RemoteMemories(servers, prefix=prefix, timeout=timeout)).run("stdio")
+def serve_remote(remote: Any) -> None:
+    """Run the server over ``remote`` (the NATS workers' bucket) until the client leaves."""
+    build_remote_server(remote).run("stdio")

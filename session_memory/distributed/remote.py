@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 
 import orjson
 
+from session_memory.current import CurrentMemory
 from session_memory.distributed.transport import Transport, TransportError
 from session_memory.distributed.wire import session_key
 from session_memory.distributed.worker import memory_keys
@@ -24,7 +25,9 @@ from session_memory.errors import MemoryNotFound
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "RemoteMemories",
     "RemoteMemory",
+    "current_remote",
     "fetch_memory",
     "read_remote",
     "remote_sessions",
@@ -106,6 +109,16 @@ def read_remote(
     return _bounded(read(), timeout, servers)
 
 
+def current_remote(
+    servers: str, transcript: str, *, prefix: str = "smem", timeout: float = DEFAULT_TIMEOUT
+) -> CurrentMemory:
+    """The memory of a transcript's session from the bucket, as the hook takes it."""
+    found = read_remote(servers, session_of(transcript), prefix=prefix, timeout=timeout)
+    return CurrentMemory(
+        transcript, found.markdown, found.tokens, found.session_id, found.budget_tokens, False
+    )
+
+
 def _bounded(work: Awaitable[_T], timeout: float, servers: str) -> _T:
     async def run() -> _T:
         try:
@@ -152,6 +165,11 @@ class RemoteMemories:
             if isinstance(exc, TransportError):
                 raise
             raise TransportError(f"no answer from NATS at {self.servers}") from exc
+
+    @staticmethod
+    def session_of(transcript: str) -> str:
+        """The session of a transcript (its file name without .jsonl)."""
+        return session_of(transcript)
 
     async def memory(self, session: str) -> RemoteMemory:
         found: RemoteMemory = await self._call(lambda t: fetch_memory(t, session))
