@@ -530,7 +530,9 @@ def _run_mcp(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("mcp") is None:
         raise ConfigError("session-memory mcp needs the MCP SDK: install session-memory[mcp]")
     if args.nats is not None:
-        serve_remote(args.nats, args.nats_prefix, args.nats_timeout)
+        from session_memory.distributed.remote import RemoteMemories
+
+        serve_remote(RemoteMemories(args.nats, prefix=args.nats_prefix, timeout=args.nats_timeout))
         return 0
     memory_dir = Path(args.state_dir).expanduser() if args.state_dir else default_memory_dir()
     serve(memory_dir)
