@@ -32,7 +32,13 @@ import orjson
 
 from session_memory.distributed.jetstream import connect
 from session_memory.distributed.publisher import FilePublisher, Publisher
-from session_memory.distributed.worker import memory_keys
+from session_memory.distributed.worker import (
+    CHECKPOINT_SECONDS,
+    IDLE_SECONDS,
+    SNAPSHOT_EVERY,
+    memory_keys,
+)
+from session_memory.events import TranscriptEvent
 from tests.distributed.corpus import generate_events
 from tests.distributed.nats_helpers import nats_server
 
@@ -49,9 +55,15 @@ def write_sessions(directory: Path, sessions: int, events: int) -> dict[str, int
     return counts
 
 
-def start_workers(url: str, n: int, log_dir: Path) -> list[subprocess.Popen[bytes]]:
+def start_workers(
+    url: str, n: int, log_dir: Path, profile: Path | None = None
+) -> list[subprocess.Popen[bytes]]:
+    """``n`` worker processes (each under cProfile, its stats in ``profile``, if given)."""
     procs = []
     for i in range(n):
+        python = [sys.executable]
+        if profile is not None:
+            python += ["-m", "cProfile", "-o", str(profile / f"{log_dir.name}-worker{i}.prof")]
         with (
             (log_dir / f"worker{i}.log").open("ab") as err,
             (log_dir / f"worker{i}.out").open("ab") as out,
@@ -59,7 +71,8 @@ def start_workers(url: str, n: int, log_dir: Path) -> list[subprocess.Popen[byte
             procs.append(
                 subprocess.Popen(
                     [
-                        *(sys.executable, "-m", "session_memory.cli", "worker"),
+                        *python,
+                        *("-m", "session_memory.cli", "worker"),
                         *("--nats", url, "--metrics", "1", "--log-format", "text"),
                     ],
                     stdout=out,
@@ -70,21 +83,35 @@ def start_workers(url: str, n: int, log_dir: Path) -> list[subprocess.Popen[byte
     return procs
 
 
+def last_metrics(log_dir: Path, n: int) -> list[dict[str, Any]]:
+    """The last metrics line of each of ``n`` workers so far."""
+    lines = []
+    for i in range(n):
+        out = (log_dir / f"worker{i}.out").read_bytes()
+        metrics = [orjson.loads(x)["metrics"] for x in out.splitlines() if x.startswith(b"{")]
+        lines.append(metrics[-1] if metrics else {})
+    return lines
+
+
 def stop_workers(procs: list[subprocess.Popen[bytes]], log_dir: Path) -> list[dict[str, Any]]:
     """SIGTERM every worker; their last metrics lines."""
     for p in procs:
         p.send_signal(signal.SIGTERM)
-    lines = []
-    for i, p in enumerate(procs):
+    for p in procs:
         try:
             p.wait(60)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-        out = (log_dir / f"worker{i}.out").read_bytes()
-        metrics = [orjson.loads(x)["metrics"] for x in out.splitlines() if x.startswith(b"{")]
-        lines.append(metrics[-1] if metrics else {})
-    return lines
+    return last_metrics(log_dir, len(procs))
+
+
+def cpu_between(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> float:
+    """CPU seconds the workers spent between two sets of metrics lines (start-up excluded)."""
+    return sum(
+        a.get("cpu_seconds", 0.0) - b.get("cpu_seconds", 0.0)
+        for b, a in zip(before, after, strict=True)
+    )
 
 
 async def wait_ready(url: str, workers: int, timeout: float = 60.0) -> None:
@@ -161,26 +188,44 @@ async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[st
 
     watching = asyncio.create_task(watch())
     publisher = Publisher(transport)
-    streams = {name: generate_events(int(rate * seconds), seed=7, session_id=name) for name in sent}
+    # Events are built (validated) before the clock starts: what is timed is publishing.
+    streams = {
+        name: iter(
+            [
+                TranscriptEvent.model_validate(e)
+                for e in generate_events(int(rate * seconds) // sessions + 2, 7, name)
+            ]
+        )
+        for name in sent
+    }
     names = list(sent)
     tick = 0.01
     per_tick = max(1, int(rate * tick))
+    in_flight: set[asyncio.Task[None]] = set()
+    acked: list[float] = []
+
+    async def send(name: str, at: float) -> None:
+        await publisher.publish(name, [next(streams[name])])
+        acked.append(time.perf_counter() - at)
+
     start = time.perf_counter()
     n = 0
     while time.perf_counter() - start < seconds:
-        # One event for each of ``per_tick`` sessions, sent together (order only matters
-        # within a session, and each session gets one event per tick).
-        batch = []
-        for _ in range(per_tick):
+        # The events due by now, one per session in turn, each published without waiting
+        # for the acks of the ones before (an agent does not wait for the log), so the rate
+        # holds even while acks are slow; a session's events still go out in order.
+        due = min(int((time.perf_counter() - start) * rate) + 1, int(rate * seconds))
+        while n < due:
             name = names[n % len(names)]
             sent[name].append(time.perf_counter())
-            batch.append(publisher.publish(name, [next(streams[name])]))
+            task = asyncio.create_task(send(name, sent[name][-1]))
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
             n += 1
-        await asyncio.gather(*batch)
-        delay = start + (n / rate) - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
+        await asyncio.sleep(max(0.0, start + (n + per_tick) / rate - time.perf_counter()))
     achieved = n / (time.perf_counter() - start)
+    if in_flight:
+        await asyncio.gather(*in_flight)
     deadline = time.monotonic() + 30
     while len(latencies) < n and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
@@ -190,6 +235,7 @@ async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[st
     await transport.close()
     latencies.sort()
     return {
+        "ack_p50_ms": 1000 * statistics.median(acked),
         "events": n,
         "rate": achieved,
         "measured": len(latencies),
@@ -205,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=5000, help="events per session")
     parser.add_argument("--rate", type=int, default=1000, help="events/s for the latency run")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of the latency run")
+    parser.add_argument("--only", choices=("throughput", "latency"), help="run one part")
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="run the workers under cProfile, stats here"
+    )
     args = parser.parse_args(argv)
     lines = [
         "# Distributed fold on NATS JetStream",
@@ -214,52 +264,73 @@ def main(argv: list[str] | None = None) -> int:
     ]
     with tempfile.TemporaryDirectory(prefix="smem-bench-") as tmp:
         root = Path(tmp)
-        counts = write_sessions(root / "transcripts", args.sessions, args.events)
-        lines += [
-            "| workers | events | publish only (events/s) | end to end (events/s) "
-            "| records per state write |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for workers in (1, 2):
-            run_dir = root / f"run{workers}"
-            run_dir.mkdir()
-            transcripts = run_dir / "transcripts"
-            transcripts.symlink_to(root / "transcripts", target_is_directory=True)
-            with nats_server(run_dir) as server:
-                procs = start_workers(server.url, workers, run_dir)
-                try:
-                    asyncio.run(wait_ready(server.url, workers))
-                    result = asyncio.run(throughput(server.url, transcripts, counts))
-                finally:
-                    metrics = stop_workers(procs, run_dir)
-            applied = sum(m.get("records_applied", 0) for m in metrics)
-            states = sum(m.get("states_written", 0) for m in metrics) or 1
-            lines.append(
-                f"| {workers} | {result['events']:,} | {result['publish_eps']:,.0f} "
-                f"| {result['end_to_end_eps']:,.0f} | {applied / states:,.0f} |"
-            )
-            print(lines[-1], flush=True)
-        run_dir = root / "latency"
-        run_dir.mkdir()
-        with nats_server(run_dir) as server:
-            procs = start_workers(server.url, 1, run_dir)
-            try:
-                asyncio.run(wait_ready(server.url, 1))
-                lat = asyncio.run(latency(server.url, args.rate, args.seconds, 10))
-            finally:
-                stop_workers(procs, run_dir)
-        lines += [
-            "",
-            f"Latency, publish to memory in KV, one worker, {lat['rate']:,.0f} events/s "
-            f"over 10 sessions ({lat['measured']:,} of {lat['events']:,} events seen): "
-            f"p50 {lat['p50_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms, max {lat['max_ms']:.1f} ms.",
-            "",
-            "State writes: a session's state is written after 1,000 of its records "
-            "(`--snapshot-every`), else with the partition checkpoint (every 2 s under load, "
-            "or when the partition is idle for 0.2 s).",
-        ]
+        if args.only != "latency":
+            lines += throughput_runs(root, args.sessions, args.events, args.profile)
+        if args.only != "throughput":
+            lines += latency_run(root, args.rate, args.seconds, args.profile)
+    lines += [
+        "",
+        f"State writes: a session's state is written after {SNAPSHOT_EVERY:,} of its records "
+        f"(`--snapshot-every`), else with the partition checkpoint (every {CHECKPOINT_SECONDS:g} s "
+        f"under load, or when the partition is idle for {IDLE_SECONDS:g} s).",
+    ]
     print("\n".join(lines))
     return 0
+
+
+def throughput_runs(root: Path, sessions: int, events: int, profile: Path | None) -> list[str]:
+    counts = write_sessions(root / "transcripts", sessions, events)
+    lines = [
+        "| workers | events | publish only (events/s) | end to end (events/s) "
+        "| worker CPU per 1,000 events | records per state write |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for workers in (1, 2):
+        run_dir = root / f"run{workers}"
+        run_dir.mkdir()
+        transcripts = run_dir / "transcripts"
+        transcripts.symlink_to(root / "transcripts", target_is_directory=True)
+        with nats_server(run_dir) as server:
+            procs = start_workers(server.url, workers, run_dir, profile)
+            try:
+                asyncio.run(wait_ready(server.url, workers))
+                ready = last_metrics(run_dir, workers)
+                result = asyncio.run(throughput(server.url, transcripts, counts))
+            finally:
+                metrics = stop_workers(procs, run_dir)
+        applied = sum(m.get("records_applied", 0) for m in metrics)
+        states = sum(m.get("states_written", 0) for m in metrics) or 1
+        cpu = cpu_between(ready, metrics)
+        lines.append(
+            f"| {workers} | {result['events']:,} | {result['publish_eps']:,.0f} "
+            f"| {result['end_to_end_eps']:,.0f} | {1000 * cpu / result['events'] * 1000:.0f} ms "
+            f"| {applied / states:,.0f} |"
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
+def latency_run(root: Path, rate: int, seconds: float, profile: Path | None) -> list[str]:
+    run_dir = root / "latency"
+    run_dir.mkdir()
+    with nats_server(run_dir) as server:
+        procs = start_workers(server.url, 1, run_dir, profile)
+        try:
+            asyncio.run(wait_ready(server.url, 1))
+            ready = last_metrics(run_dir, 1)
+            lat = asyncio.run(latency(server.url, rate, seconds, 10))
+        finally:
+            metrics = stop_workers(procs, run_dir)
+    line = (
+        f"Latency, publish to memory in KV, one worker, {lat['rate']:,.0f} events/s sent "
+        f"(asked {rate:,}) over 10 sessions ({lat['measured']:,} of {lat['events']:,} events "
+        f"seen): p50 {lat['p50_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms, max {lat['max_ms']:.1f} "
+        f"ms (of which publish to ack p50 {lat['ack_p50_ms']:.1f} ms); "
+        f"worker CPU {cpu_between(ready, metrics):.1f} s, "
+        f"{metrics[0].get('memories_written', 0):,} memory writes."
+    )
+    print(line, flush=True)
+    return ["", line]
 
 
 if __name__ == "__main__":

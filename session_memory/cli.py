@@ -13,7 +13,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from session_memory.errors import BudgetError, SessionMemoryError, TranscriptError
 from session_memory.formats.names import FORMAT_CHOICES
@@ -404,7 +404,21 @@ def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="after /clear: inject nothing (default), or carry over the memory of the most "
         "recent other session of the same directory",
     )
+    _add_nats_read_arguments(p)
     p.set_defaults(run=_run_hook, logs=False)
+
+
+def _add_nats_read_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--nats",
+        metavar="URL",
+        help="read memories from the bucket the NATS workers keep instead of deriving here "
+        "(a session is its transcript's file name without .jsonl)",
+    )
+    p.add_argument("--nats-prefix", default="smem", metavar="P", help="as the workers' --prefix")
+    p.add_argument(
+        "--nats-timeout", type=float, default=2.0, metavar="S", help="give up after S seconds"
+    )
 
 
 def _run_hook(args: argparse.Namespace) -> int:
@@ -418,8 +432,20 @@ def _run_hook(args: argparse.Namespace) -> int:
         budget_tokens=args.budget,
         client=args.client,
         on_clear=args.on_clear,
+        remote=_remote_reader(args) if args.nats else None,
     )
     return hook_main(sys.stdin.buffer, sys.stdout.buffer, config)
+
+
+def _remote_reader(args: argparse.Namespace) -> Any:
+    """How ``hook --nats`` reads a transcript's memory (NATS and asyncio imported only here)."""
+    import functools
+
+    from session_memory.distributed.remote import current_remote
+
+    return functools.partial(
+        current_remote, args.nats, prefix=args.nats_prefix, timeout=args.nats_timeout
+    )
 
 
 def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -489,6 +515,7 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help="memory directory, as for `hook` (default ~/.cache/session-memory)",
     )
+    _add_nats_read_arguments(p)
     p.set_defaults(run=_run_mcp)
 
 
@@ -498,10 +525,15 @@ def _run_mcp(args: argparse.Namespace) -> int:
 
     from session_memory.current import default_memory_dir
     from session_memory.errors import ConfigError
-    from session_memory.mcp_server import serve
+    from session_memory.mcp_server import serve, serve_remote
 
     if importlib.util.find_spec("mcp") is None:
         raise ConfigError("session-memory mcp needs the MCP SDK: install session-memory[mcp]")
+    if args.nats is not None:
+        from session_memory.distributed.remote import RemoteMemories
+
+        serve_remote(RemoteMemories(args.nats, prefix=args.nats_prefix, timeout=args.nats_timeout))
+        return 0
     memory_dir = Path(args.state_dir).expanduser() if args.state_dir else default_memory_dir()
     serve(memory_dir)
     return 0

@@ -54,6 +54,7 @@ from session_memory.tokens import cache_encodings_in
 
 if TYPE_CHECKING:
     import logging
+    from collections.abc import Callable
 
 __all__ = [
     "CAPS",
@@ -119,6 +120,9 @@ class HookConfig(NamedTuple):
     budget_tokens: int = DEFAULT_BUDGET
     client: ClientName | None = None
     on_clear: OnClear = "nothing"
+    remote: Callable[[str], CurrentMemory] | None = None
+    """Reads a transcript's memory from elsewhere instead of deriving it here (``--nats``);
+    raises :class:`MemoryNotFound` when there is none, any other error when it cannot."""
 
     @classmethod
     def default(cls) -> HookConfig:
@@ -244,15 +248,22 @@ def _compose(intro: str, memory: CurrentMemory) -> tuple[str, int]:
 
 
 def _fitted(
-    plan: _Plan, memory: CurrentMemory, cap: Cap, config: HookConfig, log: _HookLog
+    plan: _Plan,
+    memory: CurrentMemory,
+    cap: Cap,
+    config: HookConfig,
+    log: _HookLog,
+    rederive: bool = True,
 ) -> tuple[str, str] | None:
     """The text to inject and the memory in it, at the configured budget or the largest
-    smaller one that fits."""
+    smaller one that fits (tried only with ``rederive``)."""
     budget = memory.budget_tokens
     for _ in range(MAX_REDERIVE):
         text, tokens = _compose(plan.intro, memory)
         if _fits(text, tokens, cap):
             return text, memory.markdown
+        if not rederive:
+            break
         budget = int(budget * 0.8)
         with _folding(config.memory_dir, log):
             smaller = _rederive(memory.transcript, budget)
@@ -428,6 +439,8 @@ def _memory_text(
     is read first as it is; only when it is behind does the fold run, with the service's
     log records sent to the hook's log.
     """
+    if config.remote is not None:
+        return _remote_text(plan, client, config, log)
     budget = config.budget_tokens
     try:
         memory = read_current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
@@ -441,6 +454,28 @@ def _memory_text(
     if memory.is_empty:
         return None
     return _fitted(plan, memory, CAPS[client], config, log)
+
+
+def _remote_text(
+    plan: _Plan, client: ClientName, config: HookConfig, log: _HookLog
+) -> tuple[str, str] | None:
+    """As :func:`_memory_text`, from where ``config.remote`` reads (the workers' bucket).
+
+    The memory there is at the workers' budget: when it does not fit the client's cap,
+    nothing is injected (the transcript may not even be on this machine to derive again).
+    """
+    from session_memory.errors import MemoryNotFound
+
+    assert config.remote is not None
+    try:
+        memory = config.remote(plan.transcript)
+    except MemoryNotFound:
+        if plan.required:
+            raise
+        return None
+    if memory.is_empty:
+        return None
+    return _fitted(plan, memory, CAPS[client], config, log, rederive=False)
 
 
 def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:

@@ -43,7 +43,7 @@ from session_memory.distributed.transport import (
 )
 from session_memory.distributed.wire import partition_of
 
-__all__ = ["DEFAULT_PARTITIONS", "DEFAULT_PREFIX", "NatsTransport", "connect"]
+__all__ = ["DEFAULT_PARTITIONS", "DEFAULT_PREFIX", "NatsTransport", "connect", "connect_reader"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,42 @@ async def connect(
         raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
     transport = NatsTransport(nc, prefix, replicas)
     await transport.setup(partitions, lease_seconds)
+    return transport
+
+
+async def connect_reader(
+    servers: str, *, prefix: str = DEFAULT_PREFIX, timeout: float = 2.0
+) -> NatsTransport:
+    """A connection that only reads the memory bucket: creates nothing, retries nothing.
+
+    For callers that must answer quickly (``hook --nats``): a server that does not answer
+    at once, or a bucket that does not exist, is a :class:`TransportError`.
+    """
+    urls = [s.strip() for s in servers.split(",") if s.strip()]
+
+    async def on_error(exc: Exception) -> None:
+        logger.debug("nats: %s", exc)
+
+    try:
+        nc = await asyncio.wait_for(
+            nats.connect(
+                urls,
+                name="session-memory-reader",
+                allow_reconnect=False,
+                max_reconnect_attempts=0,
+                connect_timeout=timeout,
+                error_cb=on_error,
+            ),
+            timeout=timeout,
+        )
+    except (*_ERRORS, ValueError) as exc:
+        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
+    transport = NatsTransport(nc, prefix, 1)
+    try:
+        transport._kv["memory"] = await transport._js.key_value(f"{prefix}_memory")
+    except _ERRORS as exc:
+        await nc.close()
+        raise TransportError(f"no memory bucket {prefix}_memory at {servers}: {exc!r}") from exc
     return transport
 
 

@@ -39,6 +39,8 @@ class SessionState:
     """The position the stored state covers (``seq`` once flushed)."""
     memory: dict[str, tuple[bytes | None, int | None]] = field(default_factory=dict)
     """Per memory key: the bytes stored and their revision (None: absent)."""
+    rendered_version: int | None = None
+    """The deriver version the stored Markdown was rendered at (None: render again)."""
     touched: float = 0.0
 
     @property

@@ -134,8 +134,11 @@ def record_of(obj: object) -> Record:
 
 def _position(obj: object) -> Position:
     pos = obj.get("p") if isinstance(obj, dict) else None
-    if isinstance(pos, list) and len(pos) == 2 and all(type(p) is int for p in pos):
-        return pos[0], pos[1]
+    if type(pos) is list and len(pos) == 2:
+        # Checked without a generator: this runs for every record a worker folds.
+        offset, index = pos
+        if type(offset) is int and type(index) is int:
+            return offset, index
     raise ValueError("batch record without a position")
 
 

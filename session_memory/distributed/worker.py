@@ -124,6 +124,8 @@ class _Partition:
         self.lease_rev = lease_rev
         self.sessions: dict[str, SessionState] = {}
         self.stale_memory: set[str] = set()
+        self.writing: asyncio.Task[None] | None = None
+        """The memory writes of the last batch, in flight while the next one is read."""
         self.checkpoint_rev: int | None = None
         self.checkpoint = 0
         self.position = 0
@@ -150,6 +152,11 @@ class _Partition:
             logger.warning("partition lost", extra={**log, "reason": str(exc)})
         except TransportError as exc:
             logger.warning("partition dropped", extra={**log, "reason": str(exc)})
+        finally:
+            if self.writing is not None:
+                # Writes of a partition no longer held: fenced by revisions, not waited for.
+                self.writing.cancel()
+                self.writing.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def _start(self) -> None:
         found = await self._t.get("state", _checkpoint_key(self.number))
@@ -195,6 +202,7 @@ class _Partition:
         return (
             self.position != self.checkpoint
             or bool(self.stale_memory)
+            or self.writing is not None
             or any(s.dirty for s in self.sessions.values())
         )
 
@@ -203,8 +211,9 @@ class _Partition:
         metrics = self.worker.metrics
         for d in batch:
             # The fold is CPU work (a message holds up to 100 records): between messages,
-            # let lease renewals and the other partitions run, even on a starved machine.
+            # let the other partitions run, and wait while leases are being renewed.
             await asyncio.sleep(0)
+            await self.worker.folding.wait()
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
@@ -225,11 +234,12 @@ class _Partition:
         now = time.monotonic()
         for session in touched.values():
             session.touched = now
-        await self._write_memories()
+        await self._write_memories(wait=False)
         every = self.worker.config.snapshot_every
-        await asyncio.gather(
-            *(self._flush(s) for s in touched.values() if s.seq - s.stored_seq >= every)
-        )
+        due = [s for s in touched.values() if s.seq - s.stored_seq >= every]
+        if due:
+            await self._settle()  # a state never covers more than the memory written
+            await asyncio.gather(*(self._flush(s) for s in due))
 
     async def _load(self, key: str, seq: int) -> SessionState:
         """The session's stored state, or the fold of its events before ``seq`` from the log."""
@@ -263,25 +273,66 @@ class _Partition:
             logger.info("session rebuilt from the log", extra={"session": key, "messages": count})
         return session
 
-    async def _write_memories(self) -> None:
-        """Write every memory not yet written (a failed write is retried on the next step)."""
-        stale = [self.sessions[k] for k in self.stale_memory if k in self.sessions]
-        await asyncio.gather(*(self._write_memory(s) for s in stale))
-        self.stale_memory.clear()
+    async def _write_memories(self, *, wait: bool = True) -> None:
+        """Write every memory not yet written (a failed write is retried on the next step).
 
-    async def _write_memory(self, session: SessionState) -> None:
+        The bytes are made now; the writes (two checked puts per session) go on in the
+        background unless ``wait``, so the next batch is read while they are acknowledged.
+        A session's next write waits for its previous one: it names that one's revision.
+        """
+        await self._settle()
+        stale = [self.sessions[k] for k in self.stale_memory if k in self.sessions]
+        self.stale_memory.clear()
+        puts = [put for s in stale for put in self._memory_puts(s)]
+        if not puts:
+            return
+        self.writing = asyncio.create_task(self._put_memories(puts))
+        if wait:
+            await self._settle()
+
+    async def _settle(self) -> None:
+        """Wait for the memory writes in flight; their failure is raised here."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            await writing
+
+    def _memory_puts(self, session: SessionState) -> list[tuple[SessionState, str, bytes]]:
+        """The memory keys of a session whose bytes changed, with the new bytes.
+
+        The Markdown depends only on the memory's content, so it is rendered again only when
+        the deriver's version moved (or records are held back: the shown copy differs).
+        """
         memory = memory_of(session)
         json_key, md_key = memory_keys(session.key)
-        for mkey, data in (
-            (json_key, memory.to_json()),
-            (md_key, render_memory(memory).encode()),
-        ):
-            stored, rev = session.memory.get(mkey, (None, None))
-            if data == stored:
-                continue
-            new_rev = await self._t.put("memory", mkey, data, rev)
-            session.memory[mkey] = (data, new_rev)
-            self.worker.metrics.memories_written += 1
+        out = []
+        data = memory.to_json()
+        if data != session.memory.get(json_key, (None, None))[0]:
+            out.append((session, json_key, data))
+        version = None if session.held else session.deriver.version
+        if version is None or version != session.rendered_version:
+            data = render_memory(memory).encode()
+            if data != session.memory.get(md_key, (None, None))[0]:
+                out.append((session, md_key, data))
+            session.rendered_version = version
+        return out
+
+    async def _put_memories(self, puts: list[tuple[SessionState, str, bytes]]) -> None:
+        results = await asyncio.gather(
+            *(self._put_memory(*put) for put in puts), return_exceptions=True
+        )
+        failed = [r for r in results if isinstance(r, BaseException)]
+        if failed:
+            # Written again on the next step (the rendering is redone too).
+            for session, _key, _data in puts:
+                self.stale_memory.add(session.key)
+                session.rendered_version = None
+            raise failed[0]
+
+    async def _put_memory(self, session: SessionState, key: str, data: bytes) -> None:
+        _stored, rev = session.memory.get(key, (None, None))
+        new_rev = await self._t.put("memory", key, data, rev)
+        session.memory[key] = (data, new_rev)
+        self.worker.metrics.memories_written += 1
 
     async def _flush(self, session: SessionState) -> None:
         if not session.dirty:
@@ -295,7 +346,7 @@ class _Partition:
 
     async def _flush_all(self) -> None:
         """Memories, then states, then the checkpoint: all before it is stored for good."""
-        await self._write_memories()
+        await self._write_memories(wait=True)
         await asyncio.gather(*(self._flush(s) for s in self.sessions.values()))
         self.last_checkpoint = time.monotonic()
         if self.position != self.checkpoint:
@@ -331,6 +382,9 @@ class Worker:
         self.metrics = WorkerMetrics()
         self.partitions: dict[int, _Partition] = {}
         self._heartbeat_rev: int | None = None
+        self.folding = asyncio.Event()
+        """Clear while leases are renewed: folding pauses, so renewals never wait on it."""
+        self.folding.set()
 
     @property
     def sessions_owned(self) -> int:
@@ -358,20 +412,14 @@ class Worker:
         logger.info("worker stopped", extra={"worker": self.config.worker_id})
 
     async def _leases(self) -> None:
-        await self._heartbeat()
-        for number, part in list(self.partitions.items()):
-            if part.task is not None and part.task.done():
-                del self.partitions[number]
-                continue
-            if part.release.is_set():
-                continue  # being flushed and given back
-            try:
-                part.lease_rev = await self.transport.put(
-                    "leases", _lease_key(number), self._lease_value(), part.lease_rev
-                )
-            except Conflict:
-                logger.warning("lease renewal refused", extra={"partition": number})
-                await self._drop(number)
+        # Renewals first, all at once, while no partition folds: with every partition
+        # busy, each await would otherwise wait for a whole round of folds, and sixteen
+        # renewals one after the other could outlast the lease itself.
+        self.folding.clear()
+        try:
+            await asyncio.gather(self._heartbeat(), self._renew_all())
+        finally:
+            self.folding.set()
         workers = await self.transport.keys("leases", "w.")
         fair = math.ceil(self.transport.partitions / max(1, len(workers)))
         if len(self.partitions) < fair:
@@ -379,6 +427,25 @@ class Worker:
         elif len(self.partitions) > fair:
             for number in sorted(self.partitions)[fair:]:
                 self.partitions[number].release.set()
+
+    async def _renew_all(self) -> None:
+        for number, part in list(self.partitions.items()):
+            if part.task is not None and part.task.done():
+                del self.partitions[number]
+        held = [p for p in self.partitions.values() if not p.release.is_set()]
+        results = await asyncio.gather(*(self._renew(p) for p in held), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _renew(self, part: _Partition) -> None:
+        try:
+            part.lease_rev = await self.transport.put(
+                "leases", _lease_key(part.number), self._lease_value(), part.lease_rev
+            )
+        except Conflict:
+            logger.warning("lease renewal refused", extra={"partition": part.number})
+            await self._drop(part.number)
 
     async def _heartbeat(self) -> None:
         key = _heartbeat_key(self.config.worker_id)
@@ -446,4 +513,5 @@ class Worker:
             "partitions_owned": sorted(self.partitions),
             "sessions_owned": self.sessions_owned,
             "lag": {str(p): m.lag.get(p, 0) for p in sorted(self.partitions)},
+            "cpu_seconds": round(time.process_time(), 3),
         }

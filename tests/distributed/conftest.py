@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-import faulthandler
-import signal
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 pytest.importorskip("nats", reason="the nats extra is not installed")
 
 from tests.distributed.nats_helpers import NatsServer, nats_server
+from tests.time_guard import time_guard_fixture
 
-FAST_LIMIT = 40.0
-SLOW_LIMIT = 150.0
-
-
-class GuardTimeout(Exception):
-    """Raised in the main thread when a test overruns its guard."""
-
-
-@pytest.fixture(autouse=True)
-def time_guard(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Fail a test that runs too long instead of hanging the suite (servers are stopped)."""
-    limit = SLOW_LIMIT if request.node.get_closest_marker("slow") else FAST_LIMIT
-
-    def on_alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise GuardTimeout(f"test ran longer than {limit:.0f} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    faulthandler.dump_traceback_later(limit + 15, exit=True, file=sys.stderr)
-    try:
-        yield
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+time_guard = time_guard_fixture(fast=40.0)
 
 
 @pytest.fixture

@@ -12,7 +12,9 @@ from pathlib import Path
 import orjson
 
 from session_memory.distributed.jetstream import connect
+from session_memory.distributed.state import load_session
 from session_memory.distributed.wire import partition_of, session_key
+from session_memory.distributed.worker import state_key
 from tests.distributed.corpus import derived, publish_once, wait_for_equality, write_corpus
 from tests.distributed.nats_helpers import NatsServer, worker_process
 
@@ -21,6 +23,20 @@ def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "session_memory.cli", *args], capture_output=True, timeout=60
     )
+
+
+async def _stored(url: str, key: str) -> tuple[bytes | None, bytes | None]:
+    """The session's stored state and its partition's checkpoint."""
+    transport = await connect(url, connect_seconds=20)
+    try:
+        state = await transport.get("state", state_key(key))
+        checkpoint = await transport.get("state", f"p.{partition_of(key, 16)}")
+        return (
+            None if state is None else state.value,
+            None if checkpoint is None else checkpoint.value,
+        )
+    finally:
+        await transport.close()
 
 
 async def _lease_keys(url: str) -> list[str]:
@@ -90,7 +106,7 @@ def test_an_unreachable_server_is_one_line_and_exit_2() -> None:
 def test_sigterm_stores_state_releases_leases_and_prints_metrics(
     server: NatsServer, tmp_path: Path
 ) -> None:
-    """SIGTERM: exit 0, no lease left behind, a last metrics line with the events applied."""
+    """SIGTERM: exit 0, state and checkpoint stored, no lease left, a last metrics line."""
     [path] = write_corpus(tmp_path / "t", 1, 50)
     worker = subprocess.Popen(
         [
@@ -116,6 +132,38 @@ def test_sigterm_stores_state_releases_leases_and_prints_metrics(
     assert last["records_applied"] == memory["event_count"] + memory["diagnostics"]["lines_skipped"]
     assert last["partitions_owned"] == [] and last["sessions_owned"] == 0
     assert [k for k in asyncio.run(_lease_keys(server.url)) if k.startswith("p.")] == []
+    state, checkpoint = asyncio.run(_stored(server.url, session_key(path.stem)))
+    assert state is not None and checkpoint is not None
+    stored = load_session(path.stem, state, 1)
+    assert stored.deriver.event_count == memory["event_count"]
+    assert stored.seq == int(checkpoint)  # the checkpoint covers what the state covers
+
+
+def test_logs_are_json_lines_and_metrics_give_lag_per_owned_partition(
+    server: NatsServer, tmp_path: Path
+) -> None:
+    """Every log line is a JSON object with its fields; each metrics line has lag per partition."""
+    [path] = write_corpus(tmp_path / "t", 1, 40)
+    log = tmp_path / "w.log"
+    worker = worker_process(server.url, "--metrics", "0.3", log=log)
+    try:
+        wait_until_shared([log])
+        publish_once(server.url, [path], tmp_path / "pub")
+        assert not wait_for_equality(server.url, [path], timeout=30)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+    lines = [orjson.loads(line) for line in log.read_bytes().splitlines() if line.strip()]
+    metrics = [line["metrics"] for line in lines if "metrics" in line]
+    logs = [line for line in lines if "metrics" not in line]
+    assert all({"ts", "level", "logger", "msg"} <= line.keys() for line in logs)
+    claimed = [line for line in logs if line["msg"] == "partition claimed"]
+    assert sorted(line["partition"] for line in claimed) == list(range(16))
+    assert any(line["msg"].startswith("stopping") for line in logs)
+    assert metrics and all(
+        sorted(m["lag"]) == sorted(str(p) for p in m["partitions_owned"]) for m in metrics
+    )
+    assert any(m["partitions_owned"] for m in metrics)
 
 
 def test_a_dead_workers_sessions_are_taken_over_within_seconds(
