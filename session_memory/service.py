@@ -33,7 +33,8 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -93,6 +94,10 @@ RESIDENT_MAX: Final = 256
 IDLE_SECONDS: Final = 300.0
 """A transcript without an append for this long is kept only on disk, as its state."""
 
+WRITERS: Final = 8
+"""Threads writing outputs and states: the fsyncs of transcripts changed together overlap
+(the file system commits them together) instead of queueing one behind the other."""
+
 ERROR_REPORT_SECONDS: Final = 60.0
 """While writes keep failing, one ERROR summarises them at most this often."""
 
@@ -138,6 +143,29 @@ class _Transcript:
     events_read: int = 0
     lines_skipped: int = 0
     last_active: float = 0.0  # the clock when it last grew (or was derived, or woken)
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """What one change of a transcript puts on disk, computed before any of it is written."""
+
+    name: str | None
+    pair: OutputPair | None  # the outputs, when they are due
+    published: OutputPair | None  # the pair known to be on disk before
+    synced: bool
+    state: TranscriptState | None
+
+
+@dataclass(slots=True)
+class _Written:
+    """How far a :class:`_Write` got."""
+
+    published: OutputPair | None
+    synced: bool
+    written: bool = False  # a new generation was published
+    outputs: bool = False  # the outputs are as the memory
+    state: bool = False  # the state is saved
+    error: OSError | None = None
 
 
 @dataclass(slots=True)
@@ -319,6 +347,9 @@ class MemoryService:
         self._dormant: dict[str, _Dormant] = {}
         self._unborn: set[str] = set()
         self._sweep_queue: list[str] = []
+        self._pool: ThreadPoolExecutor | None = None
+        self._in_flight: dict[str, tuple[_Transcript, _Write, Future[_Written]]] = {}
+        self._catching_up = False
         self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
         self._names: dict[str, str] = {}
@@ -339,6 +370,28 @@ class MemoryService:
         written are kept in memory only while recently active, so catching up on thousands
         of files needs the memory of a few hundred.
         """
+        with self._writers():
+            self._catch_up()
+        return self._summary()
+
+    @contextlib.contextmanager
+    def _writers(self) -> Iterator[None]:
+        """The writer threads, for as long as the block runs; every write done at its end."""
+        if self._pool is not None:
+            yield
+            return
+        self._pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="session-memory-writer")
+        try:
+            yield
+        finally:
+            try:
+                self._drain()
+            finally:
+                self._pool.shutdown()
+                self._pool = None
+
+    def _catch_up(self) -> None:
+        self._catching_up = True
         todo = self._discover()
         found = set(todo)
         todo.extend(real for real in list(self._transcripts) if real not in found)
@@ -348,13 +401,20 @@ class MemoryService:
             t = self._resident(real)
             if t is not None:
                 self._advance(t)
-                self._settle(t, catching_up=True)
+                self._settle(t)
+                for written in self._drain(2 * WRITERS):
+                    self._settle(written)
+                self._enforce_cap()
+        for written in self._drain():
+            self._settle(written)
+        self._enforce_cap()
         for real in list(self._dormant):
             if self._stop.is_set():
                 break
             self._visit(real, hint=True)
+        self._drain()
+        self._catching_up = False
         self._failures.report()
-        return self._summary()
 
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
@@ -362,7 +422,13 @@ class MemoryService:
         State is written after every change, so stopping needs no extra flush: each
         transcript's state and outputs are complete when this returns.
         """
-        self.run_once()
+        with self._writers():
+            self._catch_up()
+            self._follow()
+        logger.info("stopped; state and outputs are up to date")
+        return self._summary()
+
+    def _follow(self) -> None:
         watched = self._dirs + self._files
         logger.info(
             "watching %d transcript(s) under %s (%d in memory)",
@@ -382,14 +448,15 @@ class MemoryService:
                 if self._stop.is_set():
                     break
                 self._on_change(path)
+            self._drain()
+            self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
             if self._clock() - last_sweep >= self._sweep_seconds:
                 self._sweep()
+                self._drain()
                 self._evict_idle()
                 last_sweep = self._clock()
-        logger.info("stopped; state and outputs are up to date")
-        return self._summary()
 
     # ------------------------------------------------------------------ discovery
 
@@ -397,7 +464,7 @@ class MemoryService:
         """Find transcripts; read every state before any name is claimed anew.
 
         Returns the real paths of those found now that need deriving, in order; those whose
-        state covers the file and whose outputs are in place stay on disk (:meth:`_wake`).
+        state covers the file and whose outputs are in place stay on disk (see :meth:`_resident`).
         """
         found = self._found()
         todo = []
@@ -621,6 +688,7 @@ class MemoryService:
                 return
             self._visit(self._sweep_queue.pop(), hint=True)
         # What is not yet on disk (a write failed) is retried on every tick.
+        self._drain()
         for t in [t for t in self._transcripts.values() if not self._evictable(t)]:
             if self._stop.is_set():
                 return
@@ -675,9 +743,13 @@ class MemoryService:
             if self._evictable(t):
                 self._evict(t)
 
-    def _settle(self, t: _Transcript, *, catching_up: bool = False) -> None:
+    def _settle(self, t: _Transcript) -> None:
         """After catching up on ``t``: to disk when its file has been idle for a while."""
-        if not catching_up or self._transcripts.get(t.path) is not t or not self._evictable(t):
+        if (
+            not self._catching_up
+            or self._transcripts.get(t.path) is not t
+            or not self._evictable(t)
+        ):
             return
         try:
             age = time.time() - os.lstat(t.path).st_mtime
@@ -694,6 +766,8 @@ class MemoryService:
         With ``hint`` (the slow timer) a ``stat`` comes first and the file is opened only
         when it changed; everything read is verified on the descriptor it is read from.
         """
+        if t.path in self._in_flight:
+            self._drain()  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -814,78 +888,117 @@ class MemoryService:
     def _publish(self, t: _Transcript) -> None:
         """Write the outputs if the memory changed, then the state if anything was read.
 
+        What to write is computed here; the writing itself (:meth:`_commit`) goes to the
+        writer threads while the service runs, so the fsyncs of many transcripts overlap.
+        Each transcript's writes keep their order (outputs, then state), and a transcript
+        is not read again before they are done (:meth:`_drain`).
+
         A failed write (disk full, permissions) is retried on the next change or sweep and
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        if t.unreadable:
-            return  # no memory derives from it, and no state: a restart tells it again
-        try:
-            memory = _memory_so_far(t) if t.outputs_stale or t.state_stale else None
-            memory_json = memory.to_json() if memory is not None else b""
-            if (
-                memory is not None
-                and t.outputs_stale
-                and t.tail.offset > 0
-                and _format_told(t.adapter)
-            ):
-                self._write_outputs(t, OutputPair(render_memory(memory).encode(), memory_json))
-            t.outputs_stale = False
-            if memory is not None and t.state_stale:
-                self._save(t, memory_json)
-        except OSError as exc:
-            self._failures.failed(t.path, exc)
-            return
-        self._failures.succeeded(t.path)
+        if t.unreadable or not (t.outputs_stale or t.state_stale):
+            return  # an unreadable file has no memory and no state: a restart tells it again
+        memory = _memory_so_far(t)
+        memory_json = memory.to_json()
+        pair = None
+        if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
+            pair = OutputPair(render_memory(memory).encode(), memory_json)
+            if t.name is None:
+                t.name = self._claim_name(t)
+        shown = pair if pair is not None else t.published
+        write = _Write(
+            name=t.name,
+            pair=pair,
+            published=t.published,
+            synced=t.outputs_synced,
+            state=self._state_of(t, memory_json, shown) if t.state_stale else None,
+        )
+        if self._pool is None:
+            self._finish(t, write, self._commit(write))
+        else:
+            self._in_flight[t.path] = (t, write, self._pool.submit(self._commit, write))
 
-    def _write_outputs(self, t: _Transcript, pair: OutputPair) -> None:
-        """Publish the pair when it differs from what is on disk (checked once, then known).
+    def _state_of(
+        self, t: _Transcript, memory_json: bytes, shown: OutputPair | None
+    ) -> TranscriptState | None:
+        """The state to save for ``t`` as it stands; None when nothing was read yet."""
+        identity = t.tail.identity
+        fingerprint = t.tail.fingerprint
+        if identity is None or fingerprint is None:
+            return None  # nothing was read yet: nothing to resume from
+        return TranscriptState(
+            path=t.path,
+            dev=identity.dev,
+            ino=identity.ino,
+            offset=t.tail.offset,
+            fingerprint=fingerprint,
+            name=t.name,
+            budget_tokens=self.budget_tokens,
+            encoding=self.encoding,
+            snapshot=t.deriver.snapshot(),
+            transcript_format=self.format,
+            adapter=t.adapter.snapshot(),
+            memory_hash=memory_hash(memory_json),
+            markdown_hash="" if shown is None else memory_hash(shown.markdown),
+        )
+
+    def _commit(self, write: _Write) -> _Written:
+        """Put one transcript's change on disk: the pair when it differs from what is
+        published (checked once, then known), then the state. Touches only the disk.
 
         The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
         line; the Markdown only when the content does, and then it is linked, not rewritten.
         """
-        if t.name is None:
-            t.name = self._claim_name(t)
-        if t.published is None and self._outputs.matches(t.name, pair):
-            t.published = pair  # a restart found its outputs in place: durability unknown
-            return
-        if pair == t.published:
-            return
-        unchanged = t.published is not None and t.published.markdown == pair.markdown
-        self._outputs.publish(t.name, pair, markdown_unchanged=unchanged)
-        t.published = pair
-        t.outputs_synced = True
-        self._outputs_written += 1
+        done = _Written(published=write.published, synced=write.synced)
+        try:
+            pair, name = write.pair, write.name
+            if pair is not None and name is not None:
+                if done.published is None and self._outputs.matches(name, pair):
+                    done.published = pair  # a restart found its outputs in place: not synced
+                elif pair != done.published:
+                    unchanged = (
+                        done.published is not None and done.published.markdown == pair.markdown
+                    )
+                    self._outputs.publish(name, pair, markdown_unchanged=unchanged)
+                    done.published, done.synced, done.written = pair, True, True
+            done.outputs = True
+            if write.state is not None:
+                if name is not None and not done.synced:
+                    # Outputs found in place after a restart may be renamed but not yet
+                    # durable (killed before the directory fsync): make them so before the
+                    # state moves past them.
+                    self._outputs.sync(name)
+                    done.synced = True
+                save_state(self.state_dir, write.state)
+                done.state = True
+        except OSError as exc:
+            done.error = exc
+        return done
 
-    def _save(self, t: _Transcript, memory_json: bytes) -> None:
-        identity = t.tail.identity
-        fingerprint = t.tail.fingerprint
-        if identity is None or fingerprint is None:
-            return  # nothing was read yet: nothing to resume from
-        if t.name is not None and not t.outputs_synced:
-            # Outputs found in place after a restart may be renamed but not yet durable
-            # (killed before the directory fsync): make them so before the state moves past.
-            self._outputs.sync(t.name)
-            t.outputs_synced = True
-        save_state(
-            self.state_dir,
-            TranscriptState(
-                path=t.path,
-                dev=identity.dev,
-                ino=identity.ino,
-                offset=t.tail.offset,
-                fingerprint=fingerprint,
-                name=t.name,
-                budget_tokens=self.budget_tokens,
-                encoding=self.encoding,
-                snapshot=t.deriver.snapshot(),
-                transcript_format=self.format,
-                adapter=t.adapter.snapshot(),
-                memory_hash=memory_hash(memory_json),
-                markdown_hash="" if t.published is None else memory_hash(t.published.markdown),
-            ),
-        )
-        t.state_stale = False
+    def _finish(self, t: _Transcript, write: _Write, done: _Written) -> None:
+        """Record what :meth:`_commit` put on disk for ``t``."""
+        t.published, t.outputs_synced = done.published, done.synced
+        self._outputs_written += done.written
+        if done.outputs:
+            t.outputs_stale = False
+        if done.state:
+            t.state_stale = False
+        if done.error is not None:
+            self._failures.failed(t.path, done.error)
+        else:
+            self._failures.succeeded(t.path)
+
+    def _drain(self, keep: int = 0) -> list[_Transcript]:
+        """Wait for the writes in flight, oldest first, until at most ``keep`` are left;
+        the transcripts whose writes are done."""
+        done = []
+        while len(self._in_flight) > keep:
+            path = next(iter(self._in_flight))
+            t, write, future = self._in_flight.pop(path)
+            self._finish(t, write, future.result())
+            done.append(t)
+        return done
 
     def _names_for(self, path: str, session: str | None) -> set[str]:
         """Every output name this service could give a transcript: a state's must be one."""
