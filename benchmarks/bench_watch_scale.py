@@ -13,8 +13,12 @@ watch`` subprocess on the tree and measures:
 - *RSS* of the service 2 s after catch-up;
 - *idle CPU*: the service's user + system CPU time over 10 s with nothing appended;
 - *freshness*: 100 appends to one transcript, then 100 transcripts appended at once (20
-  appends each), from just before an append's ``write`` to the moment this process sees the
-  updated ``.memory.json``.
+  appends each), from just before an append's ``write`` to the moment this process sees
+  the updated ``.memory.json``. The transcripts are among the first derived at catch-up,
+  so a service that keeps idle ones on disk restores each from its state on its first
+  append: that cost is in these figures;
+- *restart*: the service stopped and started again on the same outputs and states with
+  nothing changed: its catch-up time and RSS.
 
 ``--code DIR`` runs the service from another checkout of the project (its directory is put
 first on ``PYTHONPATH``), so two versions can be measured side by side on the same files in
@@ -131,6 +135,9 @@ class Watch:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
+            # ``python -c`` puts the working directory first on sys.path: run from the
+            # checkout measured, so that its code is the code imported.
+            cwd=code if code is not None else ROOT,
         )
         self.caught_up = threading.Event()
         self.caught_up_at = 0.0
@@ -252,6 +259,17 @@ def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
         result["rss_mib_end"] = watch.rss_mib()
     finally:
         watch.stop()
+    # A restart over the same outputs and states, nothing changed since the stop.
+    watch = Watch(tree, out, code)
+    try:
+        if not watch.caught_up.wait(600):
+            raise TimeoutError("the restarted service never caught up")
+        result["restart_catch_up_s"] = watch.caught_up_at - watch.started
+        result["load_restart"] = load_average()
+        time.sleep(2.0)
+        result["restart_rss_mib"] = watch.rss_mib()
+    finally:
+        watch.stop()
     return result
 
 
@@ -263,7 +281,9 @@ def describe(r: dict[str, Any]) -> str:
         f"one p50/p99 {r['one_p50_ms']:.0f}/{r['one_p99_ms']:.0f} ms, "
         f"100 at once p50/p99 {r['many_p50_ms']:.0f}/{r['many_p99_ms']:.0f} ms "
         f"(lost {r['many_lost']:.0f}; load {r['load_many'].split(' (')[0]}), "
-        f"incomplete after catch-up {r['incomplete_after_catch_up']}"
+        f"incomplete after catch-up {r['incomplete_after_catch_up']}; "
+        f"restart catch-up {r['restart_catch_up_s']:.1f} s, RSS {r['restart_rss_mib']:.0f} MiB "
+        f"(load {r['load_restart'].split(' (')[0]})"
     )
 
 
