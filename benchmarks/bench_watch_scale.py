@@ -2,7 +2,8 @@
 
 Plain script::
 
-    .venv/bin/python benchmarks/bench_watch_scale.py [--sizes 1000,5000,10000] [--code DIR]
+    .venv/bin/python benchmarks/bench_watch_scale.py [--quick] [--sizes 1000,5000,10000]
+        [--code LABEL=DIR]
 
 For each size N it writes N native transcripts of 50 events each, laid out like
 ``~/.claude/projects`` (one directory per hundred sessions), starts a real ``session-memory
@@ -289,7 +290,8 @@ def describe(r: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000,5000,10000", help="comma-separated N")
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated N")
+    parser.add_argument("--quick", action="store_true", help="N=200 only, for a smoke run")
     parser.add_argument(
         "--code",
         action="append",
@@ -300,6 +302,10 @@ def main() -> int:
     parser.add_argument("--skip-this", action="store_true", help="measure only the --code ones")
     parser.add_argument("--results", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = "200"
+        if args.results == RESULTS:
+            args.results = RESULTS.parent / "quick" / RESULTS.name
     versions: list[tuple[str, Path | None]] = [
         (label, Path(d).resolve()) for label, d in (c.split("=", 1) for c in args.code)
     ]
