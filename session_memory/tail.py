@@ -78,12 +78,12 @@ STEP_MS: Final = 10
 SWEEP_SECONDS: Final = 1.0
 """The slow timer's tick: how often the sweep runs, whatever the notifications say."""
 
-SWEEP_TICKS: Final = 30
+SWEEP_TICKS: Final = 60
 """With inotify, the sweep visits every transcript once per this many ticks, a slice a tick.
 
 Notifications from inotify are trusted: the sweep is only the net for what they can miss (a
 full event queue, files written into a new directory before its watch was added, a watch
-limit reached). So its cost is spread, a thirtieth of the transcripts per tick, rather than
+limit reached). So its cost is spread, a sixtieth of the transcripts per tick, rather than
 every file every second. With polling, whose notifications miss appends made within the
 same second, every tick sweeps everything.
 """
