@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,12 @@ def sources() -> dict[str, list[bytes]]:
         text = slot_text(fmt)
         out[f"{fmt}.jsonl"] = jsonl(records(fmt, text)).splitlines(keepends=True)
     return out
+
+
+def caught_up(tmp_path: Path, caplog: pytest.LogCaptureFixture, restores: int) -> bool:
+    """Both services publish the same bytes, the evicting one after ``restores`` restores."""
+    same = published(tmp_path / "evicting") == published(tmp_path / "keeping")
+    return same and caplog.text.count("restored from its state") >= restores
 
 
 @pytest.fixture
@@ -79,11 +86,7 @@ def test_evicting_gives_the_outputs_of_never_evicting(
                 step = max(1, len(ls) // 6)
                 append(watched / name, b"".join(ls[cut[name] : cut[name] + step]))
                 cut[name] += step
-            assert wait_for(
-                lambda: published(tmp_path / "evicting") == published(tmp_path / "keeping")
-                and caplog.text.count("restored from its state") >= rounds,
-                timeout=20,
-            )
+            assert wait_for(partial(caught_up, tmp_path, caplog, rounds), timeout=20)
     everything = published(tmp_path / "keeping")
     assert len(everything) == 6
     assert published(tmp_path / "evicting") == everything
