@@ -33,10 +33,13 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.arguments import check_argument, check_paths
@@ -60,6 +63,7 @@ from session_memory.store import (
 )
 from session_memory.tail import (
     SWEEP_SECONDS,
+    SWEEP_TICKS,
     FileIdentity,
     FileTail,
     Look,
@@ -67,6 +71,7 @@ from session_memory.tail import (
     TailStatus,
     discover_transcripts,
     is_compressed,
+    polling,
     resolves_inside,
     transcript_stem,
     watch_changes,
@@ -82,6 +87,16 @@ DEFAULT_STATE_DIRNAME: Final = ".session-memory-state"
 """The state directory, inside the output directory unless one is given."""
 
 SKIPS_LOGGED: Final = 10
+
+RESIDENT_MAX: Final = 256
+"""At most this many transcripts are kept in memory; the least recently active go to disk."""
+
+IDLE_SECONDS: Final = 300.0
+"""A transcript without an append for this long is kept only on disk, as its state."""
+
+WRITERS: Final = 8
+"""Threads writing outputs and states: the fsyncs of transcripts changed together overlap
+(the file system commits them together) instead of queueing one behind the other."""
 
 ERROR_REPORT_SECONDS: Final = 60.0
 """While writes keep failing, one ERROR summarises them at most this often."""
@@ -127,6 +142,40 @@ class _Transcript:
     unreadable: bool = False  # a compressed file that cannot be decompressed: no memory
     events_read: int = 0
     lines_skipped: int = 0
+    last_active: float = 0.0  # the clock when it last grew (or was derived, or woken)
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """What one change of a transcript puts on disk, computed before any of it is written."""
+
+    name: str | None
+    pair: OutputPair | None  # the outputs, when they are due
+    published: OutputPair | None  # the pair known to be on disk before
+    synced: bool
+    state: TranscriptState | None
+
+
+@dataclass(slots=True)
+class _Written:
+    """How far a :class:`_Write` got."""
+
+    published: OutputPair | None
+    synced: bool
+    written: bool = False  # a new generation was published
+    outputs: bool = False  # the outputs are as the memory
+    state: bool = False  # the state is saved
+    error: OSError | None = None
+
+
+@dataclass(slots=True)
+class _Dormant:
+    """A transcript kept only on disk: its state file holds its memory, and this its tail's
+    position, for the sweep's ``stat``; it is restored from the state when it changes."""
+
+    tail: FileTail
+    events_read: int = 0
+    lines_skipped: int = 0
 
 
 def _check_options(
@@ -137,6 +186,8 @@ def _check_options(
     sweep_seconds: object,
     force_polling: object,
     clock: object,
+    resident_max: object,
+    idle_seconds: object,
 ) -> None:
     """ConfigError naming the first of :class:`MemoryService`'s options of the wrong type
     (the budget, encoding and format are checked by the deriver and the adapter)."""
@@ -145,6 +196,8 @@ def _check_options(
     check_argument("state_dir", state_dir, (str, os.PathLike), optional=True)
     check_argument("sweep_seconds", sweep_seconds, float)
     check_argument("force_polling", force_polling, bool, optional=True)
+    check_argument("resident_max", resident_max, int)
+    check_argument("idle_seconds", idle_seconds, float)
     if stop_event is not None and not callable(getattr(stop_event, "is_set", None)):
         raise ConfigError(f"stop_event must have is_set() or be None, not {stop_event!r}")
     if not callable(clock):
@@ -179,6 +232,9 @@ class _FailureLog:
         else:
             logger.debug("cannot write the memory of %s: %s", path, exc)
 
+    def is_failing(self, path: str) -> bool:
+        return path in self._failing
+
     def succeeded(self, path: str) -> None:
         if self._failing.pop(path, None) is not None:
             logger.info("the memory of %s is written again", path)
@@ -208,8 +264,10 @@ class MemoryService:
     files that appear later are picked up). Outputs go to ``out_dir``; state to
     ``state_dir`` (default ``out_dir/.session-memory-state``). Both are created mode 0o700,
     every file in them 0o600. ``stop_event`` (anything with ``is_set()``) ends :meth:`run`;
-    without one, call :meth:`stop`. ``clock`` is what the slow timer and the error reports
-    measure time with.
+    without one, call :meth:`stop`. ``clock`` is what the slow timer, idleness and the error
+    reports measure time with. At most ``resident_max`` transcripts are kept in memory, and
+    none idle for ``idle_seconds``: the others are kept only as their state on disk and
+    restored from it when they change, with the same outputs as if they had never left.
     """
 
     def __init__(
@@ -225,8 +283,22 @@ class MemoryService:
         sweep_seconds: float = SWEEP_SECONDS,
         force_polling: bool | None = None,
         clock: Clock = time.monotonic,
+        resident_max: int = RESIDENT_MAX,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
-        _check_options(paths, out_dir, state_dir, stop_event, sweep_seconds, force_polling, clock)
+        _check_options(
+            paths,
+            out_dir,
+            state_dir,
+            stop_event,
+            sweep_seconds,
+            force_polling,
+            clock,
+            resident_max,
+            idle_seconds,
+        )
+        if resident_max < 1:
+            raise ConfigError(f"resident_max must be at least 1, not {resident_max}")
         if not paths:
             raise ConfigError("nothing to watch: give at least one transcript or directory")
         self._dirs: list[str] = []
@@ -267,7 +339,18 @@ class MemoryService:
         self._force_polling = force_polling
         self._clock = clock
         self._failures = _FailureLog(clock)
+        self._resident_max = resident_max
+        self._idle_seconds = idle_seconds
+        self._polling = polling(force_polling)
+        # In memory, least recently active first; on disk only; found, not yet derived.
         self._transcripts: dict[str, _Transcript] = {}
+        self._dormant: dict[str, _Dormant] = {}
+        self._unborn: set[str] = set()
+        self._sweep_queue: list[str] = []
+        self._pool: ThreadPoolExecutor | None = None
+        self._in_flight: dict[str, tuple[_Transcript, _Write, Future[_Written]]] = {}
+        self._catching_up = False
+        self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
         self._names: dict[str, str] = {}
         self._outputs_written = 0
@@ -281,14 +364,57 @@ class MemoryService:
         self._own_stop.set()
 
     def run_once(self) -> ServiceSummary:
-        """Derive everything present now, write outputs and state, and return."""
-        self._discover()
-        for t in list(self._transcripts.values()):
+        """Derive everything present now, write outputs and state, and return.
+
+        Transcripts are derived one at a time, in the order they were found, and once
+        written are kept in memory only while recently active, so catching up on thousands
+        of files needs the memory of a few hundred.
+        """
+        with self._writers():
+            self._catch_up()
+        return self._summary()
+
+    @contextlib.contextmanager
+    def _writers(self) -> Iterator[None]:
+        """The writer threads, for as long as the block runs; every write done at its end."""
+        if self._pool is not None:
+            yield
+            return
+        self._pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="session-memory-writer")
+        try:
+            yield
+        finally:
+            try:
+                self._drain()
+            finally:
+                self._pool.shutdown()
+                self._pool = None
+
+    def _catch_up(self) -> None:
+        self._catching_up = True
+        todo = self._discover()
+        found = set(todo)
+        todo.extend(real for real in list(self._transcripts) if real not in found)
+        for real in todo:
             if self._stop.is_set():
                 break
-            self._advance(t)
+            t = self._resident(real)
+            if t is not None:
+                self._advance(t)
+                self._settle(t)
+                for written in self._drain(2 * WRITERS):
+                    self._settle(written)
+                self._enforce_cap()
+        for written in self._drain():
+            self._settle(written)
+        self._enforce_cap()
+        for real in list(self._dormant):
+            if self._stop.is_set():
+                break
+            self._visit(real, hint=True)
+        self._drain()
+        self._catching_up = False
         self._failures.report()
-        return self._summary()
 
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
@@ -296,54 +422,124 @@ class MemoryService:
         State is written after every change, so stopping needs no extra flush: each
         transcript's state and outputs are complete when this returns.
         """
-        self.run_once()
+        with self._writers():
+            self._catch_up()
+            self._follow()
+        logger.info("stopped; state and outputs are up to date")
+        return self._summary()
+
+    def _follow(self) -> None:
         watched = self._dirs + self._files
         logger.info(
-            "watching %d transcript(s) under %s", len(self._transcripts), ", ".join(watched)
+            "watching %d transcript(s) under %s (%d in memory)",
+            len(self._transcripts) + len(self._dormant) + len(self._unborn),
+            ", ".join(watched),
+            len(self._transcripts),
         )
         last_sweep = self._clock()
         for changes in watch_changes(
             watched,
             stop_event=self._stop,
             sweep_seconds=self._sweep_seconds,
-            force_polling=self._force_polling,
+            force_polling=self._polling,
+            on_polling=self._now_polling,
         ):
             for path in sorted(changes):
                 if self._stop.is_set():
                     break
                 self._on_change(path)
+            self._drain()
+            self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
             if self._clock() - last_sweep >= self._sweep_seconds:
                 self._sweep()
+                self._drain()
+                self._evict_idle()
                 last_sweep = self._clock()
-        logger.info("stopped; state and outputs are up to date")
-        return self._summary()
 
     # ------------------------------------------------------------------ discovery
 
-    def _discover(self) -> None:
-        """Find transcripts; load every state before any name is claimed anew."""
+    def _discover(self) -> list[str]:
+        """Find transcripts; read every state before any name is claimed anew.
+
+        Returns the real paths of those found now that need deriving, in order; those whose
+        state covers the file and whose outputs are in place stay on disk (see :meth:`_resident`).
+        """
+        found = self._found()
+        todo = []
+        for path in found:
+            real = self._add(path)
+            if real is not None and real not in self._dormant:
+                todo.append(real)
+        return todo
+
+    def _found(self) -> list[str]:
         found: list[str] = [f for f in self._files if _is_regular(f)]
         for root in self._dirs:
-            found.extend(discover_transcripts(root))
-        for path in found:
-            self._add(path)
+            found.extend(discover_transcripts(root, known=self._aliases))
+        return found
 
-    def _add(self, path: str) -> _Transcript | None:
+    def _add(self, path: str) -> str | None:
+        """Register a transcript found at ``path``: its real path, None if already known.
+
+        One with a state is resumed from it (kept on disk when nothing changed since, see
+        :meth:`_load_dormant`); one without is derived when :meth:`_resident` is asked for it.
+        """
         real = os.path.realpath(path)
         self._aliases[path] = real
-        if real in self._transcripts:
+        if real in self._transcripts or real in self._dormant or real in self._unborn:
             return None
+        spath = state_path(self.state_dir, real)
+        if not os.path.lexists(spath):
+            self._unborn.add(real)
+            logger.info("tailing %s from byte 0", real)
+            return real
+        dormant = self._load_dormant(real, spath)
+        if dormant is not None:
+            self._dormant[real] = dormant
+            logger.debug("tailing %s from byte %d, kept on disk", real, dormant.tail.offset)
+            return real
         t = self._load(real)
-        self._transcripts[real] = t
+        self._admit(t)
         logger.info(
             "tailing %s from byte %d%s",
             real,
             t.tail.offset,
             f" (session {t.name})" if t.name else "",
         )
+        return real
+
+    def _resident(self, real: str) -> _Transcript | None:
+        """The transcript in memory: restored from disk or created when it is not."""
+        t = self._transcripts.get(real)
+        if t is not None:
+            return t
+        if real in self._unborn:
+            self._unborn.discard(real)
+            return self._admit(self._fresh(real))
+        dormant = self._dormant.pop(real, None)
+        if dormant is None:
+            return None
+        t = self._load(real)
+        t.events_read, t.lines_skipped = dormant.events_read, dormant.lines_skipped
+        logger.debug("%s changed: restored from its state", real)
+        return self._admit(t)
+
+    def _admit(self, t: _Transcript) -> _Transcript:
+        """Keep ``t`` in memory as the most recently active; the least active past the cap
+        go to disk."""
+        t.last_active = self._clock()
+        self._transcripts[t.path] = t
+        self._enforce_cap()
         return t
+
+    def _touch(self, t: _Transcript) -> None:
+        """``t`` was just active: it goes last in the order of eviction."""
+        t.last_active = self._clock()
+        if self._transcripts.get(t.path) is t:
+            del self._transcripts[t.path]
+            self._transcripts[t.path] = t
 
     def _fresh(self, real: str) -> _Transcript:
         return _Transcript(
@@ -352,6 +548,59 @@ class MemoryService:
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
             adapter=make_adapter(self.format),
         )
+
+    def _load_dormant(self, real: str, spath: Path) -> _Dormant | None:
+        """The transcript as a record on disk, when its state is exactly what is published
+        and the file has not changed since: no restore needed. None on any doubt
+        (:meth:`_load` then restores and checks it in full).
+
+        The state's header passes :func:`load_state`'s checks, is for this path, budget,
+        encoding and format; the file has the state's identity, its size is the offset and
+        the fingerprint of the consumed prefix matches; the published pair has the hashes
+        the state kept; and the state's output name is one this service would give (the
+        session id read from that very JSON).
+        """
+        try:
+            state = load_state(spath)
+        except StateError:
+            return None
+        if (
+            state.path != real
+            or (state.budget_tokens, state.encoding, state.transcript_format)
+            != (self.budget_tokens, self.encoding, self.format)
+            or (state.name is not None and not self._published_as(real, state))
+        ):
+            return None
+        tail = FileTail(real, state.offset, state.fingerprint, FileIdentity(state.dev, state.ino))
+        try:
+            if tail.check() is not TailStatus.UNCHANGED:
+                return None
+            with tail.look() as look:
+                if look.status is not TailStatus.UNCHANGED:
+                    return None
+        except TranscriptError:
+            return None
+        if state.name is not None:
+            self._names.setdefault(state.name, real)
+        return _Dormant(tail)
+
+    def _published_as(self, real: str, state: TranscriptState) -> bool:
+        """Whether the state's name is free or its own, one of its names, and published with
+        exactly the pair the state was saved with."""
+        name = state.name
+        if name is None or not state.markdown_hash or self._names.get(name, real) != real:
+            return False
+        pair = self._outputs.published(name)
+        if pair is None or (memory_hash(pair.markdown), memory_hash(pair.json)) != (
+            state.markdown_hash,
+            state.memory_hash,
+        ):
+            return False
+        try:
+            session = orjson.loads(pair.json).get("session_id")
+        except (orjson.JSONDecodeError, AttributeError):
+            return False
+        return name in self._names_for(real, session if isinstance(session, str) else None)
 
     def _load(self, real: str) -> _Transcript:
         """Resume from the state when every check of it passes; else derive from scratch.
@@ -377,7 +626,9 @@ class MemoryService:
             deriver, adapter = _restore(state)
             if state.name is not None and self._names.get(state.name, real) != real:
                 raise StateError(f"state names its outputs {state.name!r}, taken by another")
-            if state.name is not None and state.name not in self._names_for(real, deriver):
+            if state.name is not None and state.name not in self._names_for(
+                real, deriver.memory.session_id
+            ):
                 raise StateError(
                     f"state names its outputs {state.name[:80]!r}, not a name of its own"
                 )
@@ -402,14 +653,10 @@ class MemoryService:
         if real is None:
             if not self._eligible(path):
                 return
-            t = self._add(path)
-            if t is None:
+            real = self._add(path)
+            if real is None:
                 return
-        else:
-            t = self._transcripts.get(real)
-            if t is None:
-                return
-        self._advance(t)
+        self._visit(real, hint=False)
 
     def _eligible(self, path: str) -> bool:
         """A new file under a watched directory, resolving inside it (symlinks included)."""
@@ -419,19 +666,97 @@ class MemoryService:
         return False
 
     def _sweep(self) -> None:
-        """The slow timer: pick up missed files and compare every size with its offset."""
-        found = [f for f in self._files if _is_regular(f)]
-        for root in self._dirs:
-            found.extend(discover_transcripts(root))
-        for path in found:
-            if path not in self._aliases:
-                t = self._add(path)
-                if t is not None:
-                    self._advance(t)
-        for t in list(self._transcripts.values()):
+        """The slow timer: pick up missed files and compare sizes with offsets.
+
+        Its cost follows what changed, not what exists: a cycle starts with a walk that
+        resolves only paths it has not seen, then ``stat``s each transcript once. Polling,
+        a cycle is one tick; with inotify, whose notifications are trusted, a cycle is
+        :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick.
+        """
+        if not self._sweep_queue:
+            for path in self._found():
+                if path not in self._aliases:
+                    real = self._add(path)
+                    if real is not None:
+                        self._visit(real, hint=False)
+            queue = [*self._transcripts, *self._dormant, *self._unborn]
+            queue.reverse()
+            self._sweep_queue = queue
+            self._sweep_slice = -(-len(queue) // (1 if self._polling else SWEEP_TICKS))
+        for _ in range(min(self._sweep_slice, len(self._sweep_queue))):
+            if self._stop.is_set():
+                return
+            self._visit(self._sweep_queue.pop(), hint=True)
+        # What is not yet on disk (a write failed) is retried on every tick.
+        self._drain()
+        for t in [t for t in self._transcripts.values() if not self._evictable(t)]:
             if self._stop.is_set():
                 return
             self._advance(t, hint=True)
+
+    def _now_polling(self) -> None:
+        """The watch fell back to polling: sweep everything on every tick from now on."""
+        self._polling = True
+        self._sweep_queue = []
+
+    def _visit(self, real: str, *, hint: bool) -> None:
+        """Bring one known transcript up to date; one on disk only is first ``stat``ed and
+        restored only if it changed."""
+        if real in self._dormant:
+            try:
+                if self._dormant[real].tail.check() is TailStatus.UNCHANGED:
+                    return
+            except TranscriptError as exc:
+                logger.warning("cannot read %s: %s", real, exc)
+                return
+            hint = False
+        t = self._resident(real)
+        if t is not None:
+            self._advance(t, hint=hint)
+
+    # ------------------------------------------------------------------ memory
+
+    def _evictable(self, t: _Transcript) -> bool:
+        """Whether the state on disk holds everything ``t`` knows (and its outputs are out)."""
+        return not (
+            t.outputs_stale or t.state_stale or t.unreadable or self._failures.is_failing(t.path)
+        )
+
+    def _evict(self, t: _Transcript) -> None:
+        """Keep ``t`` only on disk: its state, and its tail's position for the sweep."""
+        del self._transcripts[t.path]
+        self._dormant[t.path] = _Dormant(t.tail, t.events_read, t.lines_skipped)
+
+    def _enforce_cap(self) -> None:
+        while len(self._transcripts) > self._resident_max:
+            victim = next((t for t in self._transcripts.values() if self._evictable(t)), None)
+            if victim is None:
+                return
+            self._evict(victim)
+
+    def _evict_idle(self) -> None:
+        """Keep on disk only the transcripts idle for ``idle_seconds`` (least active first)."""
+        now = self._clock()
+        for t in list(self._transcripts.values()):
+            if now - t.last_active < self._idle_seconds:
+                return
+            if self._evictable(t):
+                self._evict(t)
+
+    def _settle(self, t: _Transcript) -> None:
+        """After catching up on ``t``: to disk when its file has been idle for a while."""
+        if (
+            not self._catching_up
+            or self._transcripts.get(t.path) is not t
+            or not self._evictable(t)
+        ):
+            return
+        try:
+            age = time.time() - os.lstat(t.path).st_mtime
+        except OSError:
+            return
+        if age >= self._idle_seconds:
+            self._evict(t)
 
     # ------------------------------------------------------------------ the work
 
@@ -441,6 +766,8 @@ class MemoryService:
         With ``hint`` (the slow timer) a ``stat`` comes first and the file is opened only
         when it changed; everything read is verified on the descriptor it is read from.
         """
+        if t.path in self._in_flight:
+            self._drain()  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -503,6 +830,7 @@ class MemoryService:
                     logger.warning("reading %s stopped: %s", t.path, exc)
         if t.tail.offset != before:
             t.outputs_stale = t.state_stale = True
+            self._touch(t)
         return status
 
     def _read_whole(self, t: _Transcript, look: Look) -> TailStatus:
@@ -560,82 +888,121 @@ class MemoryService:
     def _publish(self, t: _Transcript) -> None:
         """Write the outputs if the memory changed, then the state if anything was read.
 
+        What to write is computed here; the writing itself (:meth:`_commit`) goes to the
+        writer threads while the service runs, so the fsyncs of many transcripts overlap.
+        Each transcript's writes keep their order (outputs, then state), and a transcript
+        is not read again before they are done (:meth:`_drain`).
+
         A failed write (disk full, permissions) is retried on the next change or sweep and
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        if t.unreadable:
-            return  # no memory derives from it, and no state: a restart tells it again
-        try:
-            memory = _memory_so_far(t) if t.outputs_stale or t.state_stale else None
-            memory_json = memory.to_json() if memory is not None else b""
-            if (
-                memory is not None
-                and t.outputs_stale
-                and t.tail.offset > 0
-                and _format_told(t.adapter)
-            ):
-                self._write_outputs(t, OutputPair(render_memory(memory).encode(), memory_json))
-            t.outputs_stale = False
-            if memory is not None and t.state_stale:
-                self._save(t, memory_json)
-        except OSError as exc:
-            self._failures.failed(t.path, exc)
-            return
-        self._failures.succeeded(t.path)
+        if t.unreadable or not (t.outputs_stale or t.state_stale):
+            return  # an unreadable file has no memory and no state: a restart tells it again
+        memory = _memory_so_far(t)
+        memory_json = memory.to_json()
+        pair = None
+        if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
+            pair = OutputPair(render_memory(memory).encode(), memory_json)
+            if t.name is None:
+                t.name = self._claim_name(t)
+        shown = pair if pair is not None else t.published
+        write = _Write(
+            name=t.name,
+            pair=pair,
+            published=t.published,
+            synced=t.outputs_synced,
+            state=self._state_of(t, memory_json, shown) if t.state_stale else None,
+        )
+        if self._pool is None:
+            self._finish(t, write, self._commit(write))
+        else:
+            self._in_flight[t.path] = (t, write, self._pool.submit(self._commit, write))
 
-    def _write_outputs(self, t: _Transcript, pair: OutputPair) -> None:
-        """Publish the pair when it differs from what is on disk (checked once, then known).
+    def _state_of(
+        self, t: _Transcript, memory_json: bytes, shown: OutputPair | None
+    ) -> TranscriptState | None:
+        """The state to save for ``t`` as it stands; None when nothing was read yet."""
+        identity = t.tail.identity
+        fingerprint = t.tail.fingerprint
+        if identity is None or fingerprint is None:
+            return None  # nothing was read yet: nothing to resume from
+        return TranscriptState(
+            path=t.path,
+            dev=identity.dev,
+            ino=identity.ino,
+            offset=t.tail.offset,
+            fingerprint=fingerprint,
+            name=t.name,
+            budget_tokens=self.budget_tokens,
+            encoding=self.encoding,
+            snapshot=t.deriver.snapshot(),
+            transcript_format=self.format,
+            adapter=t.adapter.snapshot(),
+            memory_hash=memory_hash(memory_json),
+            markdown_hash="" if shown is None else memory_hash(shown.markdown),
+        )
+
+    def _commit(self, write: _Write) -> _Written:
+        """Put one transcript's change on disk: the pair when it differs from what is
+        published (checked once, then known), then the state. Touches only the disk.
 
         The JSON carries bookkeeping (``event_count``, diagnostics) that changes with every
         line; the Markdown only when the content does, and then it is linked, not rewritten.
         """
-        if t.name is None:
-            t.name = self._claim_name(t)
-        if t.published is None and self._outputs.matches(t.name, pair):
-            t.published = pair  # a restart found its outputs in place: durability unknown
-            return
-        if pair == t.published:
-            return
-        unchanged = t.published is not None and t.published.markdown == pair.markdown
-        self._outputs.publish(t.name, pair, markdown_unchanged=unchanged)
-        t.published = pair
-        t.outputs_synced = True
-        self._outputs_written += 1
+        done = _Written(published=write.published, synced=write.synced)
+        try:
+            pair, name = write.pair, write.name
+            if pair is not None and name is not None:
+                if done.published is None and self._outputs.matches(name, pair):
+                    done.published = pair  # a restart found its outputs in place: not synced
+                elif pair != done.published:
+                    unchanged = (
+                        done.published is not None and done.published.markdown == pair.markdown
+                    )
+                    self._outputs.publish(name, pair, markdown_unchanged=unchanged)
+                    done.published, done.synced, done.written = pair, True, True
+            done.outputs = True
+            if write.state is not None:
+                if name is not None and not done.synced:
+                    # Outputs found in place after a restart may be renamed but not yet
+                    # durable (killed before the directory fsync): make them so before the
+                    # state moves past them.
+                    self._outputs.sync(name)
+                    done.synced = True
+                save_state(self.state_dir, write.state)
+                done.state = True
+        except OSError as exc:
+            done.error = exc
+        return done
 
-    def _save(self, t: _Transcript, memory_json: bytes) -> None:
-        identity = t.tail.identity
-        fingerprint = t.tail.fingerprint
-        if identity is None or fingerprint is None:
-            return  # nothing was read yet: nothing to resume from
-        if t.name is not None and not t.outputs_synced:
-            # Outputs found in place after a restart may be renamed but not yet durable
-            # (killed before the directory fsync): make them so before the state moves past.
-            self._outputs.sync(t.name)
-            t.outputs_synced = True
-        save_state(
-            self.state_dir,
-            TranscriptState(
-                path=t.path,
-                dev=identity.dev,
-                ino=identity.ino,
-                offset=t.tail.offset,
-                fingerprint=fingerprint,
-                name=t.name,
-                budget_tokens=self.budget_tokens,
-                encoding=self.encoding,
-                snapshot=t.deriver.snapshot(),
-                transcript_format=self.format,
-                adapter=t.adapter.snapshot(),
-                memory_hash=memory_hash(memory_json),
-            ),
-        )
-        t.state_stale = False
+    def _finish(self, t: _Transcript, write: _Write, done: _Written) -> None:
+        """Record what :meth:`_commit` put on disk for ``t``."""
+        t.published, t.outputs_synced = done.published, done.synced
+        self._outputs_written += done.written
+        if done.outputs:
+            t.outputs_stale = False
+        if done.state:
+            t.state_stale = False
+        if done.error is not None:
+            self._failures.failed(t.path, done.error)
+        else:
+            self._failures.succeeded(t.path)
 
-    def _names_for(self, path: str, deriver: SessionMemoryDeriver) -> set[str]:
+    def _drain(self, keep: int = 0) -> list[_Transcript]:
+        """Wait for the writes in flight, oldest first, until at most ``keep`` are left;
+        the transcripts whose writes are done."""
+        done = []
+        while len(self._in_flight) > keep:
+            path = next(iter(self._in_flight))
+            t, write, future = self._in_flight.pop(path)
+            self._finish(t, write, future.result())
+            done.append(t)
+        return done
+
+    def _names_for(self, path: str, session: str | None) -> set[str]:
         """Every output name this service could give a transcript: a state's must be one."""
         bases = {safe_name(transcript_stem(path))}
-        session = deriver.memory.session_id
         if session:
             bases.add(safe_name(session))
         return bases | {_suffixed(base, path) for base in bases}
@@ -669,9 +1036,9 @@ class MemoryService:
                 state_path(self.state_dir, t.path).unlink()
 
     def _summary(self) -> ServiceSummary:
-        ts = self._transcripts.values()
+        ts: list[_Transcript | _Dormant] = [*self._transcripts.values(), *self._dormant.values()]
         return ServiceSummary(
-            transcripts=len(self._transcripts),
+            transcripts=len(self._transcripts) + len(self._dormant) + len(self._unborn),
             events=sum(t.events_read for t in ts),
             skipped=sum(t.lines_skipped for t in ts),
             outputs_written=self._outputs_written,

@@ -239,7 +239,9 @@ class TranscriptState(NamedTuple):
     :func:`fingerprint`); with ``offset`` and the file identity
     ``(dev, ino)`` it tells, cheaply, whether the consumed prefix is still the same bytes.
     ``memory_hash`` is the hash of the memory's JSON when the state was saved: a restored
-    snapshot that gives another memory is not trusted.
+    snapshot that gives another memory is not trusted. ``markdown_hash`` is the hash of the
+    Markdown published with it (empty when none was): with ``memory_hash`` it lets a restart
+    see that a transcript's published pair is exactly its state's without restoring it.
     """
 
     path: str
@@ -254,6 +256,7 @@ class TranscriptState(NamedTuple):
     transcript_format: str = "auto"
     adapter: JsonObject | None = None
     memory_hash: str = ""
+    markdown_hash: str = ""
 
 
 def memory_hash(memory_json: bytes) -> str:
@@ -282,6 +285,7 @@ def save_state(state_dir: Path, state: TranscriptState) -> None:
         "transcript_format": state.transcript_format,
         "adapter": state.adapter,
         "memory_blake2b": state.memory_hash,
+        "markdown_blake2b": state.markdown_hash,
         "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
     head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
@@ -324,9 +328,17 @@ def load_state(path: Path) -> TranscriptState:
             transcript_format=_field(header, "transcript_format", str),
             adapter=_optional(header, "adapter", dict),
             memory_hash=_matching(header, "memory_blake2b", _HEX32),
+            markdown_hash=_markdown_hash(header),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise StateError(f"state {path} is damaged: {exc}") from exc
+
+
+def _markdown_hash(header: dict[str, object]) -> str:
+    """The optional ``markdown_blake2b`` (states written before it existed have none)."""
+    if header.get("markdown_blake2b", "") == "":
+        return ""
+    return _matching(header, "markdown_blake2b", _HEX32)
 
 
 def _field(header: dict[str, object], key: str, kind: type[_T]) -> _T:
@@ -417,6 +429,10 @@ class Outputs:
         finally:
             os.close(fd)
         return None if markdown is None or json is None else OutputPair(markdown, json)
+
+    def published(self, name: str) -> OutputPair | None:
+        """Like :meth:`read`, and only when both names in the output directory lead to it."""
+        return self.read(name) if self._links_ok(name) else None
 
     def publish(self, name: str, pair: OutputPair, *, markdown_unchanged: bool = False) -> None:
         """Publish a new generation of ``name``'s pair; both names switch at once.

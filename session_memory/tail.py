@@ -17,7 +17,7 @@ import io
 import logging
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 
@@ -45,6 +45,7 @@ __all__ = [
     "FINGERPRINT_WINDOW",
     "STEP_MS",
     "SWEEP_SECONDS",
+    "SWEEP_TICKS",
     "FileIdentity",
     "FileTail",
     "Look",
@@ -55,6 +56,7 @@ __all__ = [
     "discover_transcripts",
     "fingerprint",
     "is_compressed",
+    "polling",
     "resolves_inside",
     "transcript_stem",
     "watch_changes",
@@ -74,7 +76,17 @@ DEBOUNCE_MS: Final = 100
 STEP_MS: Final = 10
 
 SWEEP_SECONDS: Final = 1.0
-"""The slow timer: how often sizes are compared with offsets whatever the notifications say."""
+"""The slow timer's tick: how often the sweep runs, whatever the notifications say."""
+
+SWEEP_TICKS: Final = 60
+"""With inotify, the sweep visits every transcript once per this many ticks, a slice a tick.
+
+Notifications from inotify are trusted: the sweep is only the net for what they can miss (a
+full event queue, files written into a new directory before its watch was added, a watch
+limit reached). So its cost is spread, a sixtieth of the transcripts per tick, rather than
+every file every second. With polling, whose notifications miss appends made within the
+same second, every tick sweeps everything.
+"""
 
 
 COMPRESSED_SUFFIX: Final = ".jsonl.zst"
@@ -312,17 +324,50 @@ def watch_changes(
     sweep_seconds: float = SWEEP_SECONDS,
     force_polling: bool | None = None,
     recursive: bool = True,
+    on_polling: Callable[[], None] | None = None,
 ) -> Iterator[set[str]]:
     """Yield the sets of ``*.jsonl`` and ``*.jsonl.zst`` paths that changed under ``paths``.
 
     An empty set is yielded after ``sweep_seconds`` without changes: the caller's cue for
-    its slow size check. Ends when ``stop_event`` is set. watchfiles is imported here, when
+    its slow size check. Ends when ``stop_event`` is set. watchfiles is imported when
     watching starts: a one-shot run (``watch --once``, a hook's fold) never loads it.
+    ``force_polling`` is resolved by
+    :func:`polling` first. When inotify cannot be set up (``max_user_instances`` or
+    ``max_user_watches`` reached), the watch logs one WARNING and polls instead of failing,
+    and calls ``on_polling``: polling misses appends made within the same second, so the
+    caller must then sweep everything on every tick.
     """
+    use_polling = polling(force_polling)
+    watched = [os.fspath(p) for p in paths]
+    while True:
+        try:
+            for changes in _watch(watched, stop_event, sweep_seconds, use_polling, recursive):
+                yield {path for _change, path in changes}
+            return
+        except OSError as exc:
+            if use_polling:
+                raise
+            logger.warning(
+                "cannot watch with inotify (%s; see /proc/sys/fs/inotify/max_user_watches and "
+                "max_user_instances): polling instead",
+                exc,
+            )
+            use_polling = True
+            if on_polling is not None:
+                on_polling()
+
+
+def _watch(
+    paths: list[str],
+    stop_event: StopEvent | None,
+    sweep_seconds: float,
+    force_polling: bool,
+    recursive: bool,
+) -> Iterator[set[tuple[watchfiles.Change, str]]]:
     import watchfiles
 
-    for changes in watchfiles.watch(
-        *(os.fspath(p) for p in paths),
+    return watchfiles.watch(
+        *paths,
         watch_filter=_is_transcript_change,
         debounce=DEBOUNCE_MS,
         step=STEP_MS,
@@ -333,8 +378,19 @@ def watch_changes(
         force_polling=force_polling,
         recursive=recursive,
         ignore_permission_denied=True,
-    ):
-        yield {path for _change, path in changes}
+    )
+
+
+def polling(force_polling: bool | None) -> bool:
+    """Whether watchfiles will poll: ``force_polling`` when given, else as watchfiles decides
+    (``WATCHFILES_FORCE_POLLING`` set and not false, or running under WSL)."""
+    if force_polling is not None:
+        return force_polling
+    env = os.environ.get("WATCHFILES_FORCE_POLLING")
+    if env:
+        return env.lower() not in ("false", "disable", "disabled")
+    release = os.uname().release.lower() if hasattr(os, "uname") else ""
+    return "microsoft-standard" in release
 
 
 def _is_transcript_change(_change: watchfiles.Change, path: str) -> bool:
@@ -353,9 +409,12 @@ def transcript_stem(path: str | os.PathLike[str]) -> str:
     return name.removesuffix(COMPRESSED_SUFFIX) if is_compressed(name) else Path(name).stem
 
 
-def discover_transcripts(root: str | os.PathLike[str], *, compressed: bool = True) -> list[str]:
+def discover_transcripts(
+    root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
+) -> list[str]:
     """The ``*.jsonl`` (and, with ``compressed``, ``*.jsonl.zst``) files under a directory,
-    sorted, as absolute paths.
+    sorted, as absolute paths; paths in ``known`` are left out unresolved (the sweep knows
+    them already, and resolving every link of every file is most of a walk's cost).
 
     Symbolic links are followed only when they lead inside ``root``: a link to a file
     elsewhere is not a transcript of this directory, and symlinked directories are not
@@ -371,7 +430,7 @@ def discover_transcripts(root: str | os.PathLike[str], *, compressed: bool = Tru
             if not compressed and is_compressed(name):
                 continue
             path = os.path.abspath(os.path.join(dirpath, name))
-            if resolves_inside(path, root_real):
+            if path not in known and resolves_inside(path, root_real):
                 found.append(path)
     return found
 

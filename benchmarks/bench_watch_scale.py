@@ -1,0 +1,332 @@
+"""Benchmark ``session-memory watch`` over many transcripts: catch-up, memory, idle CPU, freshness.
+
+Plain script::
+
+    .venv/bin/python benchmarks/bench_watch_scale.py [--quick] [--sizes 1000,5000,10000]
+        [--code LABEL=DIR]
+
+For each size N it writes N native transcripts of 50 events each, laid out like
+``~/.claude/projects`` (one directory per hundred sessions), starts a real ``session-memory
+watch`` subprocess on the tree and measures:
+
+- *catch-up*: from the start of the process to the log line that says every transcript is
+  derived and tailed (every ``.memory.json`` is then checked to hold 50 events);
+- *RSS* of the service 2 s after catch-up;
+- *idle CPU*: the service's user + system CPU time over 10 s with nothing appended;
+- *freshness*: 100 appends to one transcript, then 100 transcripts appended at once (20
+  appends each), from just before an append's ``write`` to the moment this process sees
+  the updated ``.memory.json``. The transcripts are among the first derived at catch-up,
+  so a service that keeps idle ones on disk restores each from its state on its first
+  append: that cost is in these figures;
+- *restart*: the service stopped and started again on the same outputs and states with
+  nothing changed: its catch-up time and RSS.
+
+``--code DIR`` runs the service from another checkout of the project (its directory is put
+first on ``PYTHONPATH``), so two versions can be measured side by side on the same files in
+one run. Figures, not pass/fail; every figure comes with the load average (the machine's
+two cores are shared). Results go to ``benchmarks/results/watch_scale.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT))
+
+from generate_sample import generate_events  # noqa: E402
+
+from benchmarks.machine import load_average, machine_facts  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "watch_scale.json"
+EVENTS = 50
+PER_DIR = 100
+IDLE_SECONDS = 10.0
+TARGETS = {
+    "catch_up_s": 10.0,
+    "rss_mib": 200.0,
+    "idle_cpu_pct": 1.0,
+    "one_p50_ms": 100.0,
+    "one_p99_ms": 300.0,
+    "many_p50_ms": 250.0,
+    "many_p99_ms": 300.0,
+}
+_CAUGHT_UP = re.compile(rb"watching (\d+) transcript")
+
+
+def event_lines(n: int, seed: int, session: str) -> list[bytes]:
+    return [
+        orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE)
+        for e in generate_events(n, seed, session_id=session)
+    ]
+
+
+def session_of(k: int) -> str:
+    return f"s{k:05d}"
+
+
+def transcript_of(tree: Path, k: int) -> Path:
+    return tree / f"project-{k // PER_DIR:03d}" / f"{session_of(k)}.jsonl"
+
+
+def write_tree(tree: Path, n: int) -> None:
+    """``n`` transcripts of :data:`EVENTS` events, :data:`PER_DIR` to a directory."""
+    for k in range(n):
+        path = transcript_of(tree, k)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"".join(event_lines(EVENTS, k, session_of(k))))
+
+
+def event_count(path: Path) -> int:
+    try:
+        count: int = orjson.loads(path.read_bytes())["event_count"]
+    except (OSError, orjson.JSONDecodeError, KeyError):
+        return -1
+    return count
+
+
+def wait_count(path: Path, want: int, timeout: float = 60.0, interval: float = 0.001) -> float:
+    """Poll until ``path`` reports ``want`` events; return the time it was seen."""
+    deadline = time.perf_counter() + timeout
+    last = None
+    while time.perf_counter() < deadline:
+        try:
+            mtime = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            mtime = None
+        if mtime != last:
+            last = mtime
+            if event_count(path) >= want:
+                return time.perf_counter()
+        time.sleep(interval)
+    raise TimeoutError(f"{path} never reached {want} events")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Watch:
+    """A ``session-memory watch`` subprocess, its log read on a thread."""
+
+    def __init__(self, tree: Path, out: Path, code: Path | None) -> None:
+        env = dict(os.environ)
+        if code is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(code), env.get("PYTHONPATH", "")])
+        command = [sys.executable, "-c", "from session_memory.cli import main; main()"]
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [*command, "watch", str(tree), "--out", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            # ``python -c`` puts the working directory first on sys.path: run from the
+            # checkout measured, so that its code is the code imported.
+            cwd=code if code is not None else ROOT,
+        )
+        self.caught_up = threading.Event()
+        self.caught_up_at = 0.0
+        self.tailed = 0
+        self._reader = threading.Thread(target=self._read_log, args=(self.proc.stderr,))
+        self._reader.start()
+
+    def _read_log(self, stream: IO[bytes] | None) -> None:
+        assert stream is not None
+        for line in stream:
+            match = _CAUGHT_UP.search(line)
+            if match and not self.caught_up.is_set():
+                self.caught_up_at = time.perf_counter()
+                self.tailed = int(match.group(1))
+                self.caught_up.set()
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return -1.0
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(60)
+        self._reader.join(10)
+
+
+def freshness_one(tree: Path, out: Path, k: int, appends: int) -> dict[str, float]:
+    """``appends`` appends to transcript ``k``, 20-80 ms apart."""
+    lines = event_lines(EVENTS + appends, k, session_of(k))[EVENTS:]
+    memory = out / f"{session_of(k)}.memory.json"
+    rng = random.Random(k)
+    latencies = []
+    with open(transcript_of(tree, k), "ab") as f:
+        for i, line in enumerate(lines, start=EVENTS + 1):
+            time.sleep(rng.uniform(0.02, 0.08))
+            t0 = time.perf_counter()
+            f.write(line)
+            f.flush()
+            latencies.append(wait_count(memory, i) - t0)
+    return _latency(latencies)
+
+
+def freshness_many(tree: Path, out: Path, first: int, files: int, appends: int) -> dict[str, float]:
+    """``files`` transcripts from ``first`` on, each appended ``appends`` times at once."""
+    sources = {
+        k: event_lines(EVENTS + appends, k, session_of(k))[EVENTS:]
+        for k in range(first, first + files)
+    }
+    latencies: list[float] = []
+    lock = threading.Lock()
+    start = threading.Barrier(files)
+
+    def writer(k: int) -> None:
+        rng = random.Random(k)
+        memory = out / f"{session_of(k)}.memory.json"
+        start.wait()
+        with open(transcript_of(tree, k), "ab") as f:
+            for i, line in enumerate(sources[k], start=EVENTS + 1):
+                time.sleep(rng.uniform(0.05, 0.3))
+                t0 = time.perf_counter()
+                f.write(line)
+                f.flush()
+                seen = wait_count(memory, i, interval=0.005)
+                with lock:
+                    latencies.append(seen - t0)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in sources]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lost = sum(
+        event_count(out / f"{session_of(k)}.memory.json") != EVENTS + appends for k in sources
+    )
+    return {**_latency(latencies), "lost": float(lost)}
+
+
+def _latency(latencies: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": 1000 * statistics.median(latencies),
+        "p99_ms": 1000 * pct(latencies, 0.99),
+        "max_ms": 1000 * max(latencies),
+    }
+
+
+def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
+    tree, out = tmp / "projects", tmp / "out"
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(tmp / "pristine", tree)
+    result: dict[str, Any] = {"transcripts": n, "load_before": load_average()}
+    watch = Watch(tree, out, code)
+    try:
+        if not watch.caught_up.wait(600):
+            raise TimeoutError("the service never caught up")
+        result["catch_up_s"] = watch.caught_up_at - watch.started
+        result["load_catch_up"] = load_average()
+        missing = sum(event_count(out / f"{session_of(k)}.memory.json") != EVENTS for k in range(n))
+        result["tailed"] = watch.tailed
+        result["incomplete_after_catch_up"] = missing
+        time.sleep(2.0)
+        result["rss_mib"] = watch.rss_mib()
+        cpu0 = watch.cpu_seconds()
+        time.sleep(IDLE_SECONDS)
+        result["idle_cpu_pct"] = 100 * (watch.cpu_seconds() - cpu0) / IDLE_SECONDS
+        result["load_idle"] = load_average()
+        one = freshness_one(tree, out, n // 2, 100)
+        result.update({f"one_{key}": value for key, value in one.items()})
+        result["load_one"] = load_average()
+        many = freshness_many(tree, out, 0, min(100, n // 2), 20)
+        result.update({f"many_{key}": value for key, value in many.items()})
+        result["load_many"] = load_average()
+        result["rss_mib_end"] = watch.rss_mib()
+    finally:
+        watch.stop()
+    # A restart over the same outputs and states, nothing changed since the stop.
+    watch = Watch(tree, out, code)
+    try:
+        if not watch.caught_up.wait(600):
+            raise TimeoutError("the restarted service never caught up")
+        result["restart_catch_up_s"] = watch.caught_up_at - watch.started
+        result["load_restart"] = load_average()
+        time.sleep(2.0)
+        result["restart_rss_mib"] = watch.rss_mib()
+    finally:
+        watch.stop()
+    return result
+
+
+def describe(r: dict[str, Any]) -> str:
+    return (
+        f"{r['label']:>8} N={r['transcripts']:>6,}: catch-up {r['catch_up_s']:.1f} s "
+        f"(load {r['load_catch_up'].split(' (')[0]}), RSS {r['rss_mib']:.0f} MiB, "
+        f"idle CPU {r['idle_cpu_pct']:.2f}% (load {r['load_idle'].split(' (')[0]}), "
+        f"one p50/p99 {r['one_p50_ms']:.0f}/{r['one_p99_ms']:.0f} ms, "
+        f"100 at once p50/p99 {r['many_p50_ms']:.0f}/{r['many_p99_ms']:.0f} ms "
+        f"(lost {r['many_lost']:.0f}; load {r['load_many'].split(' (')[0]}), "
+        f"incomplete after catch-up {r['incomplete_after_catch_up']}; "
+        f"restart catch-up {r['restart_catch_up_s']:.1f} s, RSS {r['restart_rss_mib']:.0f} MiB "
+        f"(load {r['load_restart'].split(' (')[0]})"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated N")
+    parser.add_argument("--quick", action="store_true", help="N=200 only, for a smoke run")
+    parser.add_argument(
+        "--code",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also measure the checkout in DIR under LABEL (repeatable); 'this' is this one",
+    )
+    parser.add_argument("--skip-this", action="store_true", help="measure only the --code ones")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes = "200"
+        if args.results == RESULTS:
+            args.results = RESULTS.parent / "quick" / RESULTS.name
+    versions: list[tuple[str, Path | None]] = [
+        (label, Path(d).resolve()) for label, d in (c.split("=", 1) for c in args.code)
+    ]
+    if not args.skip_this:
+        versions.append(("this", None))
+    runs: list[dict[str, Any]] = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="bench-watch-scale-") as name:
+            tmp = Path(name)
+            write_tree(tmp / "pristine", n)
+            for label, code in versions:
+                # Each version gets the same transcripts, as they were before any append.
+                r = {"label": label, **bench_size(tmp, n, code)}
+                runs.append(r)
+                print(describe(r), flush=True)
+    command = "python benchmarks/bench_watch_scale.py " + " ".join(sys.argv[1:])
+    report = {"machine": machine_facts(command.strip()), "targets": TARGETS, "runs": runs}
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
