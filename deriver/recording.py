@@ -11,12 +11,14 @@ from typing import Final
 from deriver.actions import Action, actions_of, resolves
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import MemoryStore, Stamp
+from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.wording import MAX_OPEN_CALLS, code
 from session_memory.memory import SectionName
 
 __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
+_SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 
 
 def bump(
@@ -63,6 +65,8 @@ class Failures:
         self.store = store
         # action name -> the open failures of that action: (targets, item key, spelling)
         self.by_action: dict[str, list[tuple[frozenset[str], str, str]]] = {}
+        self.shell_actions = 0
+        """How many names in ``by_action`` are shell commands (``$ git push``)."""
 
     def record(
         self,
@@ -91,7 +95,10 @@ class Failures:
             )  # fmt: skip
         spelling = key or ""
         for action in actions_of(tool, key, check):
-            entries = self.by_action.setdefault(action.name, [])
+            entries = self.by_action.get(action.name)
+            if entries is None:
+                entries = self.by_action[action.name] = []
+                self.shell_actions += action.name.startswith(_SHELL)
             if not any(entry[1] == item_key for entry in entries):
                 entries.append((action.targets, item_key, spelling))
                 del entries[:-_MAX_PER_ACTION]
@@ -101,9 +108,12 @@ class Failures:
                 for name, entries in self.by_action.items()
                 if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
             }
+            self._count_shell_actions()
 
     def resolve(self, tool: str, key: str | None, stamp: Stamp, check: str | None = None) -> None:
         """A success of the same action resolves its earlier failures it settles."""
+        if not self._may_resolve(tool, key, check):
+            return
         for action in actions_of(tool, key, check):
             entries = self.by_action.get(action.name)
             if not entries:
@@ -118,6 +128,23 @@ class Failures:
                 self.by_action[action.name] = kept
             else:
                 del self.by_action[action.name]
+                self.shell_actions -= action.name.startswith(_SHELL)
+
+    def _may_resolve(self, tool: str, key: str | None, check: str | None) -> bool:
+        """Whether an open failure may share an action name with this success: told without
+        reading a shell command line, which was most of the cost of every success."""
+        by_action = self.by_action
+        if not by_action:
+            return False
+        if not key or classify_tool(tool) is not ToolKind.SHELL:
+            return tool in by_action
+        if check is not None:
+            return f"check {check}" in by_action
+        # A command line of plumbing alone (``cd x``) is the tool's own action.
+        return self.shell_actions > 0 or tool in by_action
+
+    def _count_shell_actions(self) -> None:
+        self.shell_actions = sum(name.startswith(_SHELL) for name in self.by_action)
 
     def _resolve(self, item_key: ItemKey, failed: str, worked: str, stamp: Stamp) -> None:
         item = self.store.get(item_key)
@@ -150,3 +177,4 @@ class Failures:
             ]
             if loaded:
                 self.by_action[name] = loaded
+        self._count_shell_actions()
