@@ -147,17 +147,13 @@ def iter_lines(
             oversized = False
             chunk = chunk[nl + 1 :]
             buf_start = end
-        buf += chunk
-        pos = 0
-        while True:
-            nl = buf.find(b"\n", pos)
-            if nl < 0:
-                break
-            line = buf[pos:nl] if nl - pos <= max_line_bytes else None
-            yield buf_start + pos, line, buf_start + nl + 1
-            pos = nl + 1
-        buf_start += pos
-        buf = buf[pos:]
+        # One split per chunk: the lines are cut in C, not by a find and a slice each.
+        lines = (buf + chunk).split(b"\n")
+        buf = lines.pop()
+        for line in lines:
+            end = buf_start + len(line) + 1
+            yield buf_start, line if len(line) <= max_line_bytes else None, end
+            buf_start = end
         if len(buf) > max_line_bytes:
             line_start = buf_start
             oversized = True
