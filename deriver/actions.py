@@ -12,6 +12,7 @@ Total, deterministic, free of I/O and bounded on long command lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final, NamedTuple
 
@@ -19,7 +20,7 @@ from deriver.shell import basename, simple_commands
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import word_set
 
-__all__ = ["Action", "actions_of", "is_no_match", "resolves"]
+__all__ = ["Action", "actions_of", "actions_of_uncached", "is_no_match", "resolves"]
 
 
 class Action(NamedTuple):
@@ -81,7 +82,7 @@ def _main_commands(command: str) -> list[list[str]]:
     ]
 
 
-def actions_of(tool: str, key: str | None, check: str | None = None) -> tuple[Action, ...]:
+def actions_of_uncached(tool: str, key: str | None, check: str | None = None) -> tuple[Action, ...]:
     """The actions a call stands for: one per simple command of a shell command line (a
     check is one action named by the check), else the tool on its key argument."""
     if classify_tool(tool) is ToolKind.SHELL and key:
@@ -95,6 +96,11 @@ def actions_of(tool: str, key: str | None, check: str | None = None) -> tuple[Ac
         if actions:
             return actions
     return (Action(tool, frozenset((key,)) if key else frozenset()),)
+
+
+# Memoised like detect_check (tests compare it with its twin): a failure and the success
+# that resolves it read the same command line, and agents run the same few commands again.
+actions_of = functools.lru_cache(maxsize=4096)(actions_of_uncached)
 
 
 def resolves(success: Action, failure: Action, *, check: bool) -> bool:

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deriver import wording
+from deriver.actions import actions_of, actions_of_uncached
 from deriver.shell import (
     detect_check,
     detect_check_uncached,
@@ -39,6 +40,11 @@ class TestMemos:
         """detect_check and is_read_only_command equal their uncached twins."""
         assert detect_check(command) == detect_check_uncached(command)
         assert is_read_only_command(command) == is_read_only_command_uncached(command)
+
+    @given(NAMES, st.none() | COMMANDS, st.none() | st.sampled_from(["pytest", "ruff"]))
+    def test_actions(self, tool: str, key: str | None, check: str | None) -> None:
+        """actions_of equals its uncached twin."""
+        assert actions_of(tool, key, check) == actions_of_uncached(tool, key, check)
 
     @given(st.text(max_size=200), st.integers(1, 300), st.none() | st.text(max_size=40))
     def test_wording(self, text: str, max_chars: int, key: str | None) -> None:
