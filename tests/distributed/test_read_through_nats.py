@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import orjson
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
+from tests import mcp_client
 from tests.distributed.corpus import publish_once, wait_for_equality, write_corpus
 from tests.distributed.nats_helpers import NatsServer, free_port, nats_server, worker_process
+from tests.mcp_client import data_of, text_of
 
 
 @pytest.fixture(scope="module")
@@ -140,29 +140,7 @@ def test_hook_without_nats_imports_neither_nats_nor_asyncio(tmp_path: Path) -> N
 
 
 def with_client(url: str, work: Any) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "session_memory.cli", "mcp", "--nats", url, "--nats-timeout", "5"],
-    )
-
-    async def main() -> Any:
-        async with Client(params) as client:
-            return await work(client)
-
-    return anyio.run(main)
-
-
-def text_of(result: Any) -> str:
-    assert not result.is_error, result
-    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
-
-
-def data_of(result: Any) -> Any:
-    assert not result.is_error, result
-    if result.structured_content is not None:
-        value = result.structured_content
-        return value.get("result", value) if isinstance(value, dict) else value
-    return json.loads(text_of(result))
+    return mcp_client.with_client(["--nats", url, "--nats-timeout", "5"], work)
 
 
 def test_mcp_with_nats_answers_from_the_bucket(

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from deriver import SessionMemoryDeriver
 from session_memory.current import current_memory
 from session_memory.formats import read_transcript
+from tests import mcp_client
 from tests.cc_session import ClaudeCodeSession
+from tests.mcp_client import data_of, text_of
 from viewbuilder import render_memory
 
 
@@ -45,29 +44,7 @@ def memory_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def with_client(memory_dir: Path, work: Callable[[Client], Awaitable[Any]]) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "session_memory.cli", "mcp", "--state-dir", str(memory_dir)],
-    )
-
-    async def main() -> Any:
-        async with Client(params) as client:
-            return await work(client)
-
-    return anyio.run(main)
-
-
-def text_of(result: Any) -> str:
-    assert not result.is_error, result
-    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
-
-
-def data_of(result: Any) -> Any:
-    assert not result.is_error, result
-    if result.structured_content is not None:
-        value = result.structured_content
-        return value.get("result", value) if isinstance(value, dict) else value
-    return json.loads(text_of(result))
+    return mcp_client.with_client(["--state-dir", str(memory_dir)], work)
 
 
 class TestMcpServer:
