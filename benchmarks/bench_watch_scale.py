@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from generate_sample import generate_events  # noqa: E402
 
+from benchmarks.bench_service import event_count, pct, wait_count  # noqa: E402
 from benchmarks.machine import load_average, machine_facts  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "watch_scale.json"
@@ -90,36 +91,6 @@ def write_tree(tree: Path, n: int) -> None:
         path = transcript_of(tree, k)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"".join(event_lines(EVENTS, k, session_of(k))))
-
-
-def event_count(path: Path) -> int:
-    try:
-        count: int = orjson.loads(path.read_bytes())["event_count"]
-    except (OSError, orjson.JSONDecodeError, KeyError):
-        return -1
-    return count
-
-
-def wait_count(path: Path, want: int, timeout: float = 60.0, interval: float = 0.001) -> float:
-    """Poll until ``path`` reports ``want`` events; return the time it was seen."""
-    deadline = time.perf_counter() + timeout
-    last = None
-    while time.perf_counter() < deadline:
-        try:
-            mtime = path.stat().st_mtime_ns
-        except FileNotFoundError:
-            mtime = None
-        if mtime != last:
-            last = mtime
-            if event_count(path) >= want:
-                return time.perf_counter()
-        time.sleep(interval)
-    raise TimeoutError(f"{path} never reached {want} events")
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Watch:
@@ -183,7 +154,7 @@ def freshness_one(tree: Path, out: Path, k: int, appends: int) -> dict[str, floa
             t0 = time.perf_counter()
             f.write(line)
             f.flush()
-            latencies.append(wait_count(memory, i) - t0)
+            latencies.append(wait_count(memory, i, timeout=60.0, interval=0.001) - t0)
     return _latency(latencies)
 
 
@@ -207,7 +178,7 @@ def freshness_many(tree: Path, out: Path, first: int, files: int, appends: int) 
                 t0 = time.perf_counter()
                 f.write(line)
                 f.flush()
-                seen = wait_count(memory, i, interval=0.005)
+                seen = wait_count(memory, i, timeout=60.0, interval=0.005)
                 with lock:
                     latencies.append(seen - t0)
 
