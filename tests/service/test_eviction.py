@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -41,16 +40,6 @@ def caught_up(tmp_path: Path, caplog: pytest.LogCaptureFixture, restores: int) -
     """Both services publish the same bytes, the evicting one after ``restores`` restores."""
     same = published(tmp_path / "evicting") == published(tmp_path / "keeping")
     return same and caplog.text.count("restored from its state") >= restores
-
-
-@pytest.fixture
-def running() -> Iterator[list[tuple[MemoryService, threading.Thread]]]:
-    started: list[tuple[MemoryService, threading.Thread]] = []
-    yield started
-    for service, thread in started:
-        service.stop()
-        thread.join(10)
-        assert not thread.is_alive()
 
 
 def start(

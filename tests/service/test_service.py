@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,17 +43,6 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     watched = tmp_path / "transcripts"
     watched.mkdir()
     return watched, tmp_path / "out"
-
-
-@pytest.fixture
-def running() -> Iterator[list[tuple[MemoryService, threading.Thread]]]:
-    """Services started in threads; all are stopped and joined after the test."""
-    started: list[tuple[MemoryService, threading.Thread]] = []
-    yield started
-    for service, thread in started:
-        service.stop()
-        thread.join(10)
-        assert not thread.is_alive()
 
 
 def start(
