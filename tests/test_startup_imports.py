@@ -59,6 +59,18 @@ def native_transcript(path: Path) -> None:
     )
 
 
+def compact_event(transcript: Path) -> bytes:
+    """The hook input of a SessionStart after compaction of ``transcript``."""
+    return orjson.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(transcript),
+            "hook_event_name": "SessionStart",
+            "source": "compact",
+        }
+    )
+
+
 def test_help_loads_no_models_tokenizer_or_watcher() -> None:
     """``--help`` imports neither pydantic, tiktoken, watchfiles, the deriver, adapters, nor
     asyncio and the NATS client of the distributed commands."""
@@ -70,14 +82,7 @@ def test_hook_with_current_state_loads_nothing_heavy(tmp_path: Path) -> None:
     not even orjson or dataclasses."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
-    event = orjson.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": str(transcript),
-            "hook_event_name": "SessionStart",
-            "source": "compact",
-        }
-    )
+    event = compact_event(transcript)
     argv = ["hook", "--state-dir", str(tmp_path / "state")]
     assert "deriver" in loaded_by(argv, event)  # the first call derives
     assert loaded_by(argv, event, HEAVY_FOR_A_CURRENT_HOOK) == set()
@@ -87,14 +92,7 @@ def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
     """When the transcript grew since the state, the hook loads the deriver and folds."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
-    event = orjson.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": str(transcript),
-            "hook_event_name": "SessionStart",
-            "source": "compact",
-        }
-    )
+    event = compact_event(transcript)
     argv = ["hook", "--state-dir", str(tmp_path / "state")]
     loaded_by(argv, event)
     with transcript.open("ab") as f:
@@ -106,14 +104,7 @@ def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
     """The first hook call derives the transcript once: no file watcher, no asyncio."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
-    event = orjson.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": str(transcript),
-            "hook_event_name": "SessionStart",
-            "source": "compact",
-        }
-    )
+    event = compact_event(transcript)
     loaded = loaded_by(["hook", "--state-dir", str(tmp_path / "state")], event)
     assert "deriver" in loaded
     assert not loaded & {"watchfiles", "asyncio", "nats"}
