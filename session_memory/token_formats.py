@@ -117,8 +117,9 @@ TOKEN_FORMATS: Final[tuple[TokenFormat, ...]] = (
         ("hf_", "api_org_"),
     ),
     TokenFormat("npm-token", _START + r"npm_[A-Za-z0-9]{36}" + _END, ("npm_",)),
-    # PyPI API tokens are macaroons: "pypi-" + base64url starting "AgEIcHlwaS5vcmc" (pypi.org)
-    # or "AgENdGVzdC5weXBpLm9yZw" (test). No look-behind: "-ppypi-..." passes one as -p.
+    # PyPI API tokens are macaroons: "pypi-" + base64url starting "AgEIcHlwaS5vcmc" (the
+    # index) or "AgENdGVzdC5weXBpLm9yZw" (its test index). No look-behind: "-ppypi-..." passes
+    # one as -p.
     TokenFormat("pypi-token", r"pypi-Ag[A-Za-z0-9_-]{50,}+", ("pypi-Ag",)),
     TokenFormat(
         "sendgrid-key",
