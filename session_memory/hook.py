@@ -49,7 +49,13 @@ from session_memory.current import (
     read_current_memory,
 )
 from session_memory.errors import HookInputError, TranscriptError
-from session_memory.store import FILE_MODE, atomic_write, ensure_private_dir, safe_name
+from session_memory.store import (
+    FILE_MODE,
+    atomic_write,
+    compact_json,
+    ensure_private_dir,
+    safe_name,
+)
 from session_memory.tokens import cache_encodings_in
 
 if TYPE_CHECKING:
@@ -142,11 +148,6 @@ class _Plan(NamedTuple):
 # -- input ------------------------------------------------------------------------------
 
 
-def _dumps(value: object) -> bytes:
-    """``value`` as compact UTF-8 JSON (the bytes orjson writes for these plain values)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def parse_hook_input(data: bytes, client: ClientName | None = None) -> HookInput:
     """The hook event in ``data`` (the hook's standard input)."""
     try:
@@ -233,7 +234,7 @@ def _fits(text: str, tokens_upper_bound: int, cap: Cap) -> bool:
     memory plus one token per byte of the introduction, and by UTF-8 bytes / 4 (the estimate
     clients use when they do not tokenize).
     """
-    if cap.max_chars is not None and len(_dumps(text)) > cap.max_chars * MARGIN:
+    if cap.max_chars is not None and len(compact_json(text)) > cap.max_chars * MARGIN:
         return False
     if cap.max_tokens is not None:
         limit = cap.max_tokens * MARGIN
@@ -306,7 +307,7 @@ class _SessionRecord(NamedTuple):
     injected: str | None
 
     def to_json(self) -> bytes:
-        return _dumps(
+        return compact_json(
             {
                 "session_id": self.session_id,
                 "client": self.client,
@@ -424,7 +425,7 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
         _save_record(config.memory_dir, record, previous)
     if fitted is None:
         return None
-    return _dumps(
+    return compact_json(
         {"hookSpecificOutput": {"hookEventName": inp.event, "additionalContext": fitted[0]}}
     )
 

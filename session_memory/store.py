@@ -42,6 +42,7 @@ __all__ = [
     "StateError",
     "TranscriptState",
     "atomic_write",
+    "compact_json",
     "ensure_private_dir",
     "fingerprint",
     "fsync_dir",
@@ -119,6 +120,12 @@ def safe_name(raw: str) -> str:
     return f"{stem}-{digest}"
 
 
+def compact_json(value: object) -> bytes:
+    """``value`` as compact UTF-8 JSON, with the standard library's encoder (no orjson import
+    on the paths a fresh hook process reads and writes through)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def ensure_private_dir(path: Path, warn: Callable[[str], None] | None = None) -> Path:
     """Create ``path`` and any missing parents mode 0o700; warn about an open existing one.
 
@@ -171,14 +178,9 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     ``sync_dir=False`` when the caller syncs the directory once for several files). The
     rename replaces whatever entry ``path`` is (a planted symlink included), never its target.
     """
-    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
+    tmp = _temp_beside(path)
     write_new(tmp, data)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    _rename_over(tmp, path)
     if sync_dir:
         fsync_dir(path.parent)
 
@@ -288,8 +290,7 @@ def save_state(state_dir: Path, state: TranscriptState) -> None:
         "markdown_blake2b": state.markdown_hash,
         "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
-    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
-    atomic_write(state_path(state_dir, state.path), head + b"\n" + state.snapshot)
+    atomic_write(state_path(state_dir, state.path), compact_json(header) + b"\n" + state.snapshot)
 
 
 def load_state(path: Path) -> TranscriptState:
@@ -541,8 +542,18 @@ def _link(source: Path, target: Path, size: int) -> bool:
 
 def _replace_link(path: Path, target: str) -> None:
     """Point the symbolic link ``path`` at ``target`` in one rename (over any entry)."""
-    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
+    tmp = _temp_beside(path)
     os.symlink(target, tmp)
+    _rename_over(tmp, path)
+
+
+def _temp_beside(path: Path) -> Path:
+    """A fresh hidden temporary name in ``path``'s directory (removed by remove_orphans)."""
+    return path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
+
+
+def _rename_over(tmp: Path, path: Path) -> None:
+    """Rename ``tmp`` over ``path`` in one step; on any failure ``tmp`` is removed."""
     try:
         os.replace(tmp, path)
     except BaseException:
