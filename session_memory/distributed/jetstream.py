@@ -75,28 +75,17 @@ async def connect(
     is fixed by whoever creates the log first; later callers read it. A server that is
     not up yet is tried again for ``connect_seconds``.
     """
-    urls = [s.strip() for s in servers.split(",") if s.strip()]
-
-    async def on_error(exc: Exception) -> None:
-        logger.debug("nats: %s", exc)
-
-    try:
-        # The client tries the servers in turn until one answers (no attempt limit), so
-        # the time limit is the one bound on a server that is not up yet.
-        nc = await asyncio.wait_for(
-            nats.connect(
-                urls,
-                name=name,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.2,
-                connect_timeout=2,
-                allow_reconnect=True,
-                error_cb=on_error,
-            ),
-            timeout=connect_seconds,
-        )
-    except (*_ERRORS, ValueError) as exc:
-        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
+    # The client tries the servers in turn until one answers (no attempt limit), so the time
+    # limit is the one bound on a server that is not up yet.
+    nc = await _open(
+        servers,
+        connect_seconds,
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.2,
+        connect_timeout=2,
+        allow_reconnect=True,
+    )
     transport = NatsTransport(nc, prefix, replicas)
     await transport.setup(partitions, lease_seconds)
     return transport
@@ -110,25 +99,14 @@ async def connect_reader(
     For callers that must answer quickly (``hook --nats``): a server that does not answer
     at once, or a bucket that does not exist, is a :class:`TransportError`.
     """
-    urls = [s.strip() for s in servers.split(",") if s.strip()]
-
-    async def on_error(exc: Exception) -> None:
-        logger.debug("nats: %s", exc)
-
-    try:
-        nc = await asyncio.wait_for(
-            nats.connect(
-                urls,
-                name="session-memory-reader",
-                allow_reconnect=False,
-                max_reconnect_attempts=0,
-                connect_timeout=timeout,
-                error_cb=on_error,
-            ),
-            timeout=timeout,
-        )
-    except (*_ERRORS, ValueError) as exc:
-        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
+    nc = await _open(
+        servers,
+        timeout,
+        name="session-memory-reader",
+        allow_reconnect=False,
+        max_reconnect_attempts=0,
+        connect_timeout=timeout,
+    )
     transport = NatsTransport(nc, prefix, 1)
     try:
         transport._kv["memory"] = await transport._js.key_value(f"{prefix}_memory")
@@ -136,6 +114,21 @@ async def connect_reader(
         await nc.close()
         raise TransportError(f"no memory bucket {prefix}_memory at {servers}: {exc!r}") from exc
     return transport
+
+
+async def _open(servers: str, seconds: float, **options: Any) -> Client:
+    """A client connected to one of ``servers`` (comma-separated URLs) within ``seconds``."""
+    urls = [s.strip() for s in servers.split(",") if s.strip()]
+
+    async def on_error(exc: Exception) -> None:
+        logger.debug("nats: %s", exc)
+
+    try:
+        return await asyncio.wait_for(
+            nats.connect(urls, error_cb=on_error, **options), timeout=seconds
+        )
+    except (*_ERRORS, ValueError) as exc:
+        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
 
 
 class NatsTransport:
