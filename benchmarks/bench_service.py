@@ -14,7 +14,6 @@ printed next to them.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import statistics
@@ -31,9 +30,11 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT))
 
 from generate_sample import generate_events  # noqa: E402
 
+from benchmarks.machine import process_cpu_seconds, process_rss_kib  # noqa: E402
 from session_memory.service import MemoryService  # noqa: E402
 
 SCRIPT = str(Path(sys.executable).with_name("session-memory"))
@@ -85,14 +86,10 @@ class Watch:
         )
 
     def rss_kib(self) -> int:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return -1
+        return process_rss_kib(self.proc.pid)
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def stop(self) -> int:
         self.proc.terminate()

@@ -52,7 +52,12 @@ sys.path.insert(0, str(ROOT))
 from generate_sample import generate_events  # noqa: E402
 
 from benchmarks.bench_service import event_count, pct, wait_count  # noqa: E402
-from benchmarks.machine import load_average, machine_facts  # noqa: E402
+from benchmarks.machine import (  # noqa: E402
+    load_average,
+    machine_facts,
+    process_cpu_seconds,
+    process_rss_kib,
+)
 
 RESULTS = ROOT / "benchmarks" / "results" / "watch_scale.json"
 EVENTS = 50
@@ -127,14 +132,11 @@ class Watch:
                 self.caught_up.set()
 
     def rss_mib(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return -1.0
+        kib = process_rss_kib(self.proc.pid)
+        return kib / 1024 if kib >= 0 else -1.0
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def stop(self) -> None:
         self.proc.terminate()

@@ -9,7 +9,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["PACKAGES", "load_average", "machine_facts"]
+__all__ = ["PACKAGES", "load_average", "machine_facts", "process_cpu_seconds", "process_rss_kib"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,3 +98,17 @@ def machine_facts(command: str) -> dict[str, str]:
     facts["Commit"] = _commit()
     facts["Command"] = command
     return facts
+
+
+def process_rss_kib(pid: int) -> int:
+    """The resident memory of a running process (``VmRSS``), in KiB; -1 if it has none."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return -1
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time a running process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

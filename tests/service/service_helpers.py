@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from benchmarks.machine import process_cpu_seconds, process_rss_kib
+
 
 def event(
     i: int,
@@ -157,14 +159,11 @@ class WatchProcess:
         )
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def rss_mib(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return -1.0
+        kib = process_rss_kib(self.proc.pid)
+        return kib / 1024 if kib >= 0 else -1.0
 
     def terminate(self, timeout: float = 10.0) -> int:
         """SIGTERM, and the exit status once it has stopped (TimeoutExpired if it does not)."""
