@@ -537,7 +537,7 @@ def _replace_aws_pair(m: re.Match[str]) -> str:
 class _Rule:
     """One anchored rule: where it may start, how it matches, what replaces a match."""
 
-    __slots__ = ("handler", "kind", "regex", "scan", "scan_min_length", "triggers")
+    __slots__ = ("_regex", "handler", "kind", "pattern", "scan", "scan_min_length", "triggers")
 
     def __init__(
         self,
@@ -548,12 +548,22 @@ class _Rule:
         scan: str = "",
         scan_min_length: int = 0,
     ) -> None:
-        self.regex = re.compile(pattern)
+        self.pattern = pattern
+        self._regex: re.Pattern[str] | None = None
         self.triggers = triggers  # literal starts, matched case-insensitively
         self.handler = handler
         self.kind = kind
         self.scan = re.compile(scan) if scan else None
         self.scan_min_length = scan_min_length
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The rule's pattern, compiled when a text first has its trigger: most texts reach
+        few of the rules, and compiling them all was a third of this module's import."""
+        regex = self._regex
+        if regex is None:
+            regex = self._regex = re.compile(self.pattern)
+        return regex
 
 
 def _whole(kind: str) -> _Handler:
