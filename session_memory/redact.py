@@ -537,7 +537,7 @@ def _replace_aws_pair(m: re.Match[str]) -> str:
 class _Rule:
     """One anchored rule: where it may start, how it matches, what replaces a match."""
 
-    __slots__ = ("handler", "kind", "regex", "scan", "scan_min_length", "triggers")
+    __slots__ = ("_regex", "handler", "kind", "pattern", "scan", "scan_min_length", "triggers")
 
     def __init__(
         self,
@@ -548,12 +548,22 @@ class _Rule:
         scan: str = "",
         scan_min_length: int = 0,
     ) -> None:
-        self.regex = re.compile(pattern)
+        self.pattern = pattern
+        self._regex: re.Pattern[str] | None = None
         self.triggers = triggers  # literal starts, matched case-insensitively
         self.handler = handler
         self.kind = kind
         self.scan = re.compile(scan) if scan else None
         self.scan_min_length = scan_min_length
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The rule's pattern, compiled when a text first has its trigger: most texts reach
+        few of the rules, and compiling them all was a third of this module's import."""
+        regex = self._regex
+        if regex is None:
+            regex = self._regex = re.compile(self.pattern)
+        return regex
 
 
 def _whole(kind: str) -> _Handler:
@@ -599,6 +609,26 @@ _GATE_ANCHORS: Final = (
 )  # fmt: skip
 
 
+def _first_parts(
+    text: str, words: frozenset[str] | set[str], lengths: list[int], longest: int | None = None
+) -> dict[str, int]:
+    """Each of ``words`` (whose lengths are ``lengths``, ascending) that occurs in ``text``,
+    with the offset of its first occurrence; only words of at most ``longest`` characters.
+
+    The substrings of a short trigger are few, so looking each up in the set is cheaper than
+    searching the trigger for every word (that was most of the cost of building a rule set
+    at import)."""
+    found: dict[str, int] = {}
+    for length in lengths:
+        if length > len(text) or (longest is not None and length > longest):
+            break
+        for start in range(len(text) - length + 1):
+            part = text[start : start + length]
+            if part in words and part not in found:
+                found[part] = start
+    return found
+
+
 class _RuleSet:
     """Rules in priority order, and one trigger regex that finds where any of them may start.
 
@@ -619,7 +649,10 @@ class _RuleSet:
         self.rules = rules
         wanted = {t.lower() for rule in rules for t in rule.triggers}
         wanted |= {a for a in _GATE_ANCHORS if any(a in t for t in wanted)}
-        minimal = sorted(t for t in wanted if not any(o != t and o in t for o in wanted))
+        lengths = sorted({len(t) for t in wanted})
+        minimal = sorted(t for t in wanted if not _first_parts(t, wanted, lengths, len(t) - 1))
+        shorts = frozenset(minimal)
+        short_lengths = sorted({len(t) for t in minimal})
         # short trigger -> (the rules whose trigger it is, as written in any case; and
         # [(its offset in a rule's longer trigger, rule index, that whole trigger, whether
         # the whole trigger must match in the text's own case)])
@@ -628,13 +661,13 @@ class _RuleSet:
         }
         for index, rule in enumerate(rules):
             for trigger in dict.fromkeys(rule.triggers):
-                exact = trigger != trigger.lower()
-                whole = trigger if exact else trigger.lower()
-                for short in minimal:
-                    offset = whole.lower().find(short)
+                lowered = trigger.lower()
+                exact = trigger != lowered
+                whole = trigger if exact else lowered
+                for short, offset in _first_parts(lowered, shorts, short_lengths).items():
                     if offset == 0 and whole == short:
                         self.starts[short][0].append(index)
-                    elif offset >= 0:
+                    else:
                         self.starts[short][1].append((offset, index, whole, exact))
         by_first: dict[str, list[str]] = {}
         for t in minimal:

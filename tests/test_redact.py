@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from session_memory.errors import ConfigError
 from session_memory.redact import (
+    _ALL_RULES,
     NEWLINE_MARK,
     REDACTION_KINDS,
     _clean,
@@ -50,6 +51,12 @@ class TestRedactSecrets:
         for line in value.splitlines():
             assert line not in out
         assert f"[redacted:{kind}]" in out
+
+    def test_every_rule_pattern_compiles(self) -> None:
+        """Every rule's pattern compiles, though each is compiled only when first needed."""
+        for rule in _ALL_RULES.rules:
+            assert rule.regex.pattern == rule.pattern
+            assert rule.regex is rule.regex  # compiled once
 
     def test_corpus_is_large_and_covers_every_kind(self) -> None:
         """The corpus has at least 100 secrets and exercises every redaction kind."""

@@ -15,7 +15,7 @@ from typing import ClassVar, Final, Protocol, TypeVar
 import orjson
 
 from session_memory.errors import SnapshotError
-from session_memory.events import JsonObject, TranscriptEvent
+from session_memory.events import JsonObject, TranscriptEvent, typed_event
 from session_memory.formats.names import FormatName
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record, decode_line
@@ -207,15 +207,7 @@ class AdapterBase:
             if sent != self._cwd_sent:
                 payload = {**payload, "cwd": self._cwd}
                 self._cwd_sent = sent
-        return TranscriptEvent(
-            event_id=event_id,
-            event_type=event_type,
-            payload=payload,
-            timestamp=timestamp,
-            session_id=self._session_id,
-            run_id=run,
-            step=step,
-        )
+        return typed_event(event_id, event_type, payload, timestamp, self._session_id, run, step)
 
     def _tool_call(
         self,

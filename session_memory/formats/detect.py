@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator
 from typing import ClassVar, Final
 
@@ -9,10 +10,7 @@ from session_memory.arguments import check_argument, check_source
 from session_memory.errors import ConfigError, SnapshotError
 from session_memory.events import JsonObject
 from session_memory.formats._base import AdapterBase
-from session_memory.formats.claude_code import ClaudeCodeAdapter
-from session_memory.formats.codex import CodexAdapter
 from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
-from session_memory.formats.native import NativeAdapter
 from session_memory.memory import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
@@ -35,11 +33,22 @@ __all__ = [
 ]
 
 
-_ADAPTERS: Final[dict[str, type[AdapterBase]]] = {
-    "native": NativeAdapter,
-    "claude-code": ClaudeCodeAdapter,
-    "codex": CodexAdapter,
+_ADAPTERS: Final[dict[str, tuple[str, str]]] = {
+    "native": ("session_memory.formats.native", "NativeAdapter"),
+    "claude-code": ("session_memory.formats.claude_code", "ClaudeCodeAdapter"),
+    "codex": ("session_memory.formats.codex", "CodexAdapter"),
 }
+"""Format -> the module and class of its adapter, imported when a transcript needs it: a
+Claude Code session does not pay for the Codex adapter's import (~3 ms), nor the reverse."""
+
+
+def _adapter_class(fmt: str) -> type[AdapterBase]:
+    """The adapter class of a format in :data:`_ADAPTERS` (KeyError for any other)."""
+    module, name = _ADAPTERS[fmt]
+    cls: type[AdapterBase] = getattr(importlib.import_module(module), name)
+    return cls
+
+
 _CODEX_TYPES: Final = frozenset(
     {
         "session_meta",
@@ -104,11 +113,12 @@ def make_adapter(fmt: str) -> AdapterBase:
     if fmt == "auto":
         return AutoAdapter()
     try:
-        return _ADAPTERS[fmt]()
+        cls = _adapter_class(fmt)
     except KeyError:
         raise ConfigError(
             f"unknown transcript format {fmt!r}; choose from {', '.join(FORMAT_CHOICES)}"
         ) from None
+    return cls()
 
 
 def restore_adapter(state: JsonObject) -> AdapterBase:
@@ -116,10 +126,9 @@ def restore_adapter(state: JsonObject) -> AdapterBase:
     fmt = state.get("format") if isinstance(state, dict) else None
     if fmt == "auto":
         return AutoAdapter.restore(state)
-    cls = _ADAPTERS.get(fmt) if isinstance(fmt, str) else None
-    if cls is None:
+    if not isinstance(fmt, str) or fmt not in _ADAPTERS:
         raise SnapshotError(f"adapter snapshot of unknown format {fmt!r}")
-    return cls.restore(state)
+    return _adapter_class(fmt).restore(state)
 
 
 class AutoAdapter(AdapterBase):
@@ -145,7 +154,7 @@ class AutoAdapter(AdapterBase):
             fmt = classify_object(record)
             if fmt is None:
                 return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
-            self.inner = _ADAPTERS[fmt]()
+            self.inner = _adapter_class(fmt)()
         return self.inner.feed(record, offset)
 
     def finish(self) -> list[Record]:
