@@ -295,7 +295,7 @@ class MemoryStore:
         if body_tokens is None:
             body_tokens = self.tokens.body(text)
         item.body_tokens = body_tokens
-        item.prefix_tokens = prefix_tokens = self._count_prefix(item)
+        item.prefix_tokens = prefix_tokens = self.tokens.prefix(status, 1, safe_to_replay)
         items = self.sections[section]
         items[item.id] = item
         self._tiers[tier_index][item.id] = item

@@ -75,6 +75,9 @@ _STATUS_CHARS: Final = 40
 _MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
 _ISSUE_TITLE_CHARS: Final = 80
 _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
+_FINISHED: Final = frozenset({"completed", "failed"})
+"""The statuses that carry an outcome: only they read the payload's result."""
+_UNCERTAIN_KEY: Final = verify_key("uncertain")
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -103,7 +106,7 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
         key,
         str_or_none(payload.get("tool_name")),
         payload.get("args"),
-        tool_outcome(payload),
+        tool_outcome(payload) if status in _FINISHED else None,
         (event.event_id, event.step),
     )
 
@@ -299,7 +302,7 @@ class ToolCallRules:
     def _update_uncertain_warning(self, stamp: Stamp) -> None:
         store = self.store
         open_started = self.started_open
-        key = verify_key("uncertain")
+        key = _UNCERTAIN_KEY
         warning = store.get(key)
         if open_started == 0:
             if warning is not None:

@@ -47,3 +47,56 @@ class TestTokenArithmetic:
 
         with pytest.raises(ConfigError):
             MemoryStore(TokenArithmetic(ByteQuarters()), 1200, 300)
+
+
+class Counting:
+    """The default encoding's counter, remembering how many texts it counted."""
+
+    encoding = "cl100k_base"
+
+    def __init__(self) -> None:
+        self.counted = 0
+
+    def count(self, text: str) -> int:
+        self.counted += 1
+        return counter().count(text)
+
+
+class TestSharedCounts:
+    def test_a_second_arithmetic_counts_nothing_to_start(self) -> None:
+        """The header, headings and largest markers are counted once per counter."""
+        counting = Counting()
+        first = TokenArithmetic(counting)
+        counted = counting.counted
+        second = TokenArithmetic(counting)
+        assert counting.counted == counted
+        assert (second.header, second.section_headers) == (first.header, first.section_headers)
+
+    def test_parts_counted_by_one_arithmetic_serve_the_next(self) -> None:
+        """A body, prefix, marker or fold part counted once is not counted again, and the
+        shared count is the counter's own."""
+        counting = Counting()
+        first, second = TokenArithmetic(counting), TokenArithmetic(counting)
+        text, parts = "changed `src/app.py`", [" read ", " files, latest:", " `a.py`\n"]
+        counts = (
+            first.body(text),
+            first.prefix("failed", 2, None),
+            first.marker("todo_items", 7),
+            first.parts(parts),
+        )
+        counted = counting.counted
+        again = (
+            second.body(text),
+            second.prefix("failed", 2, None),
+            second.marker("todo_items", 3),
+            second.parts(parts),
+        )
+        assert counting.counted == counted
+        count = counter().count
+        expected = (
+            count(body(text)),
+            count(item_prefix("failed", 2)),
+            count(marker_line("todo_items", 3)),
+            sum(count(p) for p in parts),
+        )
+        assert again == counts == expected
