@@ -15,11 +15,11 @@ there are bytes to fold.
 
 from __future__ import annotations
 
-import json
 import os
 
 from session_memory.encoding_names import DEFAULT_ENCODING
 from session_memory.errors import StateError, TranscriptError
+from session_memory.json_codec import loads
 from session_memory.state_files import (
     TranscriptState,
     fingerprint,
@@ -196,7 +196,7 @@ def _read_current(
         if pair is None or (require_current and memory_hash(pair.json) != state.memory_hash):
             return None
         markdown = pair.markdown.decode("utf-8")
-        header = json.loads(pair.json)
+        header = loads(pair.json)
     except (OSError, ValueError):  # ValueError: not UTF-8, or not JSON
         return None
     if not isinstance(header, dict):

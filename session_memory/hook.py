@@ -25,17 +25,17 @@ outside that directory.
 
 A call whose state is current only reads files: it imports neither the service nor
 :mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold), and,
-like the modules it reads through, it uses the standard library's :mod:`json` and
-named tuples rather than orjson and dataclasses, whose imports (datetime, uuid, inspect...)
-cost a fresh process more than all of its work. For the same reason that call imports
-neither :mod:`typing` (:mod:`session_memory.typed_tuple`), :mod:`pathlib` (paths are
-strings here), :mod:`hashlib` with OpenSSL (:mod:`session_memory.hashes`) nor
-:mod:`contextlib`; ``tests/test_startup_imports.py`` pins what it may import.
+like the modules it reads through, it uses the standard library's JSON and named tuples
+rather than orjson and dataclasses, whose imports (datetime, uuid, inspect...) cost a fresh
+process more than all of its work. For the same reason that call imports neither
+:mod:`typing` (:mod:`session_memory.typed_tuple`), :mod:`pathlib` (paths are strings here),
+:mod:`hashlib` with OpenSSL (:mod:`session_memory.hashes`), :mod:`contextlib`, nor the
+:mod:`json` package with its :mod:`re` and :mod:`enum` (:mod:`session_memory.json_codec`
+runs json's C speedups); ``tests/test_startup_imports.py`` pins what it may import.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -48,6 +48,7 @@ from session_memory.current import (
 )
 from session_memory.errors import HookInputError, TranscriptError
 from session_memory.hashes import sha256
+from session_memory.json_codec import loads
 from session_memory.state_files import compact_json, safe_name
 from session_memory.typed_tuple import NamedTuple
 from session_memory.writes import FILE_MODE, atomic_write, ensure_private_dir
@@ -151,7 +152,7 @@ class _Plan(NamedTuple):
 def parse_hook_input(data: bytes, client: ClientName | None = None) -> HookInput:
     """The hook event in ``data`` (the hook's standard input)."""
     try:
-        obj = json.loads(data)
+        obj = loads(data)
     except ValueError as exc:  # not JSON, or not UTF-8
         raise HookInputError(f"standard input is not JSON: {exc}") from exc
     if not isinstance(obj, dict):
@@ -329,7 +330,7 @@ def _record_path(memory_dir: StrPath, session_id: str) -> str:
 def _load_record(path: str) -> _SessionRecord | None:
     try:
         with open(path, "rb") as f:
-            obj = json.loads(f.read())
+            obj = loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str):

@@ -9,23 +9,23 @@ generation. This module knows the names and the bytes of both, and reads them; w
 (atomically, in the order ``docs/service-guarantees.md`` gives) is :mod:`session_memory.store`.
 
 It imports only what a hook call whose state is current needs (no :mod:`typing`,
-:mod:`pathlib` or :mod:`hashlib`): that call is a fresh process per event and reads through
-this module alone.
+:mod:`pathlib`, :mod:`hashlib`, :mod:`json` or :mod:`re`): that call is a fresh process per
+event and reads through this module alone.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from session_memory.errors import StateError
 from session_memory.files import read_regular
 from session_memory.hashes import blake2b, sha256
+from session_memory.json_codec import dumps_compact, loads
 from session_memory.typed_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, TypeVar
 
     from session_memory.events import JsonObject
@@ -85,12 +85,11 @@ MAX_NAME: Final = 96
 """Longest file-name stem derived from a session id (well under NAME_MAX with suffixes)."""
 
 _HASH_CHARS: Final = 12
-_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _WINDOWS_RESERVED: Final = frozenset(
     ["CON", "PRN", "AUX", "NUL"] + [f"{d}{i}" for d in ("COM", "LPT") for i in range(1, 10)]
 )
-_FINGERPRINT: Final = re.compile(r"[0-9a-f]{32}:[0-9]{1,4}")
-_HEX32: Final = re.compile(r"[0-9a-f]{32}")
+_HEX_DIGITS: Final = "0123456789abcdef"
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 
 
@@ -103,7 +102,7 @@ def safe_name(raw: str) -> str:
     A stem Windows reserves for a device (``CON``, ``nul``, ``Aux.x``, ``com1``...) gets a
     leading ``_``, so an output directory can be shared with or copied to Windows.
     """
-    cleaned = _UNSAFE.sub("_", raw)
+    cleaned = "".join(c if c in _SAFE else "_" for c in raw)
     if cleaned.startswith("."):
         cleaned = "_" + cleaned[1:]
     if cleaned.split(".", 1)[0].upper() in _WINDOWS_RESERVED:
@@ -118,7 +117,7 @@ def safe_name(raw: str) -> str:
 def compact_json(value: object) -> bytes:
     """``value`` as compact UTF-8 JSON, with the standard library's encoder (no orjson import
     on the paths a fresh hook process reads and writes through)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return dumps_compact(value)
 
 
 def fingerprint(fd: int, offset: int) -> str:
@@ -206,7 +205,7 @@ def load_state(path: StrPath) -> TranscriptState:
         raise StateError(f"state {where} is not a regular file of at most {MAX_STATE_BYTES} bytes")
     head, sep, snapshot = data.partition(b"\n")
     try:
-        header = json.loads(head)
+        header = loads(head)
     except ValueError as exc:  # not UTF-8, or not JSON
         raise StateError(f"state {where} is damaged: {exc}") from exc
     if not sep or not isinstance(header, dict) or header.get("format") != STATE_FORMAT:
@@ -219,14 +218,14 @@ def load_state(path: StrPath) -> TranscriptState:
             dev=_count(header, "dev"),
             ino=_count(header, "ino"),
             offset=_count(header, "offset"),
-            fingerprint=_matching(header, "fingerprint", _FINGERPRINT),
+            fingerprint=_matching(header, "fingerprint", _is_fingerprint),
             name=_optional(header, "name", str),
             budget_tokens=_count(header, "budget_tokens"),
             encoding=_field(header, "encoding", str),
             snapshot=snapshot,
             transcript_format=_field(header, "transcript_format", str),
             adapter=_optional(header, "adapter", dict),
-            memory_hash=_matching(header, "memory_blake2b", _HEX32),
+            memory_hash=_matching(header, "memory_blake2b", _is_hex32),
             markdown_hash=_markdown_hash(header),
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -237,7 +236,7 @@ def _markdown_hash(header: dict[str, object]) -> str:
     """The optional ``markdown_blake2b`` (states written before it existed have none)."""
     if header.get("markdown_blake2b", "") == "":
         return ""
-    return _matching(header, "markdown_blake2b", _HEX32)
+    return _matching(header, "markdown_blake2b", _is_hex32)
 
 
 def _field(header: dict[str, object], key: str, kind: type[_T]) -> _T:
@@ -258,11 +257,28 @@ def _count(header: dict[str, object], key: str) -> int:
     return value
 
 
-def _matching(header: dict[str, object], key: str, pattern: re.Pattern[str]) -> str:
+def _matching(header: dict[str, object], key: str, check: Callable[[str], bool]) -> str:
     value = _field(header, key, str)
-    if not pattern.fullmatch(value):
+    if not check(value):
         raise ValueError(f"{key}: {value[:40]!r} is not of the expected form")
     return value
+
+
+def _is_hex32(value: str) -> bool:
+    """32 lowercase hex digits (a 16-byte BLAKE2b digest)."""
+    return len(value) == 32 and not value.strip(_HEX_DIGITS)
+
+
+def _is_fingerprint(value: str) -> bool:
+    """``<32 hex digits>:<1 to 4 ASCII digits>``, as :func:`fingerprint` writes it."""
+    digest, colon, size = value.partition(":")
+    return (
+        bool(colon)
+        and _is_hex32(digest)
+        and 0 < len(size) <= 4
+        and size.isascii()
+        and size.isdigit()
+    )
 
 
 class OutputPair(NamedTuple):

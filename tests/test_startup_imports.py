@@ -26,39 +26,24 @@ HEAVY = (
 HEAVY_FOR_A_CURRENT_HOOK = (*HEAVY, "orjson", "dataclasses", "inspect")
 
 # What a hook call whose state is current may import beyond the interpreter's own start-up:
-# the standard library's json (and the re, enum, functools, collections it imports), the
-# SHA-256 and BLAKE2b modules without OpenSSL, and the hook's own small modules. Neither
-# typing, pathlib, argparse, hashlib, shutil, contextlib nor logging.
+# json's C speedups, the SHA-256 and BLAKE2b modules without OpenSSL, collections (for named
+# tuples), errno, and the hook's own small modules. Neither typing, pathlib, argparse,
+# hashlib, shutil, contextlib, logging, nor the json package (with re, enum and functools).
 CURRENT_HOOK_MAY_IMPORT = frozenset(
     {
         "__future__",
         "_blake2",
         "_collections",
-        "_functools",
         "_json",
         "_operator",
         "_sha2",
         "_sha256",
-        "_sre",
         "collections",
-        "copyreg",
-        "enum",
         "errno",
-        "functools",
         "itertools",
-        "json",
-        "json.decoder",
-        "json.encoder",
-        "json.scanner",
         "keyword",
         "operator",
-        "re",
-        "re._casefix",
-        "re._compiler",
-        "re._constants",
-        "re._parser",
         "reprlib",
-        "types",
         "session_memory",
         "session_memory.cli",
         "session_memory.current",
@@ -67,6 +52,7 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
         "session_memory.files",
         "session_memory.hashes",
         "session_memory.hook",
+        "session_memory.json_codec",
         "session_memory.state_files",
         "session_memory.typed_tuple",
         "session_memory.writes",
@@ -195,12 +181,12 @@ def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
     [("s1", "SessionStart"), ("s2", "UserPromptSubmit")],
     ids=["compaction-nothing-written", "prompt-of-a-new-session-record-written"],
 )
-def test_a_current_hook_call_imports_only_json_hashes_and_its_own_modules(
+def test_a_current_hook_call_imports_only_speedups_hashes_and_its_own_modules(
     tmp_path: Path, session: str, hook_event: str
 ) -> None:
     """A hook call whose state is current imports, beyond the interpreter's start-up, only
-    json, the small hash modules and the hook's own modules; writing the session's record
-    included."""
+    json's C speedups, the small hash modules, collections and the hook's own modules;
+    writing the session's record included."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
     argv = ["hook", "--state-dir", str(tmp_path / "state")]
