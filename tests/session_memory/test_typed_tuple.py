@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 import typing
+from collections.abc import Callable
 
 import pytest
 
@@ -59,6 +61,38 @@ class TestLikeTypingNamedTuple:
         assert lean._asdict() == typed._asdict()
         assert tuple(Lean.named("b")) == tuple(Typed.named("b"))
         assert isinstance(lean, tuple) and Lean.__mro__[1:] == Typed.__mro__[1:]
+
+    def test_construction_binds_like_the_generated_signature(self) -> None:
+        """Positional, keyword and default arguments bind alike; bad calls are TypeErrors."""
+        calls: list[Callable[[type[typing.Any]], object]] = [
+            lambda cls: cls("a"),
+            lambda cls: cls(name="a", tags=("t",)),
+            lambda cls: cls("a", 1, ("t",)),
+            lambda cls: cls._make(["a", 1, ()]),
+            lambda cls: cls(),
+            lambda cls: cls("a", 1, (), 4),
+            lambda cls: cls("a", name="b"),
+            lambda cls: cls("a", colour="red"),
+            lambda cls: cls._make(["a"]),
+        ]
+        for call in calls:
+            outcomes: list[tuple[object, ...]] = []
+            for cls in (Lean, Typed):
+                try:
+                    outcomes.append(tuple(call(cls)))  # type: ignore[arg-type]
+                except TypeError:
+                    outcomes.append(("TypeError",))
+            assert outcomes[0] == outcomes[1]
+
+    def test_the_rest_of_the_namedtuple_protocol(self) -> None:
+        """__match_args__, field docs, copies and unknown _replace fields are typing's."""
+        assert Lean.__match_args__ == Typed.__match_args__
+        assert Lean.size.__doc__ == Typed.size.__doc__
+        assert copy.copy(Lean("a")) == Lean("a") and copy.deepcopy(Lean("a")) == Lean("a")
+        assert Lean("a").__reduce_ex__(2)[1][1:] == Typed("a").__reduce_ex__(2)[1][1:]
+        for value in (Lean("a"), Typed("a")):
+            with pytest.raises(ValueError, match="unexpected field names"):
+                value._replace(colour="red")  # type: ignore[call-arg]
 
     def test_pickles(self) -> None:
         """A value survives pickling (the class is found by its module and name)."""
