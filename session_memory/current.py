@@ -10,7 +10,8 @@ and outputs, and the outputs are read then. A ``watch`` running on the same dire
 current, and callers such as the hook then only read two small files.
 
 The cheap path touches no tokenizer and no deriver: it imports the service lazily, only when
-there are bytes to fold.
+there are bytes to fold. It reads through :mod:`session_memory.state_files` with string
+paths, so it imports neither :mod:`pathlib` nor :mod:`typing` either.
 """
 
 from __future__ import annotations
@@ -100,7 +101,9 @@ def default_memory_path() -> str:
 
 def state_dir_of(memory_dir: Path) -> Path:
     """Where the per-transcript state lives inside a memory directory."""
-    return memory_dir / _STATE_DIRNAME
+    from pathlib import Path
+
+    return Path(_state_dir(memory_dir))
 
 
 def _state_dir(memory_dir: StrPath) -> str:
