@@ -2,15 +2,15 @@
 
 The public names below are imported on first use (PEP 562), so that a command which needs
 none of them (``--help``, a hook call whose state is current) does not pay for the pydantic
-models and the readers at start-up.
+models and the readers at start-up, nor even for :mod:`typing` and :mod:`importlib`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from session_memory.errors import (
         BudgetError,
         ConfigError,
@@ -72,6 +72,8 @@ def __getattr__(name: str) -> object:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'session_memory' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value

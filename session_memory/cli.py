@@ -4,25 +4,35 @@ It parses arguments, configures logging, calls the library, and maps every
 :class:`SessionMemoryError` to one line on stderr and a non-zero exit code. Each command
 imports what it needs when it runs, so ``--help`` and a hook call whose state is current
 load neither the pydantic models, nor tiktoken, nor watchfiles.
+
+A plain ``hook`` call (a fresh process per event of the agent) does not even build the
+argparse parser: :func:`_hook_options` reads its few options by hand, and anything else
+(``--help``, an abbreviation, a bad value) goes to argparse, which then parses, explains and
+fails as for every command. Nothing at the top of this module imports :mod:`typing` or
+:mod:`argparse`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any
 
 from session_memory.errors import BudgetError, SessionMemoryError, TranscriptError
-from session_memory.formats.names import FORMAT_CHOICES
+from session_memory.typed_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import IO, Any
+
+    from session_memory.hook import ClientName, OnClear
     from session_memory.memory import SessionMemory
+    from session_memory.reader import Record
 
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
-    from session_memory.reader import Record
+    Runner = Callable[[argparse.Namespace], int]
 
 __all__ = ["add_format_argument", "cli", "main", "open_records"]
 
@@ -32,24 +42,15 @@ EXIT_USAGE = 2
 EXIT_UNWRITTEN = 1
 """Exit code of ``watch --once`` when some memory could not be written."""
 
-Runner = Callable[[argparse.Namespace], int]
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = _build_parser(_command_of(argv)).parse_args(argv)
-    if args.logs:
-        import logging
-
-        logging.basicConfig(
-            level=logging.DEBUG if args.verbose else logging.INFO,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-            stream=sys.stderr,
-        )
-    run: Runner = args.run
+    hook_options = _hook_options(argv)
     try:
-        return run(args)
+        if hook_options is not None:
+            return _hook(hook_options)
+        return _parse_and_run(argv)
     except SessionMemoryError as exc:
         print(f"session-memory: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -61,6 +62,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
 
 
+def _parse_and_run(argv: list[str]) -> int:
+    args = _build_parser(_command_of(argv)).parse_args(argv)
+    if args.logs:
+        import logging
+
+        logging.basicConfig(
+            level=logging.DEBUG if args.verbose else logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
+    run: Runner = args.run
+    return run(args)
+
+
 def cli(*args: str) -> int:
     """Run the command line with plain string arguments (for tests and embedding)."""
     return main(list(args))
@@ -69,6 +84,8 @@ def cli(*args: str) -> int:
 def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``command`` alone when it is a known one: each
     subparser costs start-up time, and a hook call needs only its own."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="session-memory",
         description="Keep a small, always-current memory of a coding-agent session.",
@@ -96,6 +113,8 @@ def _add_budget_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--format auto|native|claude-code|codex`` (default auto) to a subcommand."""
+    from session_memory.formats.names import FORMAT_CHOICES
+
     parser.add_argument(
         "--format",
         choices=FORMAT_CHOICES,
@@ -421,30 +440,112 @@ def _add_nats_read_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _run_hook(args: argparse.Namespace) -> int:
-    from pathlib import Path
+class _HookOptions(NamedTuple):
+    """The options of ``session-memory hook``, from argparse or from :func:`_hook_options`;
+    the defaults are the parser's."""
 
+    client: ClientName | None = None
+    state_dir: str | None = None
+    budget: int = 1200
+    on_clear: OnClear = "nothing"
+    nats: str | None = None
+    nats_prefix: str = "smem"
+    nats_timeout: float = 2.0
+
+
+def _hook_options(argv: Sequence[str]) -> _HookOptions | None:
+    """The options of a plain ``hook`` call, read without argparse; None to use argparse.
+
+    Only ``hook`` followed by its own options, each named in full (``--opt value`` or
+    ``--opt=value``) with a value argparse accepts, is read here, into the values argparse
+    gives for them. Anything else (another command, ``--help``, an abbreviation, an unknown
+    option, a missing or refused value, a value starting with ``-``) returns None, and
+    argparse parses it, with its own messages and exit code.
+    """
+    if not argv or argv[0] != "hook":
+        return None
+    options = _HookOptions()
+    args = iter(argv[1:])
+    for arg in args:
+        flag, eq, text = arg.partition("=")
+        if not eq:
+            text = next(args, "-")
+            if text.startswith("-"):
+                return None
+        elif not text:
+            return None
+        changed = _with_hook_option(options, flag, text)
+        if changed is None:
+            return None
+        options = changed
+    return options
+
+
+def _with_hook_option(options: _HookOptions, flag: str, text: str) -> _HookOptions | None:
+    """``options`` with ``flag`` set to ``text`` as argparse converts it; None when argparse
+    would not accept it (or the flag is none of the hook's)."""
+    from session_memory.hook import CLIENTS, ON_CLEAR_CHOICES
+
+    try:
+        if flag == "--budget":
+            return options._replace(budget=int(text))
+        if flag == "--nats-timeout":
+            return options._replace(nats_timeout=float(text))
+    except ValueError:
+        return None
+    if flag == "--client":
+        client = next((c for c in CLIENTS if c == text), None)
+        return options._replace(client=client) if client else None
+    if flag == "--on-clear":
+        on_clear = next((c for c in ON_CLEAR_CHOICES if c == text), None)
+        return options._replace(on_clear=on_clear) if on_clear else None
+    if flag == "--state-dir":
+        return options._replace(state_dir=text)
+    if flag == "--nats":
+        return options._replace(nats=text)
+    if flag == "--nats-prefix":
+        return options._replace(nats_prefix=text)
+    return None
+
+
+def _run_hook(args: argparse.Namespace) -> int:
+    return _hook(
+        _HookOptions(
+            client=args.client,
+            state_dir=args.state_dir,
+            budget=args.budget,
+            on_clear=args.on_clear,
+            nats=args.nats,
+            nats_prefix=args.nats_prefix,
+            nats_timeout=args.nats_timeout,
+        )
+    )
+
+
+def _hook(options: _HookOptions) -> int:
+    from session_memory.current import default_memory_path
     from session_memory.hook import HookConfig, hook_main
 
-    config = HookConfig.default()
     config = HookConfig(
-        memory_dir=Path(args.state_dir).expanduser() if args.state_dir else config.memory_dir,
-        budget_tokens=args.budget,
-        client=args.client,
-        on_clear=args.on_clear,
-        remote=_remote_reader(args) if args.nats else None,
+        memory_dir=(
+            os.path.expanduser(options.state_dir) if options.state_dir else default_memory_path()
+        ),
+        budget_tokens=options.budget,
+        client=options.client,
+        on_clear=options.on_clear,
+        remote=_remote_reader(options.nats, options) if options.nats else None,
     )
     return hook_main(sys.stdin.buffer, sys.stdout.buffer, config)
 
 
-def _remote_reader(args: argparse.Namespace) -> Any:
+def _remote_reader(url: str, options: _HookOptions) -> Any:
     """How ``hook --nats`` reads a transcript's memory (NATS and asyncio imported only here)."""
     import functools
 
     from session_memory.distributed.remote import current_remote
 
     return functools.partial(
-        current_remote, args.nats, prefix=args.nats_prefix, timeout=args.nats_timeout
+        current_remote, url, prefix=options.nats_prefix, timeout=options.nats_timeout
     )
 
 

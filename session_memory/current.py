@@ -10,27 +10,33 @@ and outputs, and the outputs are read then. A ``watch`` running on the same dire
 current, and callers such as the hook then only read two small files.
 
 The cheap path touches no tokenizer and no deriver: it imports the service lazily, only when
-there are bytes to fold.
+there are bytes to fold. It reads through :mod:`session_memory.state_files` with string
+paths, so it imports neither :mod:`pathlib` nor :mod:`typing` either.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-from typing import Final, NamedTuple
 
-from session_memory.errors import TranscriptError
-from session_memory.store import (
-    Outputs,
-    StateError,
+from session_memory.encoding_names import DEFAULT_ENCODING
+from session_memory.errors import StateError, TranscriptError
+from session_memory.json_codec import loads
+from session_memory.state_files import (
     TranscriptState,
     fingerprint,
     load_state,
     memory_hash,
-    state_path,
+    read_published,
+    state_file_name,
 )
-from session_memory.tokens import DEFAULT_ENCODING
+from session_memory.typed_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Final
+
+    from session_memory.writes import StrPath
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -38,6 +44,7 @@ __all__ = [
     "CurrentMemory",
     "current_memory",
     "default_memory_dir",
+    "default_memory_path",
     "read_current_memory",
     "state_dir_of",
 ]
@@ -78,21 +85,35 @@ class CurrentMemory(NamedTuple):
 def default_memory_dir() -> Path:
     """``$SESSION_MEMORY_STATE_DIR``, else ``$XDG_CACHE_HOME/session-memory``, else
     ``~/.cache/session-memory``."""
+    from pathlib import Path
+
+    return Path(default_memory_path())
+
+
+def default_memory_path() -> str:
+    """:func:`default_memory_dir` as a string, for callers that do not import pathlib."""
     override = os.environ.get(STATE_DIR_ENV)
     if override:
-        return Path(override).expanduser()
+        return os.path.expanduser(override)
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "session-memory"
+    return os.path.join(cache, "session-memory")
 
 
 def state_dir_of(memory_dir: Path) -> Path:
     """Where the per-transcript state lives inside a memory directory."""
-    return memory_dir / _STATE_DIRNAME
+    from pathlib import Path
+
+    return Path(_state_dir(memory_dir))
+
+
+def _state_dir(memory_dir: StrPath) -> str:
+    """:func:`state_dir_of` for a path of any kind, as a string."""
+    return os.path.join(memory_dir, _STATE_DIRNAME)
 
 
 def current_memory(
     transcript: str | os.PathLike[str],
-    memory_dir: Path,
+    memory_dir: StrPath,
     *,
     budget_tokens: int = DEFAULT_BUDGET,
     encoding: str = DEFAULT_ENCODING,
@@ -108,12 +129,14 @@ def current_memory(
     if found is not None:
         return found
     real = os.path.realpath(transcript)
+    from pathlib import Path
+
     from session_memory.service import MemoryService
 
     MemoryService(
         [real],
-        memory_dir,
-        state_dir_of(memory_dir),
+        Path(memory_dir),
+        Path(_state_dir(memory_dir)),
         budget_tokens=budget_tokens,
         encoding=encoding,
         format=TRANSCRIPT_FORMAT,
@@ -129,7 +152,7 @@ def current_memory(
 
 def read_current_memory(
     transcript: str | os.PathLike[str],
-    memory_dir: Path,
+    memory_dir: StrPath,
     *,
     budget_tokens: int = DEFAULT_BUDGET,
     encoding: str = DEFAULT_ENCODING,
@@ -146,18 +169,18 @@ def read_current_memory(
 
 
 def _read_current(
-    real: str, memory_dir: Path, budget_tokens: int, encoding: str, *, require_current: bool
+    real: str, memory_dir: StrPath, budget_tokens: int, encoding: str, *, require_current: bool
 ) -> CurrentMemory | None:
     """The outputs named by the transcript's state, when they can be trusted as they are.
 
-    Both files are read from one published generation (:meth:`Outputs.read`), so the
+    Both files are read from one published generation (:func:`read_published`), so the
     Markdown and the JSON header always belong to the same memory. ``require_current``: the
     state must cover the file to its end (same identity, same prefix fingerprint, offset =
     size) and the published JSON must be the memory the state was saved with (its hash):
     outputs published since by another transcript that claimed the same name are not this
     one's.
     """
-    spath = state_path(state_dir_of(memory_dir), real)
+    spath = state_file_name(_state_dir(memory_dir), real)
     try:
         state = load_state(spath)
     except StateError:
@@ -172,11 +195,11 @@ def _read_current(
     try:
         if require_current and not _covers(real, state):
             return None
-        pair = Outputs(memory_dir).read(state.name)
+        pair = read_published(memory_dir, state.name)
         if pair is None or (require_current and memory_hash(pair.json) != state.memory_hash):
             return None
         markdown = pair.markdown.decode("utf-8")
-        header = json.loads(pair.json)
+        header = loads(pair.json)
     except (OSError, ValueError):  # ValueError: not UTF-8, or not JSON
         return None
     if not isinstance(header, dict):

@@ -25,42 +25,42 @@ outside that directory.
 
 A call whose state is current only reads files: it imports neither the service nor
 :mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold), and,
-like the modules it reads through, it uses the standard library's :mod:`json` and
-``NamedTuple`` rather than orjson and dataclasses, whose imports (datetime, uuid, inspect...)
-cost a fresh process more than all of its work.
+like the modules it reads through, it uses the standard library's JSON and named tuples
+rather than orjson and dataclasses, whose imports (datetime, uuid, inspect...) cost a fresh
+process more than all of its work. For the same reason that call imports neither
+:mod:`typing` (:mod:`session_memory.typed_tuple`), :mod:`pathlib` (paths are strings here),
+:mod:`hashlib` with OpenSSL (:mod:`session_memory.hashes`), :mod:`contextlib`, nor the
+:mod:`json` package with its :mod:`re` and :mod:`enum` (:mod:`session_memory.json_codec`
+runs json's C speedups); ``tests/test_startup_imports.py`` pins what it may import.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final, Literal, NamedTuple, get_args
 
 from session_memory.current import (
     DEFAULT_BUDGET,
     CurrentMemory,
     current_memory,
-    default_memory_dir,
+    default_memory_path,
     read_current_memory,
 )
 from session_memory.errors import HookInputError, TranscriptError
-from session_memory.store import (
-    FILE_MODE,
-    atomic_write,
-    compact_json,
-    ensure_private_dir,
-    safe_name,
-)
-from session_memory.tokens import cache_encodings_in
+from session_memory.hashes import sha256
+from session_memory.json_codec import loads
+from session_memory.state_files import compact_json, safe_name
+from session_memory.typed_tuple import NamedTuple
+from session_memory.writes import FILE_MODE, atomic_write, ensure_private_dir
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
+    from types import TracebackType
+    from typing import IO, Final, Literal, TypeAlias
+
+    from session_memory.writes import StrPath
 
 __all__ = [
     "CAPS",
@@ -78,11 +78,12 @@ __all__ = [
     "run_hook",
 ]
 
-ClientName = Literal["claude-code", "codex"]
-CLIENTS: Final[tuple[ClientName, ...]] = get_args(ClientName)
+# Aliases for type checkers; at run time their text (typing is not imported for them).
+ClientName: TypeAlias = 'Literal["claude-code", "codex"]'
+CLIENTS: Final[tuple[ClientName, ...]] = ("claude-code", "codex")
 
-OnClear = Literal["nothing", "carry-over"]
-ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = get_args(OnClear)
+OnClear: TypeAlias = 'Literal["nothing", "carry-over"]'
+ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = ("nothing", "carry-over")
 
 LOG_NAME: Final = "hook.log"
 SESSIONS_DIRNAME: Final = ".hook-sessions"
@@ -122,7 +123,7 @@ class HookInput(NamedTuple):
 class HookConfig(NamedTuple):
     """Options of ``session-memory hook``, resolved at the edge."""
 
-    memory_dir: Path
+    memory_dir: StrPath
     budget_tokens: int = DEFAULT_BUDGET
     client: ClientName | None = None
     on_clear: OnClear = "nothing"
@@ -132,7 +133,7 @@ class HookConfig(NamedTuple):
 
     @classmethod
     def default(cls) -> HookConfig:
-        return cls(memory_dir=default_memory_dir())
+        return cls(memory_dir=default_memory_path())
 
 
 class _Plan(NamedTuple):
@@ -151,7 +152,7 @@ class _Plan(NamedTuple):
 def parse_hook_input(data: bytes, client: ClientName | None = None) -> HookInput:
     """The hook event in ``data`` (the hook's standard input)."""
     try:
-        obj = json.loads(data)
+        obj = loads(data)
     except ValueError as exc:  # not JSON, or not UTF-8
         raise HookInputError(f"standard input is not JSON: {exc}") from exc
     if not isinstance(obj, dict):
@@ -266,7 +267,7 @@ def _fitted(
         if not rederive:
             break
         budget = int(budget * 0.8)
-        with _folding(config.memory_dir, log):
+        with _Folding(config.memory_dir, log):
             smaller = _rederive(memory.transcript, budget)
         if smaller is None:
             break
@@ -318,17 +319,18 @@ class _SessionRecord(NamedTuple):
         )
 
 
-def _sessions_dir(memory_dir: Path) -> Path:
-    return memory_dir / SESSIONS_DIRNAME
+def _sessions_dir(memory_dir: StrPath) -> str:
+    return os.path.join(memory_dir, SESSIONS_DIRNAME)
 
 
-def _record_path(memory_dir: Path, session_id: str) -> Path:
-    return _sessions_dir(memory_dir) / f"{safe_name(session_id)}.json"
+def _record_path(memory_dir: StrPath, session_id: str) -> str:
+    return os.path.join(_sessions_dir(memory_dir), f"{safe_name(session_id)}.json")
 
 
-def _load_record(path: Path) -> _SessionRecord | None:
+def _load_record(path: str) -> _SessionRecord | None:
     try:
-        obj = json.loads(path.read_bytes())
+        with open(path, "rb") as f:
+            obj = loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str):
@@ -347,23 +349,28 @@ def _load_record(path: Path) -> _SessionRecord | None:
     )
 
 
-def _iter_records(memory_dir: Path) -> Iterator[_SessionRecord]:
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(_sessions_dir(memory_dir)):
-            if entry.name.endswith(".json"):
-                record = _load_record(Path(entry.path))
-                if record is not None:
-                    yield record
+def _iter_records(memory_dir: StrPath) -> Iterator[_SessionRecord]:
+    try:
+        entries = list(os.scandir(_sessions_dir(memory_dir)))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.endswith(".json"):
+            record = _load_record(entry.path)
+            if record is not None:
+                yield record
 
 
-def _save_record(memory_dir: Path, record: _SessionRecord, previous: _SessionRecord | None) -> None:
+def _save_record(
+    memory_dir: StrPath, record: _SessionRecord, previous: _SessionRecord | None
+) -> None:
     if record == previous:
         return
     ensure_private_dir(_sessions_dir(memory_dir))
     atomic_write(_record_path(memory_dir, record.session_id), record.to_json())
 
 
-def _previous_session(inp: HookInput, memory_dir: Path) -> str | None:
+def _previous_session(inp: HookInput, memory_dir: StrPath) -> str | None:
     """The transcript of the most recently written other session of the same cwd.
 
     Candidates are the sessions this hook has seen with that cwd and, for Claude Code, the
@@ -381,10 +388,13 @@ def _previous_session(inp: HookInput, memory_dir: Path) -> str | None:
     if inp.client == "claude-code" and inp.transcript_path:
         project = os.path.dirname(inp.transcript_path)
         own = os.path.realpath(inp.transcript_path)
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(project):
-                if entry.name.endswith(".jsonl") and entry.is_file():
-                    candidates.add(os.path.realpath(entry.path))
+        try:
+            entries = list(os.scandir(project))
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                candidates.add(os.path.realpath(entry.path))
         candidates.discard(own)
     best: tuple[int, str] | None = None
     for path in candidates:
@@ -407,7 +417,7 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
     turns any failure into silence and a log line. Warnings go to ``log`` (by default the
     ``hook.log`` of the memory directory).
     """
-    log = log or _HookLog(config.memory_dir / LOG_NAME)
+    log = log or _HookLog(os.path.join(config.memory_dir, LOG_NAME))
     inp = parse_hook_input(data, config.client)
     path = _record_path(config.memory_dir, inp.session_id) if inp.session_id else None
     previous = _load_record(path) if path is not None else None
@@ -415,7 +425,7 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
     fitted = _memory_text(plan, inp.client, config, log) if plan is not None else None
     # What was injected is remembered by the digest of the memory alone, whatever the
     # introduction, so a prompt right after a compaction does not repeat it.
-    digest = hashlib.sha256(fitted[1].encode()).hexdigest() if fitted is not None else None
+    digest = sha256(fitted[1].encode()).hexdigest() if fitted is not None else None
     unchanged = previous is not None and previous.injected == digest
     if plan is not None and plan.only_if_changed and unchanged:
         fitted = None
@@ -446,7 +456,7 @@ def _memory_text(
     try:
         memory = read_current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
         if memory is None:
-            with _folding(config.memory_dir, log):
+            with _Folding(config.memory_dir, log):
                 memory = current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
     except TranscriptError:
         if plan.required:
@@ -481,7 +491,7 @@ def _remote_text(
 
 def hook_main(stdin: IO[bytes], stdout: IO[bytes], config: HookConfig) -> int:
     """Run the hook; always exit 0. A failure prints nothing and logs one line."""
-    log = _HookLog(config.memory_dir / LOG_NAME)
+    log = _HookLog(os.path.join(config.memory_dir, LOG_NAME))
     try:
         ensure_private_dir(config.memory_dir, warn=log.warning)
     except OSError:
@@ -505,7 +515,7 @@ class _HookLog:
     this. A line that cannot be written is dropped: the hook stays silent whatever happens.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: str) -> None:
         self.path = path
 
     def warning(self, message: str) -> None:
@@ -515,48 +525,67 @@ class _HookLog:
         now = time.time()
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
         line = f"{stamp},{int(now % 1 * 1000):03d} {level} {__name__}: {message}\n"
-        with contextlib.suppress(OSError):
+        try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
-            try:
-                os.write(fd, line.encode("utf-8", "backslashreplace"))
-            finally:
-                os.close(fd)
+        except OSError:
+            return
+        try:
+            os.write(fd, line.encode("utf-8", "backslashreplace"))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
-@contextlib.contextmanager
-def _folding(memory_dir: Path, log: _HookLog) -> Iterator[None]:
+class _Folding:
     """For a fold: the tokenizer's ranks cached in the memory directory, log records to the
-    hook's log. Both are undone after, so nothing of a call outlives it in the process."""
-    previous = cache_encodings_in(memory_dir / TOKENIZER_DIRNAME)
-    try:
-        with _logging_to(log.path):
-            yield
-    finally:
-        cache_encodings_in(previous)
+    hook's log. Both are undone after, so nothing of a call outlives it in the process.
+
+    A class rather than a ``contextlib`` generator: a call whose state is current, which
+    never folds, does not import :mod:`contextlib` (nor :mod:`logging`, nor the tokenizer).
+    """
+
+    def __init__(self, memory_dir: StrPath, log: _HookLog) -> None:
+        self.cache_dir = os.path.join(memory_dir, TOKENIZER_DIRNAME)
+        self.log_path = log.path
+
+    def __enter__(self) -> None:
+        import logging
+        from pathlib import Path
+
+        from session_memory.tokens import cache_encodings_in
+
+        self.previous_cache = cache_encodings_in(Path(self.cache_dir))
+        # Warnings and errors of the service (and anything else that logs) go to the hook's
+        # log only, for the duration of the fold: nothing reaches the client's stderr. The
+        # file is created on the first line written, mode 0o600 like everything else here.
+        self.handler = _private_file_handler(self.log_path)
+        self.handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        )
+        root = logging.getLogger()
+        self.saved = root.handlers[:], root.level
+        root.handlers = [self.handler]
+        root.setLevel(logging.WARNING)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        import logging
+
+        from session_memory.tokens import cache_encodings_in
+
+        root = logging.getLogger()
+        root.handlers, level = self.saved
+        root.setLevel(level)
+        self.handler.close()
+        cache_encodings_in(self.previous_cache)
 
 
-@contextlib.contextmanager
-def _logging_to(path: Path) -> Iterator[None]:
-    """Send warnings and errors of the service (and anything else that logs) to the hook's
-    log only, for the duration of a fold: nothing reaches the client's stderr. The file is
-    created on the first line written, mode 0o600 like everything else here."""
-    import logging
-
-    handler = _private_file_handler(path)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    saved_handlers, saved_level = root.handlers[:], root.level
-    root.handlers = [handler]
-    root.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        root.handlers = saved_handlers
-        root.setLevel(saved_level)
-        handler.close()
-
-
-def _private_file_handler(path: Path) -> logging.FileHandler:
+def _private_file_handler(path: str) -> logging.FileHandler:
     import io
     import logging
 

@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
+from session_memory.encoding_names import DEFAULT_ENCODING
 from session_memory.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ __all__ = [
     "counter",
 ]
 
-DEFAULT_ENCODING: Final = "cl100k_base"
 _OFFLINE_SUFFIX: Final = "_offline"
 
 _cache_dir: Path | None = None

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 HEAVY = (
     "pydantic",
@@ -24,6 +25,34 @@ HEAVY = (
 # orjson or dataclasses (their imports bring datetime, uuid, inspect, ast...).
 HEAVY_FOR_A_CURRENT_HOOK = (*HEAVY, "orjson", "dataclasses", "inspect")
 
+# What a hook call whose state is current may import beyond the interpreter's own start-up:
+# C modules (json's speedups, SHA-256 and BLAKE2b without OpenSSL, the named tuples' field
+# accessor), errno, and the hook's own small modules. Neither typing, collections, pathlib,
+# argparse, hashlib, shutil, contextlib, logging, nor the json package with re and enum.
+CURRENT_HOOK_MAY_IMPORT = frozenset(
+    {
+        "__future__",
+        "_blake2",
+        "_collections",
+        "_json",
+        "_sha2",
+        "_sha256",
+        "errno",
+        "session_memory",
+        "session_memory.cli",
+        "session_memory.current",
+        "session_memory.encoding_names",
+        "session_memory.errors",
+        "session_memory.files",
+        "session_memory.hashes",
+        "session_memory.hook",
+        "session_memory.json_codec",
+        "session_memory.state_files",
+        "session_memory.typed_tuple",
+        "session_memory.writes",
+    }
+)
+
 # Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.
 _PROBE = """
 import sys
@@ -35,6 +64,37 @@ except SystemExit:
 sys.stdout.flush()
 print("\\nLOADED=" + ",".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
 """
+
+
+# Runs the CLI in-process in a fresh interpreter, then prints every module it has loaded.
+_MODULES_PROBE = """
+import sys
+from session_memory.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nMODULES=" + ",".join(sys.modules), file=sys.stderr)
+"""
+
+
+def modules_after(args: list[str], stdin: bytes = b"") -> set[str]:
+    """Every module a fresh interpreter has loaded after running the CLI with ``args``."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_PROBE, *args], input=stdin, capture_output=True, check=True
+    )
+    return set(done.stderr.decode().rsplit("MODULES=", 1)[1].strip().split(","))
+
+
+def startup_modules() -> set[str]:
+    """The modules the same interpreter has loaded when it runs nothing."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; print(','.join(sys.modules))"],
+        capture_output=True,
+        check=True,
+    )
+    return set(done.stdout.decode().strip().split(","))
 
 
 def loaded_by(args: list[str], stdin: bytes = b"", heavy: tuple[str, ...] = HEAVY) -> set[str]:
@@ -108,3 +168,26 @@ def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
     loaded = loaded_by(["hook", "--state-dir", str(tmp_path / "state")], event)
     assert "deriver" in loaded
     assert not loaded & {"watchfiles", "asyncio", "nats"}
+
+
+@pytest.mark.parametrize(
+    ("session", "hook_event"),
+    [("s1", "SessionStart"), ("s2", "UserPromptSubmit")],
+    ids=["compaction-nothing-written", "prompt-of-a-new-session-record-written"],
+)
+def test_a_current_hook_call_imports_only_c_modules_and_its_own(
+    tmp_path: Path, session: str, hook_event: str
+) -> None:
+    """A hook call whose state is current imports, beyond the interpreter's start-up, only
+    a few C modules, errno and the hook's own modules; writing the session's record
+    included."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    argv = ["hook", "--state-dir", str(tmp_path / "state")]
+    loaded_by(argv, compact_event(transcript))  # the first call derives
+    event = orjson.loads(compact_event(transcript))
+    event.update(session_id=session, hook_event_name=hook_event)
+    extra = modules_after(argv, orjson.dumps(event)) - startup_modules()
+    assert "session_memory.hook" in extra
+    assert extra - CURRENT_HOOK_MAY_IMPORT == set()
+    assert len(list((tmp_path / "state" / ".hook-sessions").iterdir())) == int(session[1:])

@@ -77,12 +77,17 @@ def full_memory(path: Path, budget: int = 1200) -> str:
     return render_memory(deriver.memory)
 
 
+def memory_dir(config: HookConfig) -> Path:
+    """The memory directory of ``config`` (a plain string path in the hook itself)."""
+    return Path(config.memory_dir)
+
+
 def state_of(config: HookConfig, transcript: Path) -> Path:
-    return state_path(state_dir_of(config.memory_dir), os.path.realpath(transcript))
+    return state_path(state_dir_of(memory_dir(config)), os.path.realpath(transcript))
 
 
 def log_lines(config: HookConfig) -> list[str]:
-    log = config.memory_dir / "hook.log"
+    log = memory_dir(config) / "hook.log"
     return log.read_text().splitlines() if log.exists() else []
 
 
@@ -237,7 +242,7 @@ class TestState:
     ) -> None:
         """The state keeps the offset; a later call reads on from it and equals a rebuild."""
         call(config, event(session.path))
-        spath = state_path(state_dir_of(config.memory_dir), os.path.realpath(session.path))
+        spath = state_path(state_dir_of(memory_dir(config)), os.path.realpath(session.path))
         first = load_state(spath).offset
         assert first == session.path.stat().st_size
         session.tool("Bash", {"command": "pytest -q"}, "12 passed")
@@ -263,7 +268,7 @@ class TestState:
         MemoryService([session.path], config.memory_dir).run_once()
         name = load_state(state_of(config, session.path)).name
         assert name is not None
-        md_name = config.memory_dir / f"{name}.memory.md"
+        md_name = memory_dir(config) / f"{name}.memory.md"
         md_name.unlink()
         md_name.write_text("# a Markdown of another generation\n")
         memory = current_memory(session.path, config.memory_dir)
@@ -278,11 +283,11 @@ class TestState:
         name = load_state(state_of(config, session.path)).name
         assert name is not None
         other = OutputPair(b"# Session memory\n- another one\n", b'{"tokens_used": 5}')
-        Outputs(config.memory_dir).publish(name, other)
+        Outputs(memory_dir(config)).publish(name, other)
         memory = current_memory(session.path, config.memory_dir)
         assert memory.folded
         assert memory.markdown == full_memory(session.path)
-        assert Outputs(config.memory_dir).read(name) != other
+        assert Outputs(memory_dir(config)).read(name) != other
 
     def test_a_rewritten_transcript_is_derived_again(
         self, config: HookConfig, session: ClaudeCodeSession, tmp_path: Path
@@ -359,8 +364,8 @@ class TestFailures:
         self, config: HookConfig, session: ClaudeCodeSession, capfd: pytest.CaptureFixture[str]
     ) -> None:
         """A state directory others may enter is warned about in hook.log, never on stderr."""
-        config.memory_dir.mkdir(mode=0o755)
-        config.memory_dir.chmod(0o755)
+        memory_dir(config).mkdir(mode=0o755)
+        memory_dir(config).chmod(0o755)
         assert "Fix the rounding bug" in context(call(config, event(session.path)))
         assert capfd.readouterr().err == ""
         lines = log_lines(config)
