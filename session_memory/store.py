@@ -170,30 +170,34 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` so that readers see the old bytes or the new, never a mix.
 
     Temp file in the same directory (so the rename cannot cross file systems), mode 0o600
     from creation, fsync, ``os.replace``, then fsync of the directory (skip it with
     ``sync_dir=False`` when the caller syncs the directory once for several files). The
     rename replaces whatever entry ``path`` is (a planted symlink included), never its target.
+    ``durable=False`` skips both fsyncs: still atomic for readers and across kills, durable
+    only once the caller syncs (after a power cut the file may be old, empty or torn).
     """
     tmp = _temp_beside(path)
-    write_new(tmp, data)
+    write_new(tmp, data, durable=durable)
     _rename_over(tmp, path)
-    if sync_dir:
+    if sync_dir and durable:
         fsync_dir(path.parent)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Create ``path`` (it must not exist, not even as a link), write, fsync; 0o600."""
+def write_new(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Create ``path`` (it must not exist, not even as a link), write, fsync unless not
+    ``durable``; 0o600."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE)
     try:
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
     except BaseException:
@@ -272,8 +276,9 @@ def state_path(state_dir: Path, transcript: str) -> Path:
     return state_dir / f"{digest}.state"
 
 
-def save_state(state_dir: Path, state: TranscriptState) -> None:
-    """Write the state atomically: a JSON header line, then the raw snapshot bytes."""
+def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True) -> None:
+    """Write the state atomically: a JSON header line, then the raw snapshot bytes
+    (``durable=False``: without fsyncs, see :func:`atomic_write`)."""
     header = {
         "format": STATE_FORMAT,
         "path": state.path,
@@ -290,7 +295,11 @@ def save_state(state_dir: Path, state: TranscriptState) -> None:
         "markdown_blake2b": state.markdown_hash,
         "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
-    atomic_write(state_path(state_dir, state.path), compact_json(header) + b"\n" + state.snapshot)
+    atomic_write(
+        state_path(state_dir, state.path),
+        compact_json(header) + b"\n" + state.snapshot,
+        durable=durable,
+    )
 
 
 def load_state(path: Path) -> TranscriptState:
@@ -435,11 +444,20 @@ class Outputs:
         """Like :meth:`read`, and only when both names in the output directory lead to it."""
         return self.read(name) if self._links_ok(name) else None
 
-    def publish(self, name: str, pair: OutputPair, *, markdown_unchanged: bool = False) -> None:
+    def publish(
+        self,
+        name: str,
+        pair: OutputPair,
+        *,
+        markdown_unchanged: bool = False,
+        durable: bool = True,
+    ) -> None:
         """Publish a new generation of ``name``'s pair; both names switch at once.
 
         With ``markdown_unchanged`` the Markdown of the current generation is hard-linked
-        into the new one instead of written again (it is already durable).
+        into the new one instead of written again (it is already durable, or as durable as
+        the generation it came from). ``durable=False`` skips every fsync: the switch is
+        still atomic for readers and across kills, and durable once the caller syncs.
         """
         ensure_private_dir(self.generations)
         current = self._current(name)
@@ -457,15 +475,18 @@ class Outputs:
                 len(pair.markdown),
             )
         ):
-            write_new(directory / _MD_FILE, pair.markdown)
-        write_new(directory / _JSON_FILE, pair.json)
-        fsync_dir(directory)
+            write_new(directory / _MD_FILE, pair.markdown, durable=durable)
+        write_new(directory / _JSON_FILE, pair.json, durable=durable)
+        if durable:
+            fsync_dir(directory)
         _replace_link(self.generations / f"{name}{_POINTER}", f"{name}.{generation}")
-        fsync_dir(self.generations)
+        if durable:
+            fsync_dir(self.generations)
         if not self._links_ok(name):
             for path, file in zip(self.paths(name), (_JSON_FILE, _MD_FILE), strict=True):
                 _replace_link(path, f"{GENERATIONS_DIRNAME}/{name}{_POINTER}/{file}")
-            fsync_dir(self.out_dir)
+            if durable:
+                fsync_dir(self.out_dir)
         if current is not None and current != generation:
             _remove_generation(self.generations / f"{name}.{current}")
 
