@@ -582,8 +582,8 @@ class MemoryService:
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
 
-        State is written after every change, so stopping needs no extra flush: each
-        transcript's state and outputs are complete when this returns.
+        Outputs are written after every change, states at the latest on the next sweep and
+        when stopping: each transcript's state and outputs are complete when this returns.
         """
         with self._writers():
             self._catch_up()
@@ -611,7 +611,9 @@ class MemoryService:
                 if self._stop.is_set():
                     break
                 self._on_change(path)
-            self._drain()
+            # Writes go on while the next changes are read: a transcript waits only for
+            # its own previous write (see _advance), not for every other one's fsyncs.
+            self._reap()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
@@ -620,6 +622,9 @@ class MemoryService:
                 self._drain()
                 self._evict_idle()
                 last_sweep = self._clock()
+        for t in list(self._transcripts.values()):
+            self._wait_for(t.path)
+            self._publish(t)  # the states deferred since the last sweep
 
     # ------------------------------------------------------------------ discovery
 
@@ -824,7 +829,7 @@ class MemoryService:
             real = self._add(path)
             if real is None:
                 return
-        self._visit(real, hint=False)
+        self._visit(real, hint=False, defer_state=True)
 
     def _eligible(self, path: str) -> bool:
         """A new file under a watched directory, resolving inside it (symlinks included)."""
@@ -867,7 +872,7 @@ class MemoryService:
         self._polling = True
         self._sweep_queue = []
 
-    def _visit(self, real: str, *, hint: bool) -> None:
+    def _visit(self, real: str, *, hint: bool, defer_state: bool = False) -> None:
         """Bring one known transcript up to date; one on disk only is first ``stat``ed and
         restored only if it changed."""
         if real in self._dormant:
@@ -880,7 +885,7 @@ class MemoryService:
             hint = False
         t = self._resident(real)
         if t is not None:
-            self._advance(t, hint=hint)
+            self._advance(t, hint=hint, defer_state=defer_state)
 
     # ------------------------------------------------------------------ memory
 
@@ -928,14 +933,17 @@ class MemoryService:
 
     # ------------------------------------------------------------------ the work
 
-    def _advance(self, t: _Transcript, *, hint: bool = False) -> None:
+    def _advance(self, t: _Transcript, *, hint: bool = False, defer_state: bool = False) -> None:
         """Fold the new complete lines of one transcript, then write outputs, then state.
 
         With ``hint`` (the slow timer) a ``stat`` comes first and the file is opened only
         when it changed; everything read is verified on the descriptor it is read from.
+        With ``defer_state`` (a notification) only the outputs are written now: the state
+        follows on the next sweep, so a transcript appended to many times a second costs
+        one state a second rather than one a line.
         """
         if t.path in self._in_flight:
-            self._drain()  # its previous change must be on disk before it is read on
+            self._wait_for(t.path)  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -955,7 +963,7 @@ class MemoryService:
             )
             self._forget(t, drop_state=False)
         else:
-            self._publish(t)
+            self._publish(t, state=not defer_state)
 
     def _read_or_rebuild(self, t: _Transcript) -> TailStatus:
         """Read on from the offset; from the start when the file was replaced or the
@@ -1032,8 +1040,9 @@ class MemoryService:
         for n, record in enumerate(skipped, start=first + 1):
             _log_skip(t.path, n, record.offset, record.reason)
 
-    def _publish(self, t: _Transcript) -> None:
-        """Write the outputs if the memory changed, then the state if anything was read.
+    def _publish(self, t: _Transcript, *, state: bool = True) -> None:
+        """Write the outputs if the memory changed, then the state if anything was read
+        (unless not ``state``: then the state stays stale, for a later call).
 
         What to write is computed here; the writing itself (:meth:`_commit`) goes to the
         writer threads while the service runs, so the fsyncs of many transcripts overlap.
@@ -1044,7 +1053,7 @@ class MemoryService:
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        if t.unreadable or not (t.outputs_stale or t.state_stale):
+        if t.unreadable or not (t.outputs_stale or (t.state_stale and state)):
             return  # an unreadable file has no memory and no state: a restart tells it again
         memory = _memory_so_far(t)
         memory_json = memory.to_json()
@@ -1059,7 +1068,7 @@ class MemoryService:
             pair=pair,
             published=t.published,
             synced=t.outputs_synced,
-            state=self._state_of(t, memory_json, shown) if t.state_stale else None,
+            state=self._state_of(t, memory_json, shown) if t.state_stale and state else None,
             durable=not self._catching_up,
         )
         self._unsynced |= self._catching_up
@@ -1139,6 +1148,18 @@ class MemoryService:
             self._failures.failed(t.path, done.error)
         else:
             self._failures.succeeded(t.path)
+
+    def _wait_for(self, path: str) -> None:
+        """Wait for the write in flight of one transcript, if it has one."""
+        entry = self._in_flight.pop(path, None)
+        if entry is not None:
+            t, write, future = entry
+            self._finish(t, write, future.result())
+
+    def _reap(self) -> None:
+        """Record the writes that are done, without waiting for the others."""
+        for path in [path for path, entry in self._in_flight.items() if entry[2].done()]:
+            self._wait_for(path)
 
     def _drain(self, keep: int = 0) -> list[_Transcript]:
         """Wait for the writes in flight, oldest first, until at most ``keep`` are left;
