@@ -58,6 +58,7 @@ from session_memory.store import (
     ensure_private_dir,
     load_state,
     memory_hash,
+    read_state,
     remove_orphans,
     safe_name,
     save_state,
@@ -159,6 +160,7 @@ class _Transcript:
     events_read: int = 0
     lines_skipped: int = 0
     last_active: float = 0.0  # the clock when it last grew (or was derived, or woken)
+    state_digest: str = ""  # of the state file as this service wrote or proved it
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,7 @@ class _Written:
     written: bool = False  # a new generation was published
     outputs: bool = False  # the outputs are as the memory
     state: bool = False  # the state is saved
+    state_digest: str = ""  # of the state file saved
     error: OSError | None = None
 
 
@@ -210,6 +213,7 @@ class _Dormant:
     tail: FileTail
     events_read: int = 0
     lines_skipped: int = 0
+    state_digest: str = ""  # of its state as this service wrote it: restored without proof
 
 
 def _check_options(
@@ -541,7 +545,7 @@ class MemoryService:
         self._outputs_written += done.written
         if done.error is None:
             self._failures.succeeded(real)
-            self._dormant[real] = _Dormant(tail, d.events_read, d.lines_skipped)
+            self._dormant[real] = _Dormant(tail, d.events_read, d.lines_skipped, done.state_digest)
             return
         self._failures.failed(real, done.error)
         deriver = SessionMemoryDeriver.restore(d.snapshot)
@@ -689,7 +693,7 @@ class MemoryService:
         dormant = self._dormant.pop(real, None)
         if dormant is None:
             return None
-        t = self._load(real)
+        t = self._load(real, dormant.state_digest)
         t.events_read, t.lines_skipped = dormant.events_read, dormant.lines_skipped
         logger.debug("%s changed: restored from its state", real)
         return self._admit(t)
@@ -771,19 +775,21 @@ class MemoryService:
             return False
         return name in self._names_for(real, session if isinstance(session, str) else None)
 
-    def _load(self, real: str) -> _Transcript:
+    def _load(self, real: str, written: str = "") -> _Transcript:
         """Resume from the state when every check of it passes; else derive from scratch.
 
         The state is input: its header is type- and range-checked as it is read, it must
         be for this path, budget, encoding and format, its snapshot must restore to the
-        very memory it was saved with, and its output name must be one this service would
-        give the transcript. Any doubt: one WARNING, and the transcript is rebuilt.
+        very memory it was saved with (unless the file is, byte for byte, the state of
+        digest ``written`` this service saved from the deriver it had), and its output name
+        must be one this service would give the transcript. Any doubt: one WARNING, and the
+        transcript is rebuilt.
         """
         spath = state_path(self.state_dir, real)
         if not os.path.lexists(spath):
             return self._fresh(real)
         try:
-            state = load_state(spath)
+            state, digest = read_state(spath)
             if state.path != real:
                 raise StateError(f"state {spath} belongs to another transcript")
             if (state.budget_tokens, state.encoding, state.transcript_format) != (
@@ -792,7 +798,7 @@ class MemoryService:
                 self.format,
             ):
                 raise StateError("state was derived with another budget, encoding or format")
-            deriver, adapter = _restore(state)
+            deriver, adapter = _restore(state, prove=not written or digest != written)
             if state.name is not None and self._names.get(state.name, real) != real:
                 raise StateError(f"state names its outputs {state.name!r}, taken by another")
             if state.name is not None and state.name not in self._names_for(
@@ -819,6 +825,7 @@ class MemoryService:
             adapter=adapter,
             name=state.name,
             restored=True,
+            state_digest=digest,
         )
 
     def _on_change(self, path: str) -> None:
@@ -898,7 +905,7 @@ class MemoryService:
     def _evict(self, t: _Transcript) -> None:
         """Keep ``t`` only on disk: its state, and its tail's position for the sweep."""
         del self._transcripts[t.path]
-        self._dormant[t.path] = _Dormant(t.tail, t.events_read, t.lines_skipped)
+        self._dormant[t.path] = _Dormant(t.tail, t.events_read, t.lines_skipped, t.state_digest)
 
     def _enforce_cap(self) -> None:
         while len(self._transcripts) > self._resident_max:
@@ -1130,7 +1137,7 @@ class MemoryService:
                     # state moves past them.
                     self._outputs.sync(name)
                     done.synced = True
-                save_state(self.state_dir, write.state, durable=write.durable)
+                done.state_digest = save_state(self.state_dir, write.state, durable=write.durable)
                 done.state = True
         except OSError as exc:
             done.error = exc
@@ -1144,6 +1151,7 @@ class MemoryService:
             t.outputs_stale = False
         if done.state:
             t.state_stale = False
+            t.state_digest = done.state_digest
         if done.error is not None:
             self._failures.failed(t.path, done.error)
         else:
@@ -1397,12 +1405,15 @@ def _format_told(adapter: AdapterBase) -> bool:
     return not isinstance(adapter, AutoAdapter) or adapter.detected is not None
 
 
-def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]:
+def _restore(
+    state: TranscriptState, *, prove: bool = True
+) -> tuple[SessionMemoryDeriver, AdapterBase]:
     """The deriver and adapter of a state, proven to give the memory it was saved with.
 
     A snapshot edited into wrong types may restore without complaint: it must also be a
     fixed point (restored and snapshotted again, the same bytes) and give the memory whose
-    hash the state kept, else :class:`StateError`.
+    hash the state kept, else :class:`StateError`. Without ``prove`` (a state known to be
+    byte for byte what this service saved from its own deriver) only the restore is done.
     """
     deriver = SessionMemoryDeriver.restore(state.snapshot)
     adapter = (
@@ -1410,6 +1421,8 @@ def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]
         if state.adapter is None
         else restore_adapter(state.adapter)
     )
+    if not prove:
+        return deriver, adapter
     if deriver.snapshot() != state.snapshot:
         raise StateError("the snapshot does not restore to itself")
     if adapter.snapshot() != state.adapter and state.adapter is not None:
