@@ -586,8 +586,8 @@ class MemoryService:
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
 
-        Outputs are written after every change, states at the latest on the next sweep and
-        when stopping: each transcript's state and outputs are complete when this returns.
+        State is written after every change, so stopping needs no extra flush: each
+        transcript's state and outputs are complete when this returns.
         """
         with self._writers():
             self._catch_up()
@@ -626,9 +626,6 @@ class MemoryService:
                 self._drain()
                 self._evict_idle()
                 last_sweep = self._clock()
-        for t in list(self._transcripts.values()):
-            self._wait_for(t.path)
-            self._publish(t)  # the states deferred since the last sweep
 
     # ------------------------------------------------------------------ discovery
 
@@ -836,7 +833,7 @@ class MemoryService:
             real = self._add(path)
             if real is None:
                 return
-        self._visit(real, hint=False, defer_state=True)
+        self._visit(real, hint=False)
 
     def _eligible(self, path: str) -> bool:
         """A new file under a watched directory, resolving inside it (symlinks included)."""
@@ -879,7 +876,7 @@ class MemoryService:
         self._polling = True
         self._sweep_queue = []
 
-    def _visit(self, real: str, *, hint: bool, defer_state: bool = False) -> None:
+    def _visit(self, real: str, *, hint: bool) -> None:
         """Bring one known transcript up to date; one on disk only is first ``stat``ed and
         restored only if it changed."""
         if real in self._dormant:
@@ -892,7 +889,7 @@ class MemoryService:
             hint = False
         t = self._resident(real)
         if t is not None:
-            self._advance(t, hint=hint, defer_state=defer_state)
+            self._advance(t, hint=hint)
 
     # ------------------------------------------------------------------ memory
 
@@ -940,14 +937,11 @@ class MemoryService:
 
     # ------------------------------------------------------------------ the work
 
-    def _advance(self, t: _Transcript, *, hint: bool = False, defer_state: bool = False) -> None:
+    def _advance(self, t: _Transcript, *, hint: bool = False) -> None:
         """Fold the new complete lines of one transcript, then write outputs, then state.
 
         With ``hint`` (the slow timer) a ``stat`` comes first and the file is opened only
         when it changed; everything read is verified on the descriptor it is read from.
-        With ``defer_state`` (a notification) only the outputs are written now: the state
-        follows on the next sweep, so a transcript appended to many times a second costs
-        one state a second rather than one a line.
         """
         if t.path in self._in_flight:
             self._wait_for(t.path)  # its previous change must be on disk before it is read on
@@ -970,7 +964,7 @@ class MemoryService:
             )
             self._forget(t, drop_state=False)
         else:
-            self._publish(t, state=not defer_state)
+            self._publish(t)
 
     def _read_or_rebuild(self, t: _Transcript) -> TailStatus:
         """Read on from the offset; from the start when the file was replaced or the
@@ -1047,9 +1041,8 @@ class MemoryService:
         for n, record in enumerate(skipped, start=first + 1):
             _log_skip(t.path, n, record.offset, record.reason)
 
-    def _publish(self, t: _Transcript, *, state: bool = True) -> None:
-        """Write the outputs if the memory changed, then the state if anything was read
-        (unless not ``state``: then the state stays stale, for a later call).
+    def _publish(self, t: _Transcript) -> None:
+        """Write the outputs if the memory changed, then the state if anything was read.
 
         What to write is computed here; the writing itself (:meth:`_commit`) goes to the
         writer threads while the service runs, so the fsyncs of many transcripts overlap.
@@ -1060,22 +1053,25 @@ class MemoryService:
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        if t.unreadable or not (t.outputs_stale or (t.state_stale and state)):
+        if t.unreadable or not (t.outputs_stale or t.state_stale):
             return  # an unreadable file has no memory and no state: a restart tells it again
-        memory = _memory_so_far(t)
-        memory_json = memory.to_json()
         pair = None
-        if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
-            pair = OutputPair(render_memory(memory).encode(), memory_json)
-            if t.name is None:
-                t.name = self._claim(t.path, t.deriver.memory.session_id)
+        if not t.outputs_stale and t.published is not None:
+            memory_json = t.published.json  # the outputs are the memory: only the state is due
+        else:
+            memory = _memory_so_far(t)
+            memory_json = memory.to_json()
+            if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
+                pair = OutputPair(render_memory(memory).encode(), memory_json)
+                if t.name is None:
+                    t.name = self._claim(t.path, t.deriver.memory.session_id)
         shown = pair if pair is not None else t.published
         write = _Write(
             name=t.name,
             pair=pair,
             published=t.published,
             synced=t.outputs_synced,
-            state=self._state_of(t, memory_json, shown) if t.state_stale and state else None,
+            state=self._state_of(t, memory_json, shown) if t.state_stale else None,
             durable=not self._catching_up,
         )
         self._unsynced |= self._catching_up

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import threading
@@ -334,36 +333,6 @@ class TestLive:
         for i in range(2, 6):
             append(path, user(i, f"m{i}"))
         assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=1.5)
-
-    def test_a_change_publishes_outputs_at_once_and_its_state_on_the_next_sweep(
-        self, dirs: tuple[Path, Path], running: list[tuple[MemoryService, threading.Thread]]
-    ) -> None:
-        """An append is in the outputs at once; its state follows on the next sweep (here
-        on a clock the test moves) or when the service stops, and then covers the file."""
-        watched, out = dirs
-        a = watched / "a.jsonl"
-        a.write_bytes(user(1, "first"))
-        clock = ManualClock()
-        service = start(running, [watched], out, sweep_seconds=0.2, clock=clock)
-        spath = state_path(service.state_dir, str(a.resolve()))
-        for i in range(2, 40):  # until a notification, not a sweep, brings an append in
-            assert wait_for(functools.partial(state_covers, spath, a))
-            before = spath.read_bytes()
-            append(a, user(i, f"m{i}"))
-            if wait_for(lambda: output(out, "s-1") == rebuild(a), timeout=1.0):
-                break
-            clock.now += 1.0  # the watch was not set up yet: the sweep finds the append
-            assert wait_for(lambda: output(out, "s-1") == rebuild(a))
-        assert spath.read_bytes() == before
-        service, thread = running.pop()
-        service.stop()
-        thread.join(10)
-        assert store.load_state(spath).offset == a.stat().st_size
-
-
-def state_covers(spath: Path, path: Path) -> bool:
-    """Whether the state at ``spath`` has consumed the whole of ``path``."""
-    return spath.exists() and store.load_state(spath).offset == path.stat().st_size
 
 
 class ManualClock:
