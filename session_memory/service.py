@@ -58,7 +58,6 @@ from session_memory.store import (
     ensure_private_dir,
     load_state,
     memory_hash,
-    read_state,
     remove_orphans,
     safe_name,
     save_state,
@@ -160,7 +159,6 @@ class _Transcript:
     events_read: int = 0
     lines_skipped: int = 0
     last_active: float = 0.0  # the clock when it last grew (or was derived, or woken)
-    state_digest: str = ""  # of the state file as this service wrote or proved it
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +182,6 @@ class _Written:
     written: bool = False  # a new generation was published
     outputs: bool = False  # the outputs are as the memory
     state: bool = False  # the state is saved
-    state_digest: str = ""  # of the state file saved
     error: OSError | None = None
 
 
@@ -213,7 +210,6 @@ class _Dormant:
     tail: FileTail
     events_read: int = 0
     lines_skipped: int = 0
-    state_digest: str = ""  # of its state as this service wrote it: restored without proof
 
 
 def _check_options(
@@ -545,7 +541,7 @@ class MemoryService:
         self._outputs_written += done.written
         if done.error is None:
             self._failures.succeeded(real)
-            self._dormant[real] = _Dormant(tail, d.events_read, d.lines_skipped, done.state_digest)
+            self._dormant[real] = _Dormant(tail, d.events_read, d.lines_skipped)
             return
         self._failures.failed(real, done.error)
         deriver = SessionMemoryDeriver.restore(d.snapshot)
@@ -615,9 +611,7 @@ class MemoryService:
                 if self._stop.is_set():
                     break
                 self._on_change(path)
-            # Writes go on while the next changes are read: a transcript waits only for
-            # its own previous write (see _advance), not for every other one's fsyncs.
-            self._reap()
+            self._drain()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
@@ -690,7 +684,7 @@ class MemoryService:
         dormant = self._dormant.pop(real, None)
         if dormant is None:
             return None
-        t = self._load(real, dormant.state_digest)
+        t = self._load(real)
         t.events_read, t.lines_skipped = dormant.events_read, dormant.lines_skipped
         logger.debug("%s changed: restored from its state", real)
         return self._admit(t)
@@ -772,21 +766,19 @@ class MemoryService:
             return False
         return name in self._names_for(real, session if isinstance(session, str) else None)
 
-    def _load(self, real: str, written: str = "") -> _Transcript:
+    def _load(self, real: str) -> _Transcript:
         """Resume from the state when every check of it passes; else derive from scratch.
 
         The state is input: its header is type- and range-checked as it is read, it must
         be for this path, budget, encoding and format, its snapshot must restore to the
-        very memory it was saved with (unless the file is, byte for byte, the state of
-        digest ``written`` this service saved from the deriver it had), and its output name
-        must be one this service would give the transcript. Any doubt: one WARNING, and the
-        transcript is rebuilt.
+        very memory it was saved with, and its output name must be one this service would
+        give the transcript. Any doubt: one WARNING, and the transcript is rebuilt.
         """
         spath = state_path(self.state_dir, real)
         if not os.path.lexists(spath):
             return self._fresh(real)
         try:
-            state, digest = read_state(spath)
+            state = load_state(spath)
             if state.path != real:
                 raise StateError(f"state {spath} belongs to another transcript")
             if (state.budget_tokens, state.encoding, state.transcript_format) != (
@@ -795,7 +787,7 @@ class MemoryService:
                 self.format,
             ):
                 raise StateError("state was derived with another budget, encoding or format")
-            deriver, adapter = _restore(state, prove=not written or digest != written)
+            deriver, adapter = _restore(state)
             if state.name is not None and self._names.get(state.name, real) != real:
                 raise StateError(f"state names its outputs {state.name!r}, taken by another")
             if state.name is not None and state.name not in self._names_for(
@@ -822,7 +814,6 @@ class MemoryService:
             adapter=adapter,
             name=state.name,
             restored=True,
-            state_digest=digest,
         )
 
     def _on_change(self, path: str) -> None:
@@ -902,7 +893,7 @@ class MemoryService:
     def _evict(self, t: _Transcript) -> None:
         """Keep ``t`` only on disk: its state, and its tail's position for the sweep."""
         del self._transcripts[t.path]
-        self._dormant[t.path] = _Dormant(t.tail, t.events_read, t.lines_skipped, t.state_digest)
+        self._dormant[t.path] = _Dormant(t.tail, t.events_read, t.lines_skipped)
 
     def _enforce_cap(self) -> None:
         while len(self._transcripts) > self._resident_max:
@@ -944,7 +935,7 @@ class MemoryService:
         when it changed; everything read is verified on the descriptor it is read from.
         """
         if t.path in self._in_flight:
-            self._wait_for(t.path)  # its previous change must be on disk before it is read on
+            self._drain()  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -1055,16 +1046,13 @@ class MemoryService:
         """
         if t.unreadable or not (t.outputs_stale or t.state_stale):
             return  # an unreadable file has no memory and no state: a restart tells it again
+        memory = _memory_so_far(t)
+        memory_json = memory.to_json()
         pair = None
-        if not t.outputs_stale and t.published is not None:
-            memory_json = t.published.json  # the outputs are the memory: only the state is due
-        else:
-            memory = _memory_so_far(t)
-            memory_json = memory.to_json()
-            if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
-                pair = OutputPair(render_memory(memory).encode(), memory_json)
-                if t.name is None:
-                    t.name = self._claim(t.path, t.deriver.memory.session_id)
+        if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
+            pair = OutputPair(render_memory(memory).encode(), memory_json)
+            if t.name is None:
+                t.name = self._claim(t.path, t.deriver.memory.session_id)
         shown = pair if pair is not None else t.published
         write = _Write(
             name=t.name,
@@ -1133,7 +1121,7 @@ class MemoryService:
                     # state moves past them.
                     self._outputs.sync(name)
                     done.synced = True
-                done.state_digest = save_state(self.state_dir, write.state, durable=write.durable)
+                save_state(self.state_dir, write.state, durable=write.durable)
                 done.state = True
         except OSError as exc:
             done.error = exc
@@ -1147,23 +1135,10 @@ class MemoryService:
             t.outputs_stale = False
         if done.state:
             t.state_stale = False
-            t.state_digest = done.state_digest
         if done.error is not None:
             self._failures.failed(t.path, done.error)
         else:
             self._failures.succeeded(t.path)
-
-    def _wait_for(self, path: str) -> None:
-        """Wait for the write in flight of one transcript, if it has one."""
-        entry = self._in_flight.pop(path, None)
-        if entry is not None:
-            t, write, future = entry
-            self._finish(t, write, future.result())
-
-    def _reap(self) -> None:
-        """Record the writes that are done, without waiting for the others."""
-        for path in [path for path, entry in self._in_flight.items() if entry[2].done()]:
-            self._wait_for(path)
 
     def _drain(self, keep: int = 0) -> list[_Transcript]:
         """Wait for the writes in flight, oldest first, until at most ``keep`` are left;
@@ -1401,15 +1376,12 @@ def _format_told(adapter: AdapterBase) -> bool:
     return not isinstance(adapter, AutoAdapter) or adapter.detected is not None
 
 
-def _restore(
-    state: TranscriptState, *, prove: bool = True
-) -> tuple[SessionMemoryDeriver, AdapterBase]:
+def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]:
     """The deriver and adapter of a state, proven to give the memory it was saved with.
 
     A snapshot edited into wrong types may restore without complaint: it must also be a
     fixed point (restored and snapshotted again, the same bytes) and give the memory whose
-    hash the state kept, else :class:`StateError`. Without ``prove`` (a state known to be
-    byte for byte what this service saved from its own deriver) only the restore is done.
+    hash the state kept, else :class:`StateError`.
     """
     deriver = SessionMemoryDeriver.restore(state.snapshot)
     adapter = (
@@ -1417,8 +1389,6 @@ def _restore(
         if state.adapter is None
         else restore_adapter(state.adapter)
     )
-    if not prove:
-        return deriver, adapter
     if deriver.snapshot() != state.snapshot:
         raise StateError("the snapshot does not restore to itself")
     if adapter.snapshot() != state.adapter and state.adapter is not None:

@@ -48,7 +48,6 @@ __all__ = [
     "fsync_dir",
     "load_state",
     "memory_hash",
-    "read_state",
     "remove_orphans",
     "safe_name",
     "save_state",
@@ -277,10 +276,9 @@ def state_path(state_dir: Path, transcript: str) -> Path:
     return state_dir / f"{digest}.state"
 
 
-def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True) -> str:
+def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True) -> None:
     """Write the state atomically: a JSON header line, then the raw snapshot bytes
-    (``durable=False``: without fsyncs, see :func:`atomic_write`). Returns the digest of
-    the bytes written (see :func:`read_state`)."""
+    (``durable=False``: without fsyncs, see :func:`atomic_write`)."""
     header = {
         "format": STATE_FORMAT,
         "path": state.path,
@@ -295,15 +293,13 @@ def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True)
         "adapter": state.adapter,
         "memory_blake2b": state.memory_hash,
         "markdown_blake2b": state.markdown_hash,
-        "snapshot_blake2b": _digest(state.snapshot),
+        "snapshot_blake2b": hashlib.blake2b(state.snapshot, digest_size=16).hexdigest(),
     }
-    data = compact_json(header) + b"\n" + state.snapshot
-    atomic_write(state_path(state_dir, state.path), data, durable=durable)
-    return _digest(data)
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    atomic_write(
+        state_path(state_dir, state.path),
+        compact_json(header) + b"\n" + state.snapshot,
+        durable=durable,
+    )
 
 
 def load_state(path: Path) -> TranscriptState:
@@ -313,12 +309,6 @@ def load_state(path: Path) -> TranscriptState:
     FIFO or device) of at most :data:`MAX_STATE_BYTES`, and every header field is checked for
     its type and range before anything of it is used.
     """
-    return read_state(path)[0]
-
-
-def read_state(path: Path) -> tuple[TranscriptState, str]:
-    """:func:`load_state`, and the digest of the file's bytes: equal to what
-    :func:`save_state` returned when the file is exactly what it wrote."""
     data = read_regular(path, MAX_STATE_BYTES)
     if data is None:
         raise StateError(f"state {path} is not a regular file of at most {MAX_STATE_BYTES} bytes")
@@ -330,9 +320,12 @@ def read_state(path: Path) -> tuple[TranscriptState, str]:
     if not sep or not isinstance(header, dict) or header.get("format") != STATE_FORMAT:
         raise StateError(f"state {path} has an unknown format")
     try:
-        if _field(header, "snapshot_blake2b", str) != _digest(snapshot):
+        if (
+            _field(header, "snapshot_blake2b", str)
+            != hashlib.blake2b(snapshot, digest_size=16).hexdigest()
+        ):
             raise StateError(f"state {path} is damaged: snapshot hash mismatch")
-        state = TranscriptState(
+        return TranscriptState(
             path=_field(header, "path", str),
             dev=_count(header, "dev"),
             ino=_count(header, "ino"),
@@ -349,7 +342,6 @@ def read_state(path: Path) -> tuple[TranscriptState, str]:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise StateError(f"state {path} is damaged: {exc}") from exc
-    return state, _digest(data)
 
 
 def _markdown_hash(header: dict[str, object]) -> str:
@@ -570,11 +562,7 @@ def _link(source: Path, target: Path, size: int) -> bool:
 
 
 def _replace_link(path: Path, target: str) -> None:
-    """Point the symbolic link ``path`` at ``target`` in one step: made in place when
-    nothing is there (a link is created whole), else renamed over whatever entry is."""
-    with contextlib.suppress(FileExistsError):
-        os.symlink(target, path)
-        return
+    """Point the symbolic link ``path`` at ``target`` in one rename (over any entry)."""
     tmp = _temp_beside(path)
     os.symlink(target, tmp)
     _rename_over(tmp, path)

@@ -191,29 +191,3 @@ class TestCorruptState:
         corrupt_state(state_path(service.state_dir, str(path.resolve())), _set("offset", 10**12))
         MemoryService([root], out).run_once()
         assert orjson.loads((out / "s.memory.json").read_bytes()) == derived(path)
-
-    def test_a_state_changed_under_a_running_service_is_proven_again(
-        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
-    ) -> None:
-        """A transcript kept on disk is restored without proof only from the very bytes the
-        service wrote: a state edited meanwhile is proven, and rebuilt."""
-        root, out = tmp_path / "w", tmp_path / "out"
-        root.mkdir()
-        paths = [root / f"t{k}.jsonl" for k in range(2)]
-        lines = [varied_lines(60, seed=k, session=f"s{k}") for k in range(2)]
-        for path, source in zip(paths, lines, strict=True):
-            path.write_bytes(b"".join(source[:40]))
-        service = MemoryService([root], out, resident_max=1)
-        service.run_once()
-        assert str(paths[0].resolve()) in service._dormant
-        corrupt_state(
-            state_path(service.state_dir, str(paths[0].resolve())),
-            snapshot_change=_set("event_count", "5"),
-        )
-        append(paths[0], b"".join(lines[0][40:]))
-        with caplog.at_level(logging.WARNING):
-            service.run_once()
-        assert [r.levelname for r in caplog.records if "rebuilding" in r.getMessage()] == [
-            "WARNING"
-        ]
-        assert orjson.loads((out / "s0.memory.json").read_bytes()) == derived(paths[0])
