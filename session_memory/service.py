@@ -29,12 +29,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import multiprocessing
 import os
+import signal
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -98,6 +100,20 @@ WRITERS: Final = 8
 """Threads writing outputs and states: the fsyncs of transcripts changed together overlap
 (the file system commits them together) instead of queueing one behind the other."""
 
+FARM_MIN: Final = 64
+"""A catch-up with at least this many transcripts to derive from byte 0 folds them in worker
+processes, one a core, while the service writes what they derived: starting the workers
+costs about half a second, deriving a transcript of 50 events a few milliseconds."""
+
+FARM_CHUNK: Final = 8
+"""Transcripts one task of a worker derives (fewer round trips)."""
+
+FARM_AHEAD: Final = 4
+"""Tasks queued per worker beyond the one being written: bounds what waits in memory."""
+
+FARM_MAX_BYTES: Final = 8 * 1024 * 1024
+"""A larger transcript is derived by the service itself, which can stop in the middle of it."""
+
 ERROR_REPORT_SECONDS: Final = 60.0
 """While writes keep failing, one ERROR summarises them at most this often."""
 
@@ -154,6 +170,7 @@ class _Write:
     published: OutputPair | None  # the pair known to be on disk before
     synced: bool
     state: TranscriptState | None
+    durable: bool = True  # fsynced as written; else made durable by the catch-up's sync
 
 
 @dataclass(slots=True)
@@ -166,6 +183,23 @@ class _Written:
     outputs: bool = False  # the outputs are as the memory
     state: bool = False  # the state is saved
     error: OSError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    """A transcript a worker process derived from byte 0: all the service writes of it."""
+
+    offset: int
+    fingerprint: str
+    identity: FileIdentity
+    snapshot: bytes
+    adapter: JsonObject
+    session_id: str | None
+    memory_json: bytes
+    markdown: bytes | None  # None while no record told the transcript's format
+    events_read: int
+    lines_skipped: int
+    skipped: tuple[tuple[int, str], ...]  # the first SKIPS_LOGGED skipped: offset, reason
 
 
 @dataclass(slots=True)
@@ -188,6 +222,7 @@ def _check_options(
     clock: object,
     resident_max: object,
     idle_seconds: object,
+    farm_min: object,
 ) -> None:
     """ConfigError naming the first of :class:`MemoryService`'s options of the wrong type
     (the budget, encoding and format are checked by the deriver and the adapter)."""
@@ -198,6 +233,7 @@ def _check_options(
     check_argument("force_polling", force_polling, bool, optional=True)
     check_argument("resident_max", resident_max, int)
     check_argument("idle_seconds", idle_seconds, float)
+    check_argument("farm_min", farm_min, int)
     if stop_event is not None and not callable(getattr(stop_event, "is_set", None)):
         raise ConfigError(f"stop_event must have is_set() or be None, not {stop_event!r}")
     if not callable(clock):
@@ -268,6 +304,8 @@ class MemoryService:
     reports measure time with. At most ``resident_max`` transcripts are kept in memory, and
     none idle for ``idle_seconds``: the others are kept only as their state on disk and
     restored from it when they change, with the same outputs as if they had never left.
+    A catch-up with at least ``farm_min`` transcripts never derived before derives them in
+    worker processes, one a core (none on a single core), with the same outputs.
     """
 
     def __init__(
@@ -285,6 +323,7 @@ class MemoryService:
         clock: Clock = time.monotonic,
         resident_max: int = RESIDENT_MAX,
         idle_seconds: float = IDLE_SECONDS,
+        farm_min: int = FARM_MIN,
     ) -> None:
         _check_options(
             paths,
@@ -296,6 +335,7 @@ class MemoryService:
             clock,
             resident_max,
             idle_seconds,
+            farm_min,
         )
         if resident_max < 1:
             raise ConfigError(f"resident_max must be at least 1, not {resident_max}")
@@ -341,6 +381,7 @@ class MemoryService:
         self._failures = _FailureLog(clock)
         self._resident_max = resident_max
         self._idle_seconds = idle_seconds
+        self._farm_min = farm_min
         self._polling = polling(force_polling)
         # In memory, least recently active first; on disk only; found, not yet derived.
         self._transcripts: dict[str, _Transcript] = {}
@@ -349,7 +390,9 @@ class MemoryService:
         self._sweep_queue: list[str] = []
         self._pool: ThreadPoolExecutor | None = None
         self._in_flight: dict[str, tuple[_Transcript, _Write, Future[_Written]]] = {}
+        self._adopting: dict[str, tuple[_Derived, _Write, Future[_Written]]] = {}
         self._catching_up = False
+        self._unsynced = False  # the catch-up wrote without fsyncs: sync at its end
         self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
         self._names: dict[str, str] = {}
@@ -395,16 +438,27 @@ class MemoryService:
         todo = self._discover()
         found = set(todo)
         todo.extend(real for real in list(self._transcripts) if real not in found)
-        for real in todo:
-            if self._stop.is_set():
-                break
-            t = self._resident(real)
-            if t is not None:
-                self._advance(t)
-                self._settle(t)
-                for written in self._drain(2 * WRITERS):
-                    self._settle(written)
-                self._enforce_cap()
+        farm = self._farm(todo)
+        try:
+            for real in todo:
+                if self._stop.is_set():
+                    break
+                derived = farm.take(real) if farm is not None and real in self._unborn else None
+                if derived is not None:
+                    self._adopt(real, derived)
+                    self._drain_adopted(2 * WRITERS)
+                    continue
+                t = self._resident(real)
+                if t is not None:
+                    self._advance(t)
+                    self._settle(t)
+                    for written in self._drain(2 * WRITERS):
+                        self._settle(written)
+                    self._enforce_cap()
+        finally:
+            if farm is not None:
+                farm.close()
+        self._drain_adopted()
         for written in self._drain():
             self._settle(written)
         self._enforce_cap()
@@ -414,7 +468,116 @@ class MemoryService:
             self._visit(real, hint=True)
         self._drain()
         self._catching_up = False
+        self._sync_catch_up()
         self._failures.report()
+
+    def _farm(self, todo: list[str]) -> _Farm | None:
+        """Worker processes for the transcripts of ``todo`` never derived before, when there
+        are enough of them and more than one core; None to derive them all here.
+
+        Workers are forked (nothing to import again, the encoding already loaded), so only
+        from a process with no other thread, which could hold a lock the child would wait
+        for (``watch`` itself: its writer threads start with the first write, after this).
+        """
+        fresh = [real for real in todo if real in self._unborn and not is_compressed(real)]
+        workers = _cores()
+        if (
+            workers < 2
+            or len(fresh) < max(1, self._farm_min)
+            or threading.active_count() > 1
+            or "fork" not in multiprocessing.get_all_start_methods()
+        ):
+            return None
+        try:
+            return _Farm(fresh, (self.budget_tokens, self.encoding, self.format), workers)
+        except (OSError, RuntimeError) as exc:
+            logger.warning("cannot start worker processes (%s): deriving here", exc)
+            return None
+
+    def _adopt(self, real: str, d: _Derived) -> None:
+        """Write what a worker derived from byte 0 of ``real``, as the service's own first
+        read would have; once written, the transcript is kept on disk (see
+        :meth:`_adopted`)."""
+        self._unborn.discard(real)
+        for n, (offset, reason) in enumerate(d.skipped, start=1):
+            _log_skip(real, n, offset, reason)
+        pair = name = None
+        if d.markdown is not None:
+            pair = OutputPair(d.markdown, d.memory_json)
+            name = self._claim(real, d.session_id)
+        state = TranscriptState(
+            path=real,
+            dev=d.identity.dev,
+            ino=d.identity.ino,
+            offset=d.offset,
+            fingerprint=d.fingerprint,
+            name=name,
+            budget_tokens=self.budget_tokens,
+            encoding=self.encoding,
+            snapshot=d.snapshot,
+            transcript_format=self.format,
+            adapter=d.adapter,
+            memory_hash=memory_hash(d.memory_json),
+            markdown_hash="" if pair is None else memory_hash(pair.markdown),
+        )
+        write = _Write(name, pair, None, False, state, durable=not self._catching_up)
+        self._unsynced |= not write.durable
+        if self._pool is None:
+            self._adopted(real, d, write, self._commit(write))
+        else:
+            self._adopting[real] = (d, write, self._pool.submit(self._commit, write))
+
+    def _drain_adopted(self, keep: int = 0) -> None:
+        """Wait for the adopted transcripts' writes, oldest first, until ``keep`` are left."""
+        while len(self._adopting) > keep:
+            real = next(iter(self._adopting))
+            d, write, future = self._adopting.pop(real)
+            self._adopted(real, d, write, future.result())
+
+    def _adopted(self, real: str, d: _Derived, write: _Write, done: _Written) -> None:
+        """Keep an adopted transcript on disk once its outputs and state are; in memory,
+        restored from what the worker derived, while a write failed (to be retried)."""
+        tail = FileTail(real, d.offset, d.fingerprint, d.identity, resolved=True)
+        self._outputs_written += done.written
+        if done.error is None:
+            self._failures.succeeded(real)
+            self._dormant[real] = _Dormant(tail, d.events_read, d.lines_skipped)
+            return
+        self._failures.failed(real, done.error)
+        deriver = SessionMemoryDeriver.restore(d.snapshot)
+        t = _Transcript(
+            path=real,
+            tail=tail,
+            deriver=deriver,
+            adapter=restore_adapter(d.adapter),
+            name=write.name,
+            outputs_stale=not done.outputs,
+            state_stale=not done.state,
+            published=done.published,
+            outputs_synced=done.synced,
+            events_read=d.events_read,
+            lines_skipped=d.lines_skipped,
+        )
+        self._admit(t)
+
+    def _sync_catch_up(self) -> None:
+        """Have what the catch-up wrote made durable, all at once, without waiting for it.
+
+        While catching up, outputs and states are written without fsyncs (three files and
+        as many directories per transcript were much of its cost): a kill loses nothing (the
+        page cache outlives the process), and a power cut before they reach the disk may
+        leave any of them old, empty or torn, which the next start tells from the hashes
+        every state keeps, and rebuilds (``docs/service-guarantees.md``). One ``sync`` on a
+        writer thread then flushes them together while the service goes on: the transcripts
+        it writes next are fsynced as usual, their outputs before their state.
+        """
+        if not self._unsynced:
+            return
+        self._unsynced = False
+        if self._pool is None:
+            os.sync()
+        else:
+            self._pool.submit(os.sync)
 
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
@@ -544,7 +707,7 @@ class MemoryService:
     def _fresh(self, real: str) -> _Transcript:
         return _Transcript(
             path=real,
-            tail=FileTail(real),
+            tail=FileTail(real, resolved=True),
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
             adapter=make_adapter(self.format),
         )
@@ -571,7 +734,8 @@ class MemoryService:
             or (state.name is not None and not self._published_as(real, state))
         ):
             return None
-        tail = FileTail(real, state.offset, state.fingerprint, FileIdentity(state.dev, state.ino))
+        identity = FileIdentity(state.dev, state.ino)
+        tail = FileTail(real, state.offset, state.fingerprint, identity, resolved=True)
         try:
             if tail.check() is not TailStatus.UNCHANGED:
                 return None
@@ -640,7 +804,11 @@ class MemoryService:
         return _Transcript(
             path=real,
             tail=FileTail(
-                real, state.offset, state.fingerprint, FileIdentity(state.dev, state.ino)
+                real,
+                state.offset,
+                state.fingerprint,
+                FileIdentity(state.dev, state.ino),
+                resolved=True,
             ),
             deriver=deriver,
             adapter=adapter,
@@ -805,7 +973,7 @@ class MemoryService:
         return self._read(t)
 
     def _reset(self, t: _Transcript) -> None:
-        t.tail = FileTail(t.path)
+        t.tail = FileTail(t.path, resolved=True)
         self._reset_memory(t)
 
     def _reset_memory(self, t: _Transcript) -> None:
@@ -859,31 +1027,10 @@ class MemoryService:
 
     def _fold_item(self, t: _Transcript, item: JsonObject | SkippedLine, offset: int) -> None:
         """Feed one line's object (or skip) through the adapter into the deriver."""
-        try:
-            records = [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, offset)
-            for record in records:
-                if isinstance(record, SkippedLine):
-                    t.deriver.record_skip(record)
-                    t.lines_skipped += 1
-                    self._log_skip(t, record)
-                else:
-                    t.deriver.apply(record)
-                    t.events_read += 1
-        except _DOUBT as exc:
-            if not t.restored:
-                raise  # a deriver that fails from scratch is a bug, not a bad state
-            raise StateError(f"the restored state fails on the next line: {exc}") from exc
-        t.restored = False
-
-    def _log_skip(self, t: _Transcript, record: SkippedLine) -> None:
-        # Every skip is counted in the memory's diagnostics; the log names the first few
-        # per transcript so a file of garbage cannot flood it.
-        if t.lines_skipped <= SKIPS_LOGGED:
-            logger.info("skipped line at byte %d of %s: %s", record.offset, t.path, record.reason)
-            if t.lines_skipped == SKIPS_LOGGED:
-                logger.info("further skipped lines of %s are logged at debug level", t.path)
-        else:
-            logger.debug("skipped line at byte %d of %s: %s", record.offset, t.path, record.reason)
+        skipped = _fold_item(t, item, offset)
+        first = t.lines_skipped - len(skipped)
+        for n, record in enumerate(skipped, start=first + 1):
+            _log_skip(t.path, n, record.offset, record.reason)
 
     def _publish(self, t: _Transcript) -> None:
         """Write the outputs if the memory changed, then the state if anything was read.
@@ -905,7 +1052,7 @@ class MemoryService:
         if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
             pair = OutputPair(render_memory(memory).encode(), memory_json)
             if t.name is None:
-                t.name = self._claim_name(t)
+                t.name = self._claim(t.path, t.deriver.memory.session_id)
         shown = pair if pair is not None else t.published
         write = _Write(
             name=t.name,
@@ -913,7 +1060,9 @@ class MemoryService:
             published=t.published,
             synced=t.outputs_synced,
             state=self._state_of(t, memory_json, shown) if t.state_stale else None,
+            durable=not self._catching_up,
         )
+        self._unsynced |= self._catching_up
         if self._pool is None:
             self._finish(t, write, self._commit(write))
         else:
@@ -960,17 +1109,19 @@ class MemoryService:
                     unchanged = (
                         done.published is not None and done.published.markdown == pair.markdown
                     )
-                    self._outputs.publish(name, pair, markdown_unchanged=unchanged)
-                    done.published, done.synced, done.written = pair, True, True
+                    self._outputs.publish(
+                        name, pair, markdown_unchanged=unchanged, durable=write.durable
+                    )
+                    done.published, done.synced, done.written = pair, write.durable, True
             done.outputs = True
             if write.state is not None:
-                if name is not None and not done.synced:
+                if write.durable and name is not None and not done.synced:
                     # Outputs found in place after a restart may be renamed but not yet
                     # durable (killed before the directory fsync): make them so before the
                     # state moves past them.
                     self._outputs.sync(name)
                     done.synced = True
-                save_state(self.state_dir, write.state)
+                save_state(self.state_dir, write.state, durable=write.durable)
                 done.state = True
         except OSError as exc:
             done.error = exc
@@ -1007,14 +1158,14 @@ class MemoryService:
             bases.add(safe_name(session))
         return bases | {_suffixed(base, path) for base in bases}
 
-    def _claim_name(self, t: _Transcript) -> str:
-        session = t.deriver.memory.session_id
-        base = safe_name(session) if session else safe_name(transcript_stem(t.path))
+    def _claim(self, path: str, session: str | None) -> str:
+        """The output name of a transcript first written now (its session's, if free)."""
+        base = safe_name(session) if session else safe_name(transcript_stem(path))
         owner = self._names.get(base)
-        if owner is not None and owner != t.path:
-            base = _suffixed(base, t.path)
-            logger.info("session name taken by %s; writing %s as %s", owner, t.path, base)
-        self._names.setdefault(base, t.path)
+        if owner is not None and owner != path:
+            base = _suffixed(base, path)
+            logger.info("session name taken by %s; writing %s as %s", owner, path, base)
+        self._names.setdefault(base, path)
         return base
 
     def _forget(self, t: _Transcript, *, drop_state: bool = True) -> None:
@@ -1046,6 +1197,180 @@ class MemoryService:
         )
 
 
+def _fold_item(t: _Transcript, item: JsonObject | SkippedLine, offset: int) -> list[SkippedLine]:
+    """Feed one line's object (or skip) through the adapter into the deriver; the lines
+    skipped (each counted in ``t.lines_skipped`` as it is recorded)."""
+    skipped = []
+    try:
+        records = [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, offset)
+        for record in records:
+            if isinstance(record, SkippedLine):
+                t.deriver.record_skip(record)
+                t.lines_skipped += 1
+                skipped.append(record)
+            else:
+                t.deriver.apply(record)
+                t.events_read += 1
+    except _DOUBT as exc:
+        if not t.restored:
+            raise  # a deriver that fails from scratch is a bug, not a bad state
+        raise StateError(f"the restored state fails on the next line: {exc}") from exc
+    t.restored = False
+    return skipped
+
+
+def _log_skip(path: str, count: int, offset: int, reason: str) -> None:
+    """Log the ``count``-th skipped line of a transcript.
+
+    Every skip is counted in the memory's diagnostics; the log names the first few per
+    transcript so a file of garbage cannot flood it.
+    """
+    if count <= SKIPS_LOGGED:
+        logger.info("skipped line at byte %d of %s: %s", offset, path, reason)
+        if count == SKIPS_LOGGED:
+            logger.info("further skipped lines of %s are logged at debug level", path)
+    else:
+        logger.debug("skipped line at byte %d of %s: %s", offset, path, reason)
+
+
+class _Farm:
+    """Transcripts never derived before, folded from byte 0 in worker processes while the
+    service writes those before them; taken in the order they were given.
+
+    Workers only compute: every write is the service's, in the order it would have made
+    it, so a kill at any instant leaves what a kill of the service alone would. A worker
+    that fails only sends its transcripts back to the service; after a broken pool the
+    service derives everything left itself.
+    """
+
+    def __init__(self, paths: list[str], options: tuple[int, str, str], workers: int) -> None:
+        self._pool = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
+        self._options = options
+        self._chunks = [paths[i : i + FARM_CHUNK] for i in range(0, len(paths), FARM_CHUNK)]
+        self._where = {path: divmod(i, FARM_CHUNK) for i, path in enumerate(paths)}
+        self._tasks: dict[int, Future[list[_Derived | None]]] = {}
+        self._submitted = 0
+        self._broken = False
+        self._workers = workers
+        self._total = len(paths)
+        self.derived = 0
+        for _ in range(workers * (FARM_AHEAD + 1)):
+            self._submit()
+
+    def _submit(self) -> None:
+        if self._submitted < len(self._chunks) and not self._broken:
+            chunk = self._chunks[self._submitted]
+            self._tasks[self._submitted] = self._pool.submit(_derive_chunk, chunk, *self._options)
+            self._submitted += 1
+
+    def take(self, path: str) -> _Derived | None:
+        """What a worker derived of ``path``; None when the service must derive it itself."""
+        where = self._where.pop(path, None)
+        task = None if where is None else self._tasks.get(where[0])
+        if where is None or task is None:
+            return None
+        index, position = where
+        try:
+            results = task.result()
+        except BrokenExecutor as exc:
+            logger.warning("worker processes failed (%s): deriving the rest here", exc)
+            self._broken = True
+            results = []
+        except Exception as exc:  # a bug in a worker: the service meets it again itself
+            logger.debug("a worker failed on %s: %s", self._chunks[index], exc)
+            results = []
+        if position + 1 >= len(self._chunks[index]):
+            del self._tasks[index]
+            self._submit()
+        derived = results[position] if position < len(results) else None
+        self.derived += derived is not None
+        return derived
+
+    def close(self) -> None:
+        """Stop the workers: queued tasks are dropped, running ones finish."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        logger.info(
+            "%d of %d new transcript(s) derived in %d worker processes",
+            self.derived,
+            self._total,
+            self._workers,
+        )
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover - platforms without affinity
+
+
+def _worker_init(service_pid: int) -> None:
+    """In a worker process: leave Ctrl-C to the service (a terminal sends it to the whole
+    group), and exit as soon as the service is gone, killed or not."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def orphaned() -> None:
+        while os.getppid() == service_pid:
+            time.sleep(0.2)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, name="session-memory-orphaned", daemon=True).start()
+
+
+def _derive_chunk(
+    paths: list[str], budget_tokens: int, encoding: str, transcript_format: str
+) -> list[_Derived | None]:
+    """In a worker process: each transcript derived from byte 0 (see :func:`_derive_whole`)."""
+    return [_derive_whole(path, budget_tokens, encoding, transcript_format) for path in paths]
+
+
+def _derive_whole(
+    path: str, budget_tokens: int, encoding: str, transcript_format: str
+) -> _Derived | None:
+    """A plain transcript folded from byte 0 exactly as the service's first read folds it;
+    None when the look finds anything but new lines, the file is larger than
+    :data:`FARM_MAX_BYTES`, or reading fails: the service then reads it itself, and logs."""
+    t = _Transcript(
+        path=path,
+        tail=FileTail(path, resolved=True),
+        deriver=SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding),
+        adapter=make_adapter(transcript_format),
+    )
+    skipped: list[tuple[int, str]] = []
+    try:
+        with t.tail.look() as look:
+            if look.status is not TailStatus.GROWN or look.size > FARM_MAX_BYTES:
+                return None
+            for line in look.lines():
+                for record in _fold_item(t, line.item, line.offset):
+                    if len(skipped) < SKIPS_LOGGED:
+                        skipped.append((record.offset, record.reason))
+    except TranscriptError:
+        return None
+    identity, fingerprint = t.tail.identity, t.tail.fingerprint
+    if identity is None or fingerprint is None or t.tail.offset == 0:
+        return None
+    memory = _memory_so_far(t)
+    return _Derived(
+        offset=t.tail.offset,
+        fingerprint=fingerprint,
+        identity=identity,
+        snapshot=t.deriver.snapshot(),
+        adapter=t.adapter.snapshot(),
+        session_id=t.deriver.memory.session_id,
+        memory_json=memory.to_json(),
+        markdown=render_memory(memory).encode() if _format_told(t.adapter) else None,
+        events_read=t.events_read,
+        lines_skipped=t.lines_skipped,
+        skipped=tuple(skipped),
+    )
+
+
 def _format_told(adapter: AdapterBase) -> bool:
     """Whether some record told the transcript's format (no memory for a file of none)."""
     return not isinstance(adapter, AutoAdapter) or adapter.detected is not None
@@ -1069,7 +1394,10 @@ def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]
     if adapter.snapshot() != state.adapter and state.adapter is not None:
         raise StateError("the adapter state does not restore to itself")
     partial = _Transcript(
-        path=state.path, tail=FileTail(state.path), deriver=deriver, adapter=adapter
+        path=state.path,
+        tail=FileTail(state.path, resolved=True),
+        deriver=deriver,
+        adapter=adapter,
     )
     if memory_hash(_memory_so_far(partial).to_json()) != state.memory_hash:
         raise StateError("the snapshot gives another memory than the one it was saved with")

@@ -121,9 +121,10 @@ def state_path(state_dir: Path, transcript: str) -> Path:
     return Path(state_file_name(state_dir, transcript))
 
 
-def save_state(state_dir: Path, state: TranscriptState) -> None:
-    """Write the state atomically: a JSON header line, then the raw snapshot bytes."""
-    atomic_write(state_path(state_dir, state.path), state_bytes(state))
+def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True) -> None:
+    """Write the state atomically: a JSON header line, then the raw snapshot bytes
+    (``durable=False``: without fsyncs, see :func:`atomic_write`)."""
+    atomic_write(state_path(state_dir, state.path), state_bytes(state), durable=durable)
 
 
 # ---------------------------------------------------------------------- published outputs
@@ -176,11 +177,20 @@ class Outputs:
         """Like :meth:`read`, and only when both names in the output directory lead to it."""
         return self.read(name) if self._links_ok(name) else None
 
-    def publish(self, name: str, pair: OutputPair, *, markdown_unchanged: bool = False) -> None:
+    def publish(
+        self,
+        name: str,
+        pair: OutputPair,
+        *,
+        markdown_unchanged: bool = False,
+        durable: bool = True,
+    ) -> None:
         """Publish a new generation of ``name``'s pair; both names switch at once.
 
         With ``markdown_unchanged`` the Markdown of the current generation is hard-linked
-        into the new one instead of written again (it is already durable).
+        into the new one instead of written again (it is already durable, or as durable as
+        the generation it came from). ``durable=False`` skips every fsync: the switch is
+        still atomic for readers and across kills, and durable once the caller syncs.
         """
         ensure_private_dir(self.generations)
         current = self._current(name)
@@ -198,15 +208,18 @@ class Outputs:
                 len(pair.markdown),
             )
         ):
-            write_new(directory / _MD_FILE, pair.markdown)
-        write_new(directory / _JSON_FILE, pair.json)
-        fsync_dir(directory)
+            write_new(directory / _MD_FILE, pair.markdown, durable=durable)
+        write_new(directory / _JSON_FILE, pair.json, durable=durable)
+        if durable:
+            fsync_dir(directory)
         _replace_link(self.generations / f"{name}{_POINTER}", f"{name}.{generation}")
-        fsync_dir(self.generations)
+        if durable:
+            fsync_dir(self.generations)
         if not self._links_ok(name):
             for path, file in zip(self.paths(name), (_JSON_FILE, _MD_FILE), strict=True):
                 _replace_link(path, f"{GENERATIONS_DIRNAME}/{name}{_POINTER}/{file}")
-            fsync_dir(self.out_dir)
+            if durable:
+                fsync_dir(self.out_dir)
         if current is not None and current != generation:
             _remove_generation(self.generations / f"{name}.{current}")
 

@@ -134,7 +134,8 @@ class FileTail:
     """The consumed position in one transcript and the means to read past it, safely.
 
     ``offset`` always ends a complete line: a partial last line waits for its newline. The
-    path is resolved once, at construction; every later open must find a regular file at
+    path is resolved once, at construction (``resolved``: the caller says it is already a
+    real path, so it is not resolved again); every later open must find a regular file at
     exactly that real path (see :mod:`session_memory.files`): a symbolic link, FIFO, device
     or directory swapped in, or a swapped parent directory, is :attr:`TailStatus.REFUSED`.
     """
@@ -147,8 +148,9 @@ class FileTail:
         identity: FileIdentity | None = None,
         *,
         max_line_bytes: int = MAX_LINE_BYTES,
+        resolved: bool = False,
     ) -> None:
-        self.path = os.path.realpath(path)
+        self.path = os.fspath(path) if resolved else os.path.realpath(path)
         self.offset = offset
         self.fingerprint = fingerprint
         self.identity = identity
@@ -230,6 +232,11 @@ class Look:
         self.status = status
         self._fd = fd
         self._size = size
+
+    @property
+    def size(self) -> int:
+        """The file's size when it was opened (-1 when it could not be)."""
+        return self._size
 
     def lines(self, stop_event: StopEvent | None = None) -> Iterator[Tailed]:
         """Yield the complete lines between the offset and the size seen at the open.

@@ -99,30 +99,36 @@ def fsync_dir(path: StrPath) -> None:
         os.close(fd)
 
 
-def atomic_write(path: StrPath, data: bytes, *, sync_dir: bool = True) -> None:
+def atomic_write(
+    path: StrPath, data: bytes, *, sync_dir: bool = True, durable: bool = True
+) -> None:
     """Replace ``path`` with ``data`` so that readers see the old bytes or the new, never a mix.
 
     Temp file in the same directory (so the rename cannot cross file systems), mode 0o600
     from creation, fsync, ``os.replace``, then fsync of the directory (skip it with
     ``sync_dir=False`` when the caller syncs the directory once for several files). The
     rename replaces whatever entry ``path`` is (a planted symlink included), never its target.
+    ``durable=False`` skips both fsyncs: still atomic for readers and across kills, durable
+    only once the caller syncs (after a power cut the file may be old, empty or torn).
     """
     tmp = temp_beside(path)
-    write_new(tmp, data)
+    write_new(tmp, data, durable=durable)
     rename_over(tmp, path)
-    if sync_dir:
+    if sync_dir and durable:
         fsync_dir(os.path.dirname(os.fspath(path)) or os.curdir)
 
 
-def write_new(path: StrPath, data: bytes) -> None:
-    """Create ``path`` (it must not exist, not even as a link), write, fsync; 0o600."""
+def write_new(path: StrPath, data: bytes, *, durable: bool = True) -> None:
+    """Create ``path`` (it must not exist, not even as a link), write, fsync unless not
+    ``durable``; 0o600."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE)
     try:
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
     except BaseException:

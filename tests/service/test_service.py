@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -400,11 +401,32 @@ def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 class TestDurability:
-    def test_outputs_found_in_place_are_synced_before_the_state_moves(
+    def test_a_catch_up_writes_without_fsyncs_and_syncs_once_at_its_end(
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """A restart that finds its outputs already in place (a kill came after they were
-        renamed, before the state) fsyncs their directories before the state moves on."""
+        """A catch-up writes outputs and states without a single fsync, and one sync after
+        the last state makes them durable together."""
+        watched, out = dirs
+        for k in range(3):
+            (watched / f"t{k}.jsonl").write_bytes(b"".join(varied_lines(20, session=f"s-{k}")))
+        events: list[str] = []
+        real_save = store.save_state
+
+        def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
+            events.append("state")
+            real_save(state_dir, state, **kwargs)
+
+        monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync"))
+        monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
+        monkeypatch.setattr(service_module, "save_state", save_state)
+        MemoryService([watched], out).run_once()
+        assert events == ["state"] * 3 + ["sync"]
+
+    def test_outputs_found_in_place_are_synced_before_a_durable_state(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """After the catch-up, outputs it found in place (a kill came after they were renamed,
+        before the state) are fsynced before a state written with fsyncs moves past them."""
         watched, out = dirs
         path = watched / "a.jsonl"
         lines = varied_lines(30)
@@ -424,19 +446,54 @@ class TestDurability:
             events.append(f"fsync {p.relative_to(out)}")
             real_fsync_dir(p)
 
-        def save_state(state_dir: Path, state: TranscriptState) -> None:
-            events.append("state")
-            real_save(state_dir, state)
+        def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
+            events.append("state" if kwargs.get("durable", True) else "state, not durable")
+            real_save(state_dir, state, **kwargs)
 
         monkeypatch.setattr(store, "fsync_dir", fsync_dir)
         monkeypatch.setattr(service_module, "save_state", save_state)
-        summary = MemoryService([watched], out).run_once()
-        assert summary.outputs_written == 0
+        restarted = MemoryService([watched], out, resident_max=4)
+        t = restarted._load(str(path.resolve()))
+        restarted._admit(t)
+        with restarted._writers():
+            restarted._advance(t)
+            restarted._drain()
+        assert restarted._outputs_written == 0
         before_state = events[: events.index("state")]
         assert "fsync ." in before_state
         assert "fsync .generations" in before_state
         assert any(e.startswith("fsync .generations/s-1.") for e in before_state)
         assert output(out, "s-1") == rebuild(path)
+
+    @pytest.mark.parametrize("damage", ["empty", "torn"])
+    def test_states_and_outputs_a_power_cut_damaged_are_rebuilt(
+        self, dirs: tuple[Path, Path], damage: str
+    ) -> None:
+        """States and output files left empty or torn (a power cut before the catch-up's
+        writes reached the disk) are told apart and rebuilt, equal to a full derive."""
+        watched, out = dirs
+        paths = [watched / f"t{k}.jsonl" for k in range(3)]
+        for k, path in enumerate(paths):
+            path.write_bytes(b"".join(varied_lines(20, session=f"s-{k}")))
+        service = MemoryService([watched], out)
+        service.run_once()
+        victims = [state_path(service.state_dir, str(paths[0].resolve()))]
+        victims += [p.resolve() for p in out.glob("s-1.memory.*")]
+        victims += [
+            (out / "s-2.memory.json").resolve(),
+            state_path(service.state_dir, str(paths[2].resolve())),
+        ]
+        for victim in victims:
+            data = victim.read_bytes()
+            victim.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
+        MemoryService([watched], out).run_once()
+        fresh = out.parent / "fresh"
+        MemoryService([watched], fresh).run_once()
+        for k, path in enumerate(paths):
+            assert output(out, f"s-{k}") == rebuild(path)
+            for suffix in ("json", "md"):
+                name = f"s-{k}.memory.{suffix}"
+                assert (out / name).read_bytes() == (fresh / name).read_bytes()
 
 
 class TestStart:
