@@ -53,19 +53,6 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
     }
 )
 
-# Runs the CLI in-process in a fresh interpreter, then prints which heavy modules it loaded.
-_PROBE = """
-import sys
-from session_memory.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-sys.stdout.flush()
-print("\\nLOADED=" + ",".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
-"""
-
-
 # Runs the CLI in-process in a fresh interpreter, then prints every module it has loaded.
 _MODULES_PROBE = """
 import sys
@@ -98,12 +85,8 @@ def startup_modules() -> set[str]:
 
 
 def loaded_by(args: list[str], stdin: bytes = b"", heavy: tuple[str, ...] = HEAVY) -> set[str]:
-    probe = _PROBE.format(heavy=heavy)
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *args], input=stdin, capture_output=True, check=True
-    )
-    line = done.stderr.decode().rsplit("LOADED=", 1)[1].strip()
-    return set(line.split(",")) - {""}
+    """Which of the ``heavy`` modules running the CLI with ``args`` loads."""
+    return modules_after(args, stdin) & set(heavy)
 
 
 def native_transcript(path: Path) -> None:
