@@ -122,6 +122,39 @@ def bench_freshness(tmp: Path, appends: int) -> dict[str, Any]:
     }
 
 
+Append = tuple[Path, Path, list[bytes], int, int]
+"""One transcript of :func:`concurrent_appends`: its path, its memory's path, the lines to
+append, how many events the memory holds before them, and the seed of its pauses."""
+
+
+def concurrent_appends(appends: list[Append], timeout: float = 30.0) -> list[float]:
+    """Append to every transcript at once, one thread each, a line every 50-300 ms (seeded),
+    and return the seconds from each line's write to its memory showing it."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    start = threading.Barrier(len(appends))
+
+    def writer(transcript: Path, memory: Path, lines: list[bytes], before: int, seed: int) -> None:
+        rng = random.Random(seed)
+        start.wait()
+        with open(transcript, "ab") as f:
+            for i, line in enumerate(lines, start=before + 1):
+                time.sleep(rng.uniform(0.05, 0.3))
+                t0 = time.perf_counter()
+                f.write(line)
+                f.flush()
+                seen = wait_count(memory, i, timeout=timeout, interval=0.005)
+                with lock:
+                    latencies.append(seen - t0)
+
+    threads = [threading.Thread(target=writer, args=a) for a in appends]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies
+
+
 def bench_concurrent(tmp: Path, files: int, per_file: int) -> dict[str, Any]:
     watched, out = tmp / "many", tmp / "many-out"
     watched.mkdir()
@@ -131,30 +164,12 @@ def bench_concurrent(tmp: Path, files: int, per_file: int) -> dict[str, Any]:
     watch = Watch(watched, out)
     for k in range(files):
         wait_count(out / f"c{k:03d}.memory.json", 1, timeout=120, interval=0.01)
-    latencies: list[float] = []
-    lock = threading.Lock()
-    start = threading.Barrier(files)
-
-    def writer(k: int) -> None:
-        rng = random.Random(k)
-        path = watched / f"c{k:03d}.jsonl"
-        memory = out / f"c{k:03d}.memory.json"
-        start.wait()
-        with open(path, "ab") as f:
-            for i, line in enumerate(sources[k][1:], start=2):
-                time.sleep(rng.uniform(0.05, 0.3))
-                t0 = time.perf_counter()
-                f.write(line)
-                f.flush()
-                seen = wait_count(memory, i, interval=0.005)
-                with lock:
-                    latencies.append(seen - t0)
-
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(files)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    latencies = concurrent_appends(
+        [
+            (watched / f"c{k:03d}.jsonl", out / f"c{k:03d}.memory.json", src[1:], 1, k)
+            for k, src in enumerate(sources)
+        ]
+    )
     watch.stop()
     lost = sum(event_count(out / f"c{k:03d}.memory.json") != per_file + 1 for k in range(files))
     return {

@@ -51,7 +51,12 @@ sys.path.insert(0, str(ROOT))
 
 from generate_sample import generate_events  # noqa: E402
 
-from benchmarks.bench_service import event_count, pct, wait_count  # noqa: E402
+from benchmarks.bench_service import (  # noqa: E402
+    concurrent_appends,
+    event_count,
+    pct,
+    wait_count,
+)
 from benchmarks.machine import (  # noqa: E402
     load_average,
     machine_facts,
@@ -166,29 +171,13 @@ def freshness_many(tree: Path, out: Path, first: int, files: int, appends: int) 
         k: event_lines(EVENTS + appends, k, session_of(k))[EVENTS:]
         for k in range(first, first + files)
     }
-    latencies: list[float] = []
-    lock = threading.Lock()
-    start = threading.Barrier(files)
-
-    def writer(k: int) -> None:
-        rng = random.Random(k)
-        memory = out / f"{session_of(k)}.memory.json"
-        start.wait()
-        with open(transcript_of(tree, k), "ab") as f:
-            for i, line in enumerate(sources[k], start=EVENTS + 1):
-                time.sleep(rng.uniform(0.05, 0.3))
-                t0 = time.perf_counter()
-                f.write(line)
-                f.flush()
-                seen = wait_count(memory, i, timeout=60.0, interval=0.005)
-                with lock:
-                    latencies.append(seen - t0)
-
-    threads = [threading.Thread(target=writer, args=(k,)) for k in sources]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    latencies = concurrent_appends(
+        [
+            (transcript_of(tree, k), out / f"{session_of(k)}.memory.json", lines, EVENTS, k)
+            for k, lines in sources.items()
+        ],
+        timeout=60.0,
+    )
     lost = sum(
         event_count(out / f"{session_of(k)}.memory.json") != EVENTS + appends for k in sources
     )
@@ -203,16 +192,23 @@ def _latency(latencies: list[float]) -> dict[str, float]:
     }
 
 
+def caught_up(tree: Path, out: Path, code: Path | None, what: str) -> Watch:
+    """A watch started over ``tree``, once it has caught up (stopped if it never does)."""
+    watch = Watch(tree, out, code)
+    if not watch.caught_up.wait(600):
+        watch.stop()
+        raise TimeoutError(f"{what} never caught up")
+    return watch
+
+
 def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
     tree, out = tmp / "projects", tmp / "out"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(tmp / "pristine", tree)
     result: dict[str, Any] = {"transcripts": n, "load_before": load_average()}
-    watch = Watch(tree, out, code)
+    watch = caught_up(tree, out, code, "the service")
     try:
-        if not watch.caught_up.wait(600):
-            raise TimeoutError("the service never caught up")
         result["catch_up_s"] = watch.caught_up_at - watch.started
         result["load_catch_up"] = load_average()
         missing = sum(event_count(out / f"{session_of(k)}.memory.json") != EVENTS for k in range(n))
@@ -234,10 +230,8 @@ def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
     finally:
         watch.stop()
     # A restart over the same outputs and states, nothing changed since the stop.
-    watch = Watch(tree, out, code)
+    watch = caught_up(tree, out, code, "the restarted service")
     try:
-        if not watch.caught_up.wait(600):
-            raise TimeoutError("the restarted service never caught up")
         result["restart_catch_up_s"] = watch.caught_up_at - watch.started
         result["load_restart"] = load_average()
         time.sleep(2.0)
