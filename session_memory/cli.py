@@ -42,6 +42,11 @@ EXIT_USAGE = 2
 EXIT_UNWRITTEN = 1
 """Exit code of ``watch --once`` when some memory could not be written."""
 
+# Defaults shared by the parsers and by a hook call read without them (_HookOptions).
+_BUDGET = 1200
+_NATS_PREFIX = "smem"
+_NATS_TIMEOUT = 2.0
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
@@ -107,7 +112,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def _add_budget_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--budget", type=int, default=1200, metavar="N", help="token budget (default 1200)"
+        "--budget", type=int, default=_BUDGET, metavar="N", help=f"token budget (default {_BUDGET})"
     )
 
 
@@ -406,9 +411,9 @@ def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Read a hook event on standard input and print the memory to inject. "
         "Any failure prints nothing, exits 0 and logs one line in STATE_DIR/hook.log.",
     )
-    p.add_argument(
-        "--client", choices=("claude-code", "codex"), help="default: detected from the input"
-    )
+    from session_memory.hook import CLIENTS, ON_CLEAR_CHOICES
+
+    p.add_argument("--client", choices=CLIENTS, help="default: detected from the input")
     p.add_argument(
         "--state-dir",
         metavar="DIR",
@@ -418,8 +423,8 @@ def _add_hook_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _add_budget_argument(p)
     p.add_argument(
         "--on-clear",
-        choices=("nothing", "carry-over"),
-        default="nothing",
+        choices=ON_CLEAR_CHOICES,
+        default=_HookOptions().on_clear,
         help="after /clear: inject nothing (default), or carry over the memory of the most "
         "recent other session of the same directory",
     )
@@ -434,9 +439,15 @@ def _add_nats_read_arguments(p: argparse.ArgumentParser) -> None:
         help="read memories from the bucket the NATS workers keep instead of deriving here "
         "(a session is its transcript's file name without .jsonl)",
     )
-    p.add_argument("--nats-prefix", default="smem", metavar="P", help="as the workers' --prefix")
     p.add_argument(
-        "--nats-timeout", type=float, default=2.0, metavar="S", help="give up after S seconds"
+        "--nats-prefix", default=_NATS_PREFIX, metavar="P", help="as the workers' --prefix"
+    )
+    p.add_argument(
+        "--nats-timeout",
+        type=float,
+        default=_NATS_TIMEOUT,
+        metavar="S",
+        help="give up after S seconds",
     )
 
 
@@ -446,11 +457,11 @@ class _HookOptions(NamedTuple):
 
     client: ClientName | None = None
     state_dir: str | None = None
-    budget: int = 1200
+    budget: int = _BUDGET
     on_clear: OnClear = "nothing"
     nats: str | None = None
-    nats_prefix: str = "smem"
-    nats_timeout: float = 2.0
+    nats_prefix: str = _NATS_PREFIX
+    nats_timeout: float = _NATS_TIMEOUT
 
 
 def _hook_options(argv: Sequence[str]) -> _HookOptions | None:
@@ -550,12 +561,14 @@ def _remote_reader(url: str, options: _HookOptions) -> Any:
 
 
 def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from session_memory.hook import CLIENTS, ON_CLEAR_CHOICES
+
     for name, what in (
         ("install", "add the hook to Claude Code's or Codex's configuration"),
         ("uninstall", "remove the hook from Claude Code's or Codex's configuration"),
     ):
         p = sub.add_parser(name, help=what, description=what)
-        p.add_argument("client", choices=("claude-code", "codex"))
+        p.add_argument("client", choices=CLIENTS)
         p.add_argument("--scope", choices=("user", "project"), default="user")
         p.add_argument(
             "--project", metavar="DIR", help="project directory for --scope project (default .)"
@@ -569,8 +582,8 @@ def _add_install_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser
             )
             p.add_argument(
                 "--on-clear",
-                choices=("nothing", "carry-over"),
-                default="nothing",
+                choices=ON_CLEAR_CHOICES,
+                default=_HookOptions().on_clear,
                 help="after /clear, carry over the previous session's memory",
             )
             p.add_argument("--state-dir", metavar="DIR", help="passed on to the hook")
