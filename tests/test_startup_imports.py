@@ -153,6 +153,47 @@ def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
     assert not loaded & {"watchfiles", "asyncio", "nats"}
 
 
+def test_a_cold_hook_call_loads_no_process_pool_nor_package_metadata(tmp_path: Path) -> None:
+    """The first hook call folds without the worker processes of ``watch``'s catch-up
+    (multiprocessing) and without pydantic's search for plugins (importlib.metadata)."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    heavy = ("deriver", "multiprocessing", "concurrent.futures.process", "importlib.metadata")
+    argv = ["hook", "--state-dir", str(tmp_path / "state")]
+    assert loaded_by(argv, compact_event(transcript), heavy) == {"deriver"}
+
+
+# After a cold hook call in this process: pydantic's own plugin loader, and models that
+# still validate (a new one built after the call included).
+_AFTER_A_FOLD_PROBE = """
+import sys
+from session_memory.cli import main
+main(sys.argv[1:])
+loader = sys.modules.get("pydantic.plugin._loader")
+from pydantic import BaseModel
+from session_memory.events import TranscriptEvent
+class Later(BaseModel):
+    n: int
+event = TranscriptEvent.model_validate({"event_id": "e", "event_type": "message"})
+real = sys.modules["pydantic.plugin._loader"]
+print(loader is None, event.event_id, Later(n=1).n, hasattr(real, "entry_points"))
+"""
+
+
+def test_pydantic_plugins_are_looked_for_again_after_a_hook_fold(tmp_path: Path) -> None:
+    """The hook's fold does without pydantic's plugin loader, and leaves no stand-in behind:
+    models built after it get pydantic's own loader."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_A_FOLD_PROBE, "hook", "--state-dir", str(tmp_path / "s")],
+        input=compact_event(transcript),
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout.decode().splitlines()[-1] == "True e 1 True"
+
+
 @pytest.mark.parametrize(
     ("session", "hook_event"),
     [("s1", "SessionStart"), ("s2", "UserPromptSubmit")],
