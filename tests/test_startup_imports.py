@@ -194,6 +194,22 @@ def test_pydantic_plugins_are_looked_for_again_after_a_hook_fold(tmp_path: Path)
     assert done.stdout.decode().splitlines()[-1] == "True e 1 True"
 
 
+def test_a_hook_process_ends_with_its_output_and_state_written(tmp_path: Path) -> None:
+    """The console script's hook process, which ends without tearing the interpreter down,
+    has printed its whole output and left the state current for the next call."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    state = tmp_path / "state"
+    argv = [sys.executable, "-m", "session_memory.cli", "hook", "--state-dir", str(state)]
+    done = subprocess.run(argv, input=compact_event(transcript), capture_output=True, check=True)
+    context = orjson.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Port the orders API to v2" in context and done.stderr == b""
+    from session_memory.current import read_current_memory
+
+    current = read_current_memory(transcript, state)
+    assert current is not None and context.endswith(current.markdown)
+
+
 @pytest.mark.parametrize(
     ("session", "hook_event"),
     [("s1", "SessionStart"), ("s2", "UserPromptSubmit")],
