@@ -27,8 +27,9 @@ HEAVY_FOR_A_CURRENT_HOOK = (*HEAVY, "orjson", "dataclasses", "inspect")
 
 # What a hook call whose state is current may import beyond the interpreter's own start-up:
 # C modules (json's speedups, SHA-256 and BLAKE2b without OpenSSL, the named tuples' field
-# accessor), errno, and the hook's own small modules. Neither typing, collections, pathlib,
-# argparse, hashlib, shutil, contextlib, logging, nor the json package with re and enum.
+# accessor, gc: the console script's hook process turns the cyclic collector off), errno,
+# and the hook's own small modules. Neither typing, collections, pathlib, argparse, hashlib,
+# shutil, contextlib, logging, nor the json package with re and enum.
 CURRENT_HOOK_MAY_IMPORT = frozenset(
     {
         "__future__",
@@ -38,6 +39,7 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
         "_sha2",
         "_sha256",
         "errno",
+        "gc",
         "session_memory",
         "session_memory.cli",
         "session_memory.current",
@@ -231,3 +233,30 @@ def test_a_current_hook_call_imports_only_c_modules_and_its_own(
     assert "session_memory.hook" in extra
     assert extra - CURRENT_HOOK_MAY_IMPORT == set()
     assert len(list((tmp_path / "state" / ".hook-sessions").iterdir())) == int(session[1:])
+
+
+def imported_by_a_process(argv: list[str], stdin: bytes = b"") -> set[str]:
+    """Every module a real process imports, from its ``-X importtime`` lines (written as
+    it goes, so a process that ends with ``os._exit`` tells them too)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=True
+    )
+    lines = done.stderr.decode().splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+def test_the_console_scripts_current_hook_call_imports_only_c_modules_and_its_own(
+    tmp_path: Path,
+) -> None:
+    """The console script itself, whose hook process ends without tearing the interpreter
+    down, imports on a current call only what the in-process probe allows (and gc)."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    script = str(Path(sys.executable).with_name("session-memory"))
+    argv = [script, "hook", "--state-dir", str(tmp_path / "state")]
+    imported_by_a_process(argv, compact_event(transcript))  # the first call derives
+    extra = imported_by_a_process(argv, compact_event(transcript)) - imported_by_a_process(
+        ["-c", "pass"]
+    )
+    assert "session_memory.hook" in extra and "gc" in extra
+    assert extra - CURRENT_HOOK_MAY_IMPORT == set()
