@@ -4,6 +4,7 @@ and cold), side by side with ``python -c pass`` in the same run.
 Plain script::
 
     .venv/bin/python benchmarks/bench_startup.py [--rounds N] [--mb 3] [--quick]
+        [--baseline CHECKOUT]
 
 Every figure is a real process of the same interpreter. Wall time and CPU time (user + sys of
 the child, from ``wait4``) are both reported, as medians, with the ratio to ``python -c pass``
@@ -14,11 +15,17 @@ interpreter start (``python -c pass``) takes. The share of each part of the impo
 hook runs on a generated Claude Code transcript of ``--mb`` MB (``bench_hook.py``). Figures,
 not pass/fail; targets are printed next to them. Results go to
 ``benchmarks/results/startup.json``.
+
+``--baseline CHECKOUT`` times another checkout (with its own ``.venv``: ``git worktree add
+/tmp/base main`` and ``make .venv/.installed`` there) in the same run, each command of both
+checkouts one after the other in every round, and prints the two side by side: on a shared
+machine whose speed varies, only figures of the same period compare.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -27,7 +34,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -108,11 +117,80 @@ def import_parts(argv: list[str], stdin: bytes) -> dict[str, float]:
     return {k: round(v, 1) for k, v in sorted(parts.items(), key=lambda kv: -kv[1])}
 
 
+class Tree(NamedTuple):
+    """A checkout whose commands are timed: its interpreter, its console script, and the
+    state directory its current-state hook calls read."""
+
+    label: str
+    python: str
+    cli: list[str]
+    warm: Path
+
+
+def tree_at(root: Path, label: str, tmp: Path) -> Tree:
+    """The checkout at ``root``, run from its own ``.venv``."""
+    python = root / ".venv" / "bin" / "python"
+    if not python.is_file():
+        raise SystemExit(f"{python} is missing: run `make .venv/.installed` in {root}")
+    return Tree(label, str(python), [str(python), str(python.with_name("session-memory"))], tmp)
+
+
+def commands_of(
+    tree: Tree, one_line: Path, event: bytes, fresh: Callable[[], Path]
+) -> dict[str, tuple[Callable[[], list[str]], bytes]]:
+    """Each timed command of ``tree``: its argument list (made anew for every run: a cold
+    call gets a new state directory) and its standard input."""
+    cli, warm = tree.cli, str(tree.warm)
+
+    def cold() -> list[str]:
+        # The transcript is new to the state directory, which earlier sessions have used:
+        # it holds this tree's tokenizer cache (whose key names the tree's own files).
+        path = fresh()
+        if (tree.warm / ".tokenizer-cache").is_dir():
+            shutil.copytree(tree.warm / ".tokenizer-cache", path / ".tokenizer-cache")
+        return [*cli, "hook", "--state-dir", str(path)]
+
+    return {
+        "python -c pass": (lambda: [tree.python, "-c", "pass"], b""),
+        "--help": (lambda: [*cli, "--help"], b""),
+        "derive (one line)": (lambda: [*cli, "derive", str(one_line)], b""),
+        "hook, state current": (lambda: [*cli, "hook", "--state-dir", warm], event),
+        "hook, cold": (cold, event),
+        "hook, first call": (lambda: [*cli, "hook", "--state-dir", str(fresh())], event),
+    }
+
+
+def rows_of(
+    names: list[str], wall: dict[str, list[float]], cpu: dict[str, list[float]], parts: Any
+) -> dict[str, dict[str, Any]]:
+    base_wall = statistics.median(wall["python -c pass"])
+    base_cpu = statistics.median(cpu["python -c pass"])
+    rows = {}
+    for name in names:
+        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        rows[name] = {
+            "wall_p50_ms": round(w, 1),
+            "cpu_p50_ms": round(c, 1),
+            "wall_vs_pass": round(w / base_wall, 2),
+            "cpu_vs_pass": round(c / base_cpu, 2),
+            "python_startup_share": round(base_cpu / c, 2),
+            "import_ms": parts[name],
+        }
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--mb", type=float, default=3.0)
     parser.add_argument("--quick", action="store_true", help="5 rounds, 1 MB")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also time another checkout with its own .venv (e.g. a worktree of main), "
+        "interleaved with this one, and print both side by side",
+    )
     args = parser.parse_args()
     rounds, mb = (5, 1.0) if args.quick else (args.rounds, args.mb)
     tmp = Path(tempfile.mkdtemp(prefix="bench-startup-"))
@@ -140,89 +218,83 @@ def main() -> int:
                 "source": "compact",
             }
         )
-        warm = tmp / "warm"
-        run([*CLI, "hook", "--state-dir", str(warm)], event)
-        # Cold: the transcript is new to the state directory, which earlier sessions have
-        # used (it holds the tokenizer cache). First call: an empty state directory.
-        cold_dirs = iter(tmp / f"cold-{i}" for i in range(10 * rounds))
-        first_dirs = iter(tmp / f"first-{i}" for i in range(10 * rounds))
-
-        def cold_dir() -> str:
-            path = next(cold_dirs)
-            if (warm / ".tokenizer-cache").is_dir():
-                shutil.copytree(warm / ".tokenizer-cache", path / ".tokenizer-cache")
-            return str(path)
-
-        commands: dict[str, tuple[list[str] | None, bytes]] = {
-            "python -c pass": ([PYTHON, "-c", "pass"], b""),
-            "--help": ([*CLI, "--help"], b""),
-            "derive (one line)": ([*CLI, "derive", str(one_line)], b""),
-            "hook, state current": ([*CLI, "hook", "--state-dir", str(warm)], event),
-            "hook, cold": (None, event),
-            "hook, first call": (None, event),
-        }
-
-        def argv_of(name: str, argv: list[str] | None) -> list[str]:
-            if argv is not None:
-                return argv
-            state = cold_dir() if name == "hook, cold" else str(next(first_dirs))
-            return [*CLI, "hook", "--state-dir", state]
-
-        wall: dict[str, list[float]] = defaultdict(list)
-        cpu: dict[str, list[float]] = defaultdict(list)
-        for round_ in range(rounds + 1):  # interleaved, so load changes hit every command alike
-            for name, (argv, stdin) in commands.items():
-                w, c, _ = run(argv_of(name, argv), stdin)
-                if round_:  # round 0 warms the page cache and writes bytecode
-                    wall[name].append(w)
-                    cpu[name].append(c)
+        trees = [Tree("this", PYTHON, CLI, tmp / "warm")]
+        if args.baseline is not None:
+            trees.append(tree_at(args.baseline.resolve(), "baseline", tmp / "warm-baseline"))
+        states = iter(tmp / f"state-{i}" for i in itertools.count())
+        commands = {t.label: commands_of(t, one_line, event, lambda: next(states)) for t in trees}
+        for t in trees:
+            run([*t.cli, "hook", "--state-dir", str(t.warm)], event)
+        names = list(commands["this"])
+        wall: dict[str, dict[str, list[float]]] = {t.label: defaultdict(list) for t in trees}
+        cpu: dict[str, dict[str, list[float]]] = {t.label: defaultdict(list) for t in trees}
+        # Interleaved, so load changes hit every command (and both checkouts) alike; the
+        # checkouts take turns at going first. Round 0 warms the page cache and writes
+        # bytecode.
+        for round_ in range(rounds + 1):
+            for name in names:
+                for t in trees if round_ % 2 else trees[::-1]:
+                    argv, stdin = commands[t.label][name]
+                    w, c, _ = run(argv(), stdin)
+                    if round_:
+                        wall[t.label][name].append(w)
+                        cpu[t.label][name].append(c)
         parts = {
-            name: import_parts(argv_of(name, argv), stdin)
-            for name, (argv, stdin) in commands.items()
+            t.label: {
+                name: import_parts(argv(), stdin)
+                for name, (argv, stdin) in commands[t.label].items()
+            }
+            for t in trees
         }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    base_wall = statistics.median(wall["python -c pass"])
-    base_cpu = statistics.median(cpu["python -c pass"])
-    rows = {}
-    for name in commands:
-        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
-        rows[name] = {
-            "wall_p50_ms": round(w, 1),
-            "cpu_p50_ms": round(c, 1),
-            "wall_vs_pass": round(w / base_wall, 2),
-            "cpu_vs_pass": round(c / base_cpu, 2),
-            "python_startup_share": round(base_cpu / c, 2),
-            "import_ms": parts[name],
-        }
-    results = {
+    rows = {t.label: rows_of(names, wall[t.label], cpu[t.label], parts[t.label]) for t in trees}
+    results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg(),
         "rounds": rounds,
         "transcript_mb": mb,
-        "commands": rows,
+        "commands": rows["this"],
         "targets_ms": TARGETS_MS,
     }
+    if args.baseline is not None:
+        results["baseline"] = {"checkout": str(args.baseline.resolve()), **rows["baseline"]}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
     print(f"{rounds} rounds, interleaved; hook on a {mb:g} MB Claude Code transcript")
-    print(
-        f"{'':22s} {'wall p50':>9s} {'CPU p50':>9s} {'wall/pass':>9s} {'CPU/pass':>9s}"
-        f" {'start-up':>9s}"
-    )
-    for name, row in rows.items():
-        target = {"hook, state current": "  (target ≤ 60 ms)", "hook, cold": "  (≤ 500 ms)"}
+    target = {"hook, state current": "  (target ≤ 60 ms)", "hook, cold": "  (≤ 500 ms)"}
+    if args.baseline is None:
         print(
-            f"{name:22s} {row['wall_p50_ms']:7.1f}ms {row['cpu_p50_ms']:7.1f}ms "
-            f"{row['wall_vs_pass']:8.2f}x {row['cpu_vs_pass']:8.2f}x "
-            f"{row['python_startup_share']:8.0%}{target.get(name, '')}"
+            f"{'':22s} {'wall p50':>9s} {'CPU p50':>9s} {'wall/pass':>9s} {'CPU/pass':>9s}"
+            f" {'start-up':>9s}"
         )
-    print("start-up: the share of the CPU time that python -c pass alone takes")
+        for name, row in rows["this"].items():
+            print(
+                f"{name:22s} {row['wall_p50_ms']:7.1f}ms {row['cpu_p50_ms']:7.1f}ms "
+                f"{row['wall_vs_pass']:8.2f}x {row['cpu_vs_pass']:8.2f}x "
+                f"{row['python_startup_share']:8.0%}{target.get(name, '')}"
+            )
+        print("start-up: the share of the CPU time that python -c pass alone takes")
+    else:
+        print(f"baseline: {args.baseline.resolve()}")
+        print(
+            f"{'':22s} {'CPU p50':>9s} {'baseline':>9s} {'ratio':>6s}"
+            f" {'wall p50':>9s} {'baseline':>9s}"
+        )
+        for name, row in rows["this"].items():
+            old = rows["baseline"][name]
+            print(
+                f"{name:22s} {row['cpu_p50_ms']:7.1f}ms {old['cpu_p50_ms']:7.1f}ms "
+                f"{row['cpu_p50_ms'] / old['cpu_p50_ms']:5.2f}x "
+                f"{row['wall_p50_ms']:7.1f}ms {old['wall_p50_ms']:7.1f}ms{target.get(name, '')}"
+            )
     print("imports by part (ms, -X importtime, one run each):")
-    for name, row in rows.items():
-        shares = ", ".join(f"{k} {v:.0f}" for k, v in row["import_ms"].items())
-        print(f"  {name:20s} {shares}")
+    for t in trees:
+        for name, row in rows[t.label].items():
+            shares = ", ".join(f"{k} {v:.0f}" for k, v in row["import_ms"].items())
+            label = name if len(trees) == 1 else f"{name} [{t.label}]"
+            print(f"  {label:31s} {shares}")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {RESULTS}")
     return 0
 

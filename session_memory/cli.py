@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterator, Sequence
-    from typing import IO, Any
+    from typing import IO, Any, NoReturn
 
     from session_memory.hook import ClientName, OnClear
     from session_memory.memory import SessionMemory
@@ -49,12 +49,13 @@ _NATS_TIMEOUT = 2.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script."""
+    """Entry point of the console script (``argv`` None: this process is the command's)."""
+    own_process = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     hook_options = _hook_options(argv)
     try:
         if hook_options is not None:
-            return _hook(hook_options)
+            return _hook_process(hook_options) if own_process else _hook(hook_options)
         return _parse_and_run(argv)
     except SessionMemoryError as exc:
         print(f"session-memory: error: {exc}", file=sys.stderr)
@@ -547,6 +548,28 @@ def _hook(options: _HookOptions) -> int:
         remote=_remote_reader(options.nats, options) if options.nats else None,
     )
     return hook_main(sys.stdin.buffer, sys.stdout.buffer, config)
+
+
+def _hook_process(options: _HookOptions) -> NoReturn:
+    """A hook call that owns its process, which lives for one event and ends with it.
+
+    The cyclic garbage collector is off: reference counting frees what a fold allocates,
+    and the collections its allocations triggered found next to nothing to free (~2% of
+    a cold call). The process ends with :func:`os._exit` once its output is flushed:
+    tearing the interpreter down (every module, the tokenizer's 100,000 ranks, a last
+    collection) was ~10% of a cold call, and nothing is left to do at exit: the hook's
+    writes are done, its log closed and its writer threads joined when it returns.
+    """
+    import gc
+
+    gc.disable()
+    code = _hook(options)
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - a hook call does not import contextlib
+            stream.flush()
+        except (OSError, ValueError):  # closed, or the reader went away
+            pass
+    os._exit(code)
 
 
 def _remote_reader(url: str, options: _HookOptions) -> Any:

@@ -37,6 +37,7 @@ runs json's C speedups); ``tests/test_startup_imports.py`` pins what it may impo
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from session_memory.current import (
@@ -56,6 +57,7 @@ from session_memory.writes import FILE_MODE, atomic_write, ensure_private_dir
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    import types
     from collections.abc import Callable, Iterator
     from types import TracebackType
     from typing import IO, Final, Literal, TypeAlias
@@ -539,7 +541,8 @@ class _HookLog:
 
 class _Folding:
     """For a fold: the tokenizer's ranks cached in the memory directory, log records to the
-    hook's log. Both are undone after, so nothing of a call outlives it in the process.
+    hook's log, and no pydantic plugins. All of it is undone after, so nothing of a call
+    outlives it in the process.
 
     A class rather than a ``contextlib`` generator: a call whose state is current, which
     never folds, does not import :mod:`contextlib` (nor :mod:`logging`, nor the tokenizer).
@@ -555,6 +558,7 @@ class _Folding:
 
         from session_memory.tokens import cache_encodings_in
 
+        self.plugin_stub = _without_pydantic_plugins()
         self.previous_cache = cache_encodings_in(Path(self.cache_dir))
         # Warnings and errors of the service (and anything else that logs) go to the hook's
         # log only, for the duration of the fold: nothing reaches the client's stderr. The
@@ -583,6 +587,45 @@ class _Folding:
         root.setLevel(level)
         self.handler.close()
         cache_encodings_in(self.previous_cache)
+        if self.plugin_stub is not None and sys.modules.get(_PLUGIN_LOADER) is self.plugin_stub:
+            del sys.modules[_PLUGIN_LOADER]
+
+
+_PLUGIN_LOADER: Final = "pydantic.plugin._loader"
+
+
+def _without_pydantic_plugins() -> types.ModuleType | None:
+    """Stand in for pydantic's plugin loader while the hook folds, when pydantic is not
+    loaded yet; returns the stand-in (None: pydantic's own loader is already there).
+
+    Creating a model's validator asks that loader for plugins, and the loader imports
+    :mod:`importlib.metadata` (with :mod:`email`, :mod:`zipfile`, :mod:`csv`...) and scans
+    every installed distribution's entry points to find them: about 50 ms of a cold call,
+    for plugins that have nothing to observe in the hook's own models. The stand-in has
+    none; anything else asked of it is the real loader's (imported then).
+    """
+    import types
+
+    if _PLUGIN_LOADER in sys.modules:
+        return None
+    stub = types.ModuleType(_PLUGIN_LOADER)
+
+    def get_plugins() -> tuple[()]:
+        return ()
+
+    def real(name: str) -> object:
+        if name.startswith("__"):  # what the import system looks for (a module, no package)
+            raise AttributeError(name)
+        if sys.modules.get(_PLUGIN_LOADER) is stub:
+            del sys.modules[_PLUGIN_LOADER]
+        import importlib
+
+        return getattr(importlib.import_module(_PLUGIN_LOADER), name)
+
+    stub.get_plugins = get_plugins  # type: ignore[attr-defined]
+    stub.__getattr__ = real  # type: ignore[method-assign]
+    sys.modules[_PLUGIN_LOADER] = stub
+    return stub
 
 
 def _private_file_handler(path: str) -> logging.FileHandler:

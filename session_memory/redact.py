@@ -13,6 +13,7 @@ memory; ``contain_trusted_line`` gives the same single-line cleaning to our own 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import Final
 
 from session_memory.errors import ConfigError
+from session_memory.lazy_regex import LazyPattern
 from session_memory.token_formats import TOKEN_FORMATS
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "REDACTION_KINDS",
     "contain_block",
     "contain_trusted_line",
+    "contain_trusted_line_uncached",
     "contain_untrusted",
     "quote_untrusted",
     "redact_secrets",
@@ -301,15 +304,15 @@ _CODE_ROOTS: Final = frozenset(
         "vars",
     }
 )
-_IDENT_CHAIN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+")
+_IDENT_CHAIN: Final = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+")
 # A name whose last component is a secret word: api_key, API_KEY, apiKey, token, self._password
 # (not "monkey" or "mypassword123", which are values).
-_NAMED_AFTER_SECRET: Final = re.compile(
+_NAMED_AFTER_SECRET: Final = LazyPattern(
     r"(?:^|(?<=[._])|(?<=[a-z0-9])(?=[A-Z]))"
     r"(?i:password|passwd|passphrase|secret|token|key|auth|credentials?)$"
 )
 _MASK_CHARS: Final = frozenset("*\u2022xX.")
-_AWS_SECRET_VALUE: Final = re.compile(r"[A-Za-z0-9/+]{40}")
+_AWS_SECRET_VALUE: Final = LazyPattern(r"[A-Za-z0-9/+]{40}")
 
 
 def _specific_kind(value: str) -> str | None:
@@ -318,8 +321,8 @@ def _specific_kind(value: str) -> str | None:
     Only the rules whose trigger is at the start are tried, in rule order (the candidates
     are sorted by position, then rule): there are too many formats to try each.
     """
-    rules = _SPECIFIC_RULES.rules
-    for pos, index in _SPECIFIC_RULES.candidates(value, _lower_same_length(value)):
+    rules = _SPECIFIC
+    for pos, index in _specific_rules().candidates(value, _lower_same_length(value)):
         if pos > 0:
             break
         if rules[index].regex.match(value) is not None:
@@ -329,7 +332,7 @@ def _specific_kind(value: str) -> str | None:
 
 def _redact_specific(text: str) -> str:
     """Redact only the specific kinds: for text that a broader rule decided to keep."""
-    return _apply(text, _SPECIFIC_RULES, _lower_same_length(text))
+    return _apply(text, _specific_rules(), _lower_same_length(text))
 
 
 def _looks_like_reference(value: str) -> bool:
@@ -462,8 +465,8 @@ _RANDOM_MIN_BITS: Final = 3.0
 
 # A name written by a person: words in any case convention and short numbers
 # (created_at_desc_index_v2, OAuth2ClientFactory, user-profile-2026).
-_WORD_PARTS: Final = re.compile(r"(?:[A-Z]*+[a-z]{2,}+|[A-Z]++|[0-9]{1,4}+)++")
-_PART_SEPARATORS: Final = re.compile(r"[_./~+=-]++")
+_WORD_PARTS: Final = LazyPattern(r"(?:[A-Z]*+[a-z]{2,}+|[A-Z]++|[0-9]{1,4}+)++")
+_PART_SEPARATORS: Final = LazyPattern(r"[_./~+=-]++")
 
 
 def _looks_random(value: str) -> bool:
@@ -519,7 +522,7 @@ def _replace_htpasswd(m: re.Match[str]) -> str | None:
     return "htpasswd" + _redact_specific(flags) + "".join(parts)
 
 
-_TWILIO_SID: Final = re.compile(r"AC[0-9a-f]{32}")
+_TWILIO_SID: Final = LazyPattern(r"AC[0-9a-f]{32}")
 
 
 def _replace_user_password(m: re.Match[str]) -> str | None:
@@ -553,7 +556,7 @@ class _Rule:
         self.triggers = triggers  # literal starts, matched case-insensitively
         self.handler = handler
         self.kind = kind
-        self.scan = re.compile(scan) if scan else None
+        self.scan = LazyPattern(scan) if scan else None
         self.scan_min_length = scan_min_length
 
     @property
@@ -709,12 +712,17 @@ class _RuleSet:
         return found
 
 
-_SPECIFIC_RULES: Final = _RuleSet(
-    tuple(
-        _Rule(f.pattern, f.triggers, _whole(f.kind), f.kind, f.scan, f.scan_min_length)
-        for f in TOKEN_FORMATS
-    )
+_SPECIFIC: Final = tuple(
+    _Rule(f.pattern, f.triggers, _whole(f.kind), f.kind, f.scan, f.scan_min_length)
+    for f in TOKEN_FORMATS
 )
+
+
+@functools.cache
+def _specific_rules() -> _RuleSet:
+    """The specific rules alone, as a rule set of their own: built when a text first needs
+    it (few do; building it was a fifth of this module's import)."""
+    return _RuleSet(_SPECIFIC)
 
 
 # Context rules found by a search instead of a trigger (see _RuleSet): (pattern, minimum
@@ -730,7 +738,7 @@ def _context_rules(rules: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple
 
 
 _ALL_RULES: Final = _RuleSet(
-    _context_rules(_PRIORITY_RULES) + _SPECIFIC_RULES.rules + _context_rules(_CONTEXT_RULES)
+    _context_rules(_PRIORITY_RULES) + _SPECIFIC + _context_rules(_CONTEXT_RULES)
 )
 
 
@@ -855,9 +863,9 @@ def redact_secrets(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Containment
 
-_PLAIN_LINE: Final = re.compile("[ -~]*+")  # printable ASCII: no line break, no control
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_ANSI: Final = re.compile(
+_PLAIN_LINE: Final = LazyPattern("[ -~]*+")  # printable ASCII: no line break, no control
+_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
+_ANSI: Final = LazyPattern(
     r"\x1b\[[0-?]*+[ -/]*+[@-~]?"  # CSI: colours, cursor moves (an unfinished one too)
     r"|\x1b\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
     r"|\x1b[PX^_][^\x1b\n]*+(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
@@ -869,7 +877,7 @@ _ANSI: Final = re.compile(
 # spaces and joiners, bidi embeddings, overrides and isolates, BOM, tag characters, the
 # Egyptian hieroglyph format controls), variation selectors, the combining grapheme joiner
 # and the Hangul fillers.
-_INVISIBLE: Final = re.compile(
+_INVISIBLE: Final = LazyPattern(
     "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
@@ -877,8 +885,8 @@ _INVISIBLE: Final = re.compile(
 )
 # Every line break str.splitlines knows, other than "\n": CR, VT, FF, the file, group and
 # record separators, NEL, and the Unicode line and paragraph separators.
-_LINE_BREAK: Final = re.compile("\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_CONTROL: Final = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # after _LINE_BREAK
+_LINE_BREAK: Final = LazyPattern("\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_CONTROL: Final = LazyPattern("[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # after _LINE_BREAK
 _TAB: Final = "\t"
 
 # Chat-template and role markers, so that they cannot be read as markers. The mapping:
@@ -895,31 +903,31 @@ _TAB: Final = "\t"
 #   "```System:", a quotation mark), or opening a code span or a quotation anywhere: the
 #   colon becomes U+A789 (modifier letter colon);
 #   a run of "#" at a line start ("### Instruction", "## Current goal"): U+FF03 each.
-_PIPE_OPEN: Final = re.compile("<(?=[|\uff5c])")
-_PIPE_CLOSE: Final = re.compile("(?<=[|\uff5c])>")
-_DOUBLE_ANGLE: Final = re.compile(r"<<(/?[A-Za-z_]{1,20}+)>>")
-_BRACKET_MARKER: Final = re.compile(
+_PIPE_OPEN: Final = LazyPattern("<(?=[|\uff5c])")
+_PIPE_CLOSE: Final = LazyPattern("(?<=[|\uff5c])>")
+_DOUBLE_ANGLE: Final = LazyPattern(r"<<(/?[A-Za-z_]{1,20}+)>>")
+_BRACKET_MARKER: Final = LazyPattern(
     r"(?i)\[(/?(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS))\]"
 )
-_TAG: Final = re.compile(r"<(/?[A-Za-z][\w:.-]{0,40}+(?:\s[^<>]{0,200}+)?/?)>")
-_TAG_OPEN: Final = re.compile("<(?=[A-Za-z/!])")
+_TAG: Final = LazyPattern(r"<(/?[A-Za-z][\w:.-]{0,40}+(?:\s[^<>]{0,200}+)?/?)>")
+_TAG_OPEN: Final = LazyPattern("<(?=[A-Za-z/!])")
 # [^\w\n] is any space or punctuation but a line break: a no-break space before "System:" is
 # gone once the line's whitespace is collapsed, and a quote, fence or list mark before it only
 # frames it, so neither may hide the role from these patterns.
-_ROLE_AT_LINE_START: Final = re.compile(
+_ROLE_AT_LINE_START: Final = LazyPattern(
     r"(?im)^([^\w\n]*+"
     r"(?:human|assistant|system|user|ai|developer|tool|model)[^\S\n]*+):"
 )
-_TURN_ROLE: Final = re.compile(r"(?i)(?<![A-Za-z0-9_])((?:human|assistant)[^\S\n]*+):")
+_TURN_ROLE: Final = LazyPattern(r"(?i)(?<![A-Za-z0-9_])((?:human|assistant)[^\S\n]*+):")
 # A role opening a code span or a quotation anywhere in a line reads as a turn too.
-_QUOTED_ROLE: Final = re.compile(
+_QUOTED_ROLE: Final = LazyPattern(
     r"(?i)([`\u201c][^\S\n]*+(?:system|user|ai|developer|tool|model)[^\S\n]*+):"
 )
-_HASHES_AT_LINE_START: Final = re.compile(r"(?m)^([^\S\n]*+)(#{1,6}+)(?=[^\S\n]|$)")
+_HASHES_AT_LINE_START: Final = LazyPattern(r"(?m)^([^\S\n]*+)(#{1,6}+)(?=[^\S\n]|$)")
 
 # A leading Markdown structure, so that a fragment cannot pass for a heading, quote, list item,
 # task box, rule, fence or table row: its first characters become look-alikes.
-_LEADING_MARKDOWN: Final = re.compile(
+_LEADING_MARKDOWN: Final = LazyPattern(
     r"#{1,6}+|>|[-*+_=](?=[ \t]|[-*+_=]*+$)|[-*_=]{3,}+|`{3,}+|~{3,}+|\d{1,9}+[.)]|\|"
     r"|\[(?!redacted:)"
 )
@@ -986,7 +994,7 @@ def _neutralise_leading_markdown(line: str) -> str:
     return m.group(0).translate(_LOOK_ALIKE) + line[m.end() :]
 
 
-_PRINTABLE_LINES: Final = re.compile("[ -~\t\n]*+")  # nothing for _visible_lines to change
+_PRINTABLE_LINES: Final = LazyPattern("[ -~\t\n]*+")  # nothing for _visible_lines to change
 
 
 def _visible_lines(text: str) -> str:
@@ -1136,5 +1144,22 @@ def contain_trusted_line(text: str, max_chars: int) -> str:
     leading Markdown character is kept (``> out.log``, ``--force``, ``# comment`` read as
     written): the renderer always puts these after its own prefix, never at the start of a
     line.
+
+    Results are kept for the most recent :data:`TRUSTED_LINES_CACHED` texts: a session
+    names the same tools, paths and commands over and over (half of the 2,544 calls of a
+    3 MB Claude Code session's fold repeat an earlier one), and each costs ~11 µs. The
+    result is that of :func:`contain_trusted_line_uncached`.
     """
+    return _contain_trusted_line_cached(text, max_chars)
+
+
+def contain_trusted_line_uncached(text: str, max_chars: int) -> str:
+    """:func:`contain_trusted_line` computed every time (what the cached one is tested
+    against)."""
     return _single_line(text, max_chars, markdown=False)
+
+
+TRUSTED_LINES_CACHED: Final = 4096
+_contain_trusted_line_cached: Final = functools.lru_cache(maxsize=TRUSTED_LINES_CACHED)(
+    contain_trusted_line_uncached
+)

@@ -29,14 +29,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import multiprocessing
 import os
 import signal
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -485,7 +484,7 @@ class MemoryService:
             workers < 2
             or len(fresh) < max(1, self._farm_min)
             or threading.active_count() > 1
-            or "fork" not in multiprocessing.get_all_start_methods()
+            or not _can_fork()
         ):
             return None
         try:
@@ -1244,6 +1243,9 @@ class _Farm:
     """
 
     def __init__(self, paths: list[str], options: tuple[int, str, str], workers: int) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._pool = ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("fork"),
@@ -1307,6 +1309,14 @@ def _cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1  # pragma: no cover - platforms without affinity
+
+
+def _can_fork() -> bool:
+    """Whether worker processes can be forked here. :mod:`multiprocessing` is imported only
+    now: a one-shot call (the hook) never starts workers, and does not pay for its import."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _worker_init(service_pid: int) -> None:

@@ -23,6 +23,7 @@ from session_memory.redact import (
     _clean,
     contain_block,
     contain_trusted_line,
+    contain_trusted_line_uncached,
     contain_untrusted,
     quote_untrusted,
     redact_secrets,
@@ -553,6 +554,22 @@ class TestContainTrustedLine:
     def test_single_line_and_capped_on_any_text(self, text: str, max_chars: int) -> None:
         """Any str gives one clean line within the cap."""
         _assert_single_line(contain_trusted_line(text, max_chars), max_chars)
+
+    @given(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["Edit", "src/a.py", "pytest -q", "password=hunter22", "\x1b[1m"])
+                | st.text(alphabet=st.characters(exclude_categories=()), max_size=30),
+                st.integers(min_value=1, max_value=60),
+            ),
+            max_size=20,
+        )
+    )
+    def test_cached_results_are_the_uncached_ones(self, calls: list[tuple[str, int]]) -> None:
+        """Repeated and new texts alike give what computing them afresh gives."""
+        for text, max_chars in calls + calls:
+            expected = contain_trusted_line_uncached(text, max_chars)
+            assert contain_trusted_line(text, max_chars) == expected
 
 
 # Fragments that each make some pass of the cleaning do something, mixed with plain text, so

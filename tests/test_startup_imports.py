@@ -27,8 +27,9 @@ HEAVY_FOR_A_CURRENT_HOOK = (*HEAVY, "orjson", "dataclasses", "inspect")
 
 # What a hook call whose state is current may import beyond the interpreter's own start-up:
 # C modules (json's speedups, SHA-256 and BLAKE2b without OpenSSL, the named tuples' field
-# accessor), errno, and the hook's own small modules. Neither typing, collections, pathlib,
-# argparse, hashlib, shutil, contextlib, logging, nor the json package with re and enum.
+# accessor, gc: the console script's hook process turns the cyclic collector off), errno,
+# and the hook's own small modules. Neither typing, collections, pathlib, argparse, hashlib,
+# shutil, contextlib, logging, nor the json package with re and enum.
 CURRENT_HOOK_MAY_IMPORT = frozenset(
     {
         "__future__",
@@ -38,6 +39,7 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
         "_sha2",
         "_sha256",
         "errno",
+        "gc",
         "session_memory",
         "session_memory.cli",
         "session_memory.current",
@@ -153,6 +155,63 @@ def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
     assert not loaded & {"watchfiles", "asyncio", "nats"}
 
 
+def test_a_cold_hook_call_loads_no_process_pool_nor_package_metadata(tmp_path: Path) -> None:
+    """The first hook call folds without the worker processes of ``watch``'s catch-up
+    (multiprocessing) and without pydantic's search for plugins (importlib.metadata)."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    heavy = ("deriver", "multiprocessing", "concurrent.futures.process", "importlib.metadata")
+    argv = ["hook", "--state-dir", str(tmp_path / "state")]
+    assert loaded_by(argv, compact_event(transcript), heavy) == {"deriver"}
+
+
+# After a cold hook call in this process: pydantic's own plugin loader, and models that
+# still validate (a new one built after the call included).
+_AFTER_A_FOLD_PROBE = """
+import sys
+from session_memory.cli import main
+main(sys.argv[1:])
+loader = sys.modules.get("pydantic.plugin._loader")
+from pydantic import BaseModel
+from session_memory.events import TranscriptEvent
+class Later(BaseModel):
+    n: int
+event = TranscriptEvent.model_validate({"event_id": "e", "event_type": "message"})
+real = sys.modules["pydantic.plugin._loader"]
+print(loader is None, event.event_id, Later(n=1).n, hasattr(real, "entry_points"))
+"""
+
+
+def test_pydantic_plugins_are_looked_for_again_after_a_hook_fold(tmp_path: Path) -> None:
+    """The hook's fold does without pydantic's plugin loader, and leaves no stand-in behind:
+    models built after it get pydantic's own loader."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_A_FOLD_PROBE, "hook", "--state-dir", str(tmp_path / "s")],
+        input=compact_event(transcript),
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout.decode().splitlines()[-1] == "True e 1 True"
+
+
+def test_a_hook_process_ends_with_its_output_and_state_written(tmp_path: Path) -> None:
+    """The console script's hook process, which ends without tearing the interpreter down,
+    has printed its whole output and left the state current for the next call."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    state = tmp_path / "state"
+    argv = [sys.executable, "-m", "session_memory.cli", "hook", "--state-dir", str(state)]
+    done = subprocess.run(argv, input=compact_event(transcript), capture_output=True, check=True)
+    context = orjson.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Port the orders API to v2" in context and done.stderr == b""
+    from session_memory.current import read_current_memory
+
+    current = read_current_memory(transcript, state)
+    assert current is not None and context.endswith(current.markdown)
+
+
 @pytest.mark.parametrize(
     ("session", "hook_event"),
     [("s1", "SessionStart"), ("s2", "UserPromptSubmit")],
@@ -174,3 +233,30 @@ def test_a_current_hook_call_imports_only_c_modules_and_its_own(
     assert "session_memory.hook" in extra
     assert extra - CURRENT_HOOK_MAY_IMPORT == set()
     assert len(list((tmp_path / "state" / ".hook-sessions").iterdir())) == int(session[1:])
+
+
+def imported_by_a_process(argv: list[str], stdin: bytes = b"") -> set[str]:
+    """Every module a real process imports, from its ``-X importtime`` lines (written as
+    it goes, so a process that ends with ``os._exit`` tells them too)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, check=True
+    )
+    lines = done.stderr.decode().splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+def test_the_console_scripts_current_hook_call_imports_only_c_modules_and_its_own(
+    tmp_path: Path,
+) -> None:
+    """The console script itself, whose hook process ends without tearing the interpreter
+    down, imports on a current call only what the in-process probe allows (and gc)."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    script = str(Path(sys.executable).with_name("session-memory"))
+    argv = [script, "hook", "--state-dir", str(tmp_path / "state")]
+    imported_by_a_process(argv, compact_event(transcript))  # the first call derives
+    extra = imported_by_a_process(argv, compact_event(transcript)) - imported_by_a_process(
+        ["-c", "pass"]
+    )
+    assert "session_memory.hook" in extra and "gc" in extra
+    assert extra - CURRENT_HOOK_MAY_IMPORT == set()
