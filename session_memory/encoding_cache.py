@@ -18,7 +18,6 @@ it tokenizes every text exactly as ``tiktoken.get_encoding`` does.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import sys
 from itertools import islice
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from session_memory.files import read_regular
+from session_memory.hashes import blake2b
 from session_memory.store import atomic_write, ensure_private_dir
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def _read(path: Path, key: list[object]) -> dict[str, Any] | None:
         not sep
         or not isinstance(header, dict)
         or header.get("key") != key
-        or header.get("blake2b") != hashlib.blake2b(blob, digest_size=16).hexdigest()
+        or header.get("blake2b") != blake2b(blob, digest_size=16).hexdigest()
     ):
         return None
     try:
@@ -134,5 +134,5 @@ def _write(path: Path, key: list[object], args: dict[str, Any]) -> None:
     if not _well_formed(args, every_rank=True):
         raise ValueError("the encoding's constructor returned an unexpected shape")
     blob = marshal.dumps({field: args[field] for field in _FIELDS})
-    header = {"key": key, "blake2b": hashlib.blake2b(blob, digest_size=16).hexdigest()}
+    header = {"key": key, "blake2b": blake2b(blob, digest_size=16).hexdigest()}
     atomic_write(path, orjson.dumps(header) + b"\n" + blob)
