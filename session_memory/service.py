@@ -606,17 +606,23 @@ class MemoryService:
             force_polling=self._polling,
             on_polling=self._now_polling,
         ):
+            # Writes that finished while the watch waited: their transcripts may go to disk
+            # before the changes are read.
+            self._reap()
+            self._enforce_cap()
             for path in sorted(changes):
                 if self._stop.is_set():
                     break
                 self._on_change(path)
-            self._drain()
+            # Writes go on while the next changes are read: a transcript waits only for its
+            # own previous write (see _advance), not for the fsyncs of every other one.
+            self._reap()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
             if self._clock() - last_sweep >= self._sweep_seconds:
                 self._sweep()
-                self._drain()
+                self._reap()
                 self._evict_idle()
                 last_sweep = self._clock()
 
@@ -854,9 +860,15 @@ class MemoryService:
             if self._stop.is_set():
                 return
             self._visit(self._sweep_queue.pop(), hint=True)
-        # What is not yet on disk (a write failed) is retried on every tick.
-        self._drain()
-        for t in [t for t in self._transcripts.values() if not self._evictable(t)]:
+        # What is not yet on disk (a write failed) is retried on every tick; what is being
+        # written is not waited for.
+        self._reap()
+        retry = [
+            t
+            for t in self._transcripts.values()
+            if not self._evictable(t) and t.path not in self._in_flight
+        ]
+        for t in retry:
             if self._stop.is_set():
                 return
             self._advance(t, hint=True)
@@ -934,7 +946,9 @@ class MemoryService:
         when it changed; everything read is verified on the descriptor it is read from.
         """
         if t.path in self._in_flight:
-            self._drain()  # its previous change must be on disk before it is read on
+            if hint and self._unchanged_since_write(t):
+                return  # the write in flight has all there is
+            self._wait_for(t.path)  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -1138,6 +1152,26 @@ class MemoryService:
             self._failures.failed(t.path, done.error)
         else:
             self._failures.succeeded(t.path)
+
+    def _wait_for(self, path: str) -> None:
+        """Wait for the write in flight of one transcript, if it has one."""
+        entry = self._in_flight.pop(path, None)
+        if entry is not None:
+            t, write, future = entry
+            self._finish(t, write, future.result())
+
+    def _reap(self) -> None:
+        """Record the writes that are done, without waiting for the others."""
+        for path in [path for path, entry in self._in_flight.items() if entry[2].done()]:
+            self._wait_for(path)
+
+    def _unchanged_since_write(self, t: _Transcript) -> bool:
+        """The slow timer's ``stat`` of a transcript whose write is in flight: True when
+        the file is as it was read for that write (an error is left to the next look)."""
+        try:
+            return t.tail.check() is TailStatus.UNCHANGED
+        except TranscriptError:
+            return False
 
     def _drain(self, keep: int = 0) -> list[_Transcript]:
         """Wait for the writes in flight, oldest first, until at most ``keep`` are left;
