@@ -70,7 +70,7 @@ from session_memory.tail import (
     Look,
     StopEvent,
     TailStatus,
-    discover_transcripts,
+    find_transcripts,
     is_compressed,
     polling,
     resolves_inside,
@@ -634,27 +634,28 @@ class MemoryService:
         Returns the real paths of those found now that need deriving, in order; those whose
         state covers the file and whose outputs are in place stay on disk (see :meth:`_resident`).
         """
-        found = self._found()
         todo = []
-        for path in found:
-            real = self._add(path)
-            if real is not None and real not in self._dormant:
-                todo.append(real)
+        for path, real in self._found():
+            added = self._add(path, real)
+            if added is not None and added not in self._dormant:
+                todo.append(added)
         return todo
 
-    def _found(self) -> list[str]:
-        found: list[str] = [f for f in self._files if _is_regular(f)]
+    def _found(self) -> list[tuple[str, str | None]]:
+        """The transcripts present now: each path, and its real path when the walk knows it."""
+        found: list[tuple[str, str | None]] = [(f, None) for f in self._files if _is_regular(f)]
         for root in self._dirs:
-            found.extend(discover_transcripts(root, known=self._aliases))
+            found.extend(find_transcripts(root, known=self._aliases))
         return found
 
-    def _add(self, path: str) -> str | None:
-        """Register a transcript found at ``path``: its real path, None if already known.
+    def _add(self, path: str, real: str | None = None) -> str | None:
+        """Register a transcript found at ``path`` (``real``: its real path, when known):
+        its real path, None if already known.
 
         One with a state is resumed from it (kept on disk when nothing changed since, see
         :meth:`_load_dormant`); one without is derived when :meth:`_resident` is asked for it.
         """
-        real = os.path.realpath(path)
+        real = os.path.realpath(path) if real is None else real
         self._aliases[path] = real
         if real in self._transcripts or real in self._dormant or real in self._unborn:
             return None
@@ -847,11 +848,11 @@ class MemoryService:
         :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick.
         """
         if not self._sweep_queue:
-            for path in self._found():
+            for path, real in self._found():
                 if path not in self._aliases:
-                    real = self._add(path)
-                    if real is not None:
-                        self._visit(real, hint=False)
+                    added = self._add(path, real)
+                    if added is not None:
+                        self._visit(added, hint=False)
             queue = [*self._transcripts, *self._dormant, *self._unborn]
             queue.reverse()
             self._sweep_queue = queue
