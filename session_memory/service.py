@@ -104,6 +104,11 @@ FARM_MIN: Final = 64
 processes, one a core, while the service writes what they derived: starting the workers
 costs about half a second, deriving a transcript of 50 events a few milliseconds."""
 
+SYNC_ONCE_MIN: Final = 16
+"""A catch-up of at least this many transcripts writes them without fsyncs and has them made
+durable by one ``sync`` at its end; a smaller one (a hook call's single transcript) fsyncs
+each file as it is written, rather than flush every file system of the machine."""
+
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
 
@@ -391,6 +396,7 @@ class MemoryService:
         self._in_flight: dict[str, tuple[_Transcript, _Write, Future[_Written]]] = {}
         self._adopting: dict[str, tuple[_Derived, _Write, Future[_Written]]] = {}
         self._catching_up = False
+        self._sync_once = False  # this catch-up writes without fsyncs and syncs at its end
         self._unsynced = False  # the catch-up wrote without fsyncs: sync at its end
         self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
@@ -437,6 +443,7 @@ class MemoryService:
         todo = self._discover()
         found = set(todo)
         todo.extend(real for real in list(self._transcripts) if real not in found)
+        self._sync_once = len(todo) >= SYNC_ONCE_MIN
         farm = self._farm(todo)
         try:
             for real in todo:
@@ -466,7 +473,7 @@ class MemoryService:
                 break
             self._visit(real, hint=True)
         self._drain()
-        self._catching_up = False
+        self._catching_up = self._sync_once = False
         self._sync_catch_up()
         self._failures.report()
 
@@ -519,7 +526,7 @@ class MemoryService:
             memory_hash=memory_hash(d.memory_json),
             markdown_hash="" if pair is None else memory_hash(pair.markdown),
         )
-        write = _Write(name, pair, None, False, state, durable=not self._catching_up)
+        write = _Write(name, pair, None, False, state, durable=not self._sync_once)
         self._unsynced |= not write.durable
         if self._pool is None:
             self._adopted(real, d, write, self._commit(write))
@@ -1074,9 +1081,9 @@ class MemoryService:
             published=t.published,
             synced=t.outputs_synced,
             state=self._state_of(t, memory_json, shown) if t.state_stale else None,
-            durable=not self._catching_up,
+            durable=not self._sync_once,
         )
-        self._unsynced |= self._catching_up
+        self._unsynced |= self._sync_once
         if self._pool is None:
             self._finish(t, write, self._commit(write))
         else:

@@ -404,9 +404,10 @@ class TestDurability:
     def test_a_catch_up_writes_without_fsyncs_and_syncs_once_at_its_end(
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """A catch-up writes outputs and states without a single fsync, and one sync after
-        the last state makes them durable together."""
+        """A catch-up of many transcripts writes outputs and states without a single fsync,
+        and one sync after the last state makes them durable together."""
         watched, out = dirs
+        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
         for k in range(3):
             (watched / f"t{k}.jsonl").write_bytes(b"".join(varied_lines(20, session=f"s-{k}")))
         events: list[str] = []
@@ -421,6 +422,26 @@ class TestDurability:
         monkeypatch.setattr(service_module, "save_state", save_state)
         MemoryService([watched], out).run_once()
         assert events == ["state"] * 3 + ["sync"]
+
+    def test_a_catch_up_of_few_transcripts_fsyncs_its_files_and_never_syncs_the_machine(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A catch-up of fewer than SYNC_ONCE_MIN transcripts (a hook call's one) fsyncs what
+        it writes, and never flushes every file system with a sync."""
+        watched, out = dirs
+        (watched / "t.jsonl").write_bytes(b"".join(varied_lines(20, session="s-0")))
+        events: list[str] = []
+        real_fsync = os.fsync
+
+        def fsync(fd: int) -> None:
+            events.append("fsync")
+            real_fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
+        MemoryService([watched], out).run_once()
+        assert "fsync" in events and "sync" not in events
+        assert output(out, "s-0") == rebuild(watched / "t.jsonl")
 
     def test_outputs_found_in_place_are_synced_before_a_durable_state(
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
