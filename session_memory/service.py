@@ -27,7 +27,6 @@ its path appended, so both memories are kept and the choice survives restarts.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import signal
@@ -47,6 +46,7 @@ from session_memory.arguments import check_argument, check_paths
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
 from session_memory.events import JsonObject
 from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
+from session_memory.hashes import sha256
 from session_memory.memory import SessionMemory, SkippedLine
 from session_memory.store import (
     JSON_SUFFIX,
@@ -1458,7 +1458,7 @@ def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]
 
 def _suffixed(base: str, path: str) -> str:
     """``base`` made unique to one transcript: ``-<8 hex>`` of the hash of its path."""
-    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    digest = sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
     return safe_name(f"{base}-{digest}")
 
 
