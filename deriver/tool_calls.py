@@ -78,6 +78,8 @@ _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
 _UNCERTAIN_KEY: Final = verify_key("uncertain")
+_NOTED_KINDS: Final = frozenset({ToolKind.PLAN_EXIT, ToolKind.TASK})
+"""The kinds of call whose arguments carry a note (see :func:`_call_note`)."""
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -135,7 +137,7 @@ class Call:
             check=detect_check(key) if kind is ToolKind.SHELL and key else None,
             edited=edited_paths(name, args) if kind is ToolKind.EDIT else (),
             todos=_todo_list(args) if kind is ToolKind.TODO else None,
-            note=_call_note(kind, args),
+            note=_call_note(kind, args) if kind in _NOTED_KINDS else None,
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -274,9 +276,7 @@ class ToolCallRules:
                 safe_to_replay=safe,
             )
         else:
-            store.update(
-                item, stamp, kind="uncertain", status="uncertain", safe_to_replay=safe, touch=False
-            )
+            store.retag(item, stamp, "uncertain", "uncertain", safe)
         self._update_uncertain_warning(stamp)
         return True
 
@@ -320,7 +320,7 @@ class ToolCallRules:
                 tier="todo_items",
             )
         else:
-            store.update(warning, stamp, text=text, touch=False)
+            store.retext(warning, stamp, text)
 
     def _completed(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> bool:
         result = outcome.output
