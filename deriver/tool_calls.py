@@ -78,6 +78,8 @@ _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
 _UNCERTAIN_KEY: Final = verify_key("uncertain")
+_CALL_ID_TYPES: Final = (str, int)
+"""A tuple, not ``str | int``: a union written in the call is built again on every event."""
 _NOTED_KINDS: Final = frozenset({ToolKind.PLAN_EXIT, ToolKind.TASK})
 """The kinds of call whose arguments carry a note (see :func:`_call_note`)."""
 
@@ -102,7 +104,7 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     if not isinstance(status, str) or status not in _STATUSES:
         return None
     call_id = payload.get("tool_call_id")
-    key = call_key(event.run_id, call_id) if isinstance(call_id, str | int) else None
+    key = call_key(event.run_id, call_id) if isinstance(call_id, _CALL_ID_TYPES) else None
     return ToolEvent(
         status,
         key,
