@@ -415,7 +415,9 @@ class ToolCallRules:
             store.remove(item, stamp)
 
     def _fold(self, fold: str, name: str | None, stamp: Stamp) -> None:
-        state = self.folds.setdefault(fold, Fold())
+        state = self.folds.get(fold)
+        if state is None:  # not setdefault: it would build a Fold on every call
+            state = self.folds[fold] = Fold()
         state.count += 1
         count = state.count
         recent = state.recent
