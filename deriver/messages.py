@@ -20,7 +20,7 @@ from deriver.wording import (
     code,
     detail_text,
     goal_text,
-    relative,
+    relative_uncached,
     str_or_none,
 )
 from session_memory.events import TranscriptEvent
@@ -295,7 +295,8 @@ class MessageRules:
         action = message.final_action
         if action is not None:
             body = answer_gist(message.content, 400)
-            answer = quote_untrusted(relative(body, store.cwd) or body, EXCERPT_CHARS)
+            # Uncached: an answer's text rarely recurs, and a memo would keep it alive.
+            answer = quote_untrusted(relative_uncached(body, store.cwd) or body, EXCERPT_CHARS)
             label = "final answer" if action == "final" else "final answer (unverified)"
             store.add("completed_work", "final_answer", f"{label}: {answer}", stamp)
             if action == "final_unverified":

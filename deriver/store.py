@@ -364,6 +364,33 @@ class MemoryStore:
             section_items[item.id] = section_items.pop(item.id)
         self._items_tokens += delta
 
+    def retag(
+        self, item: Item, stamp: Stamp, kind: str, status: str, safe_to_replay: bool | None
+    ) -> None:
+        """Change the kind and prefix tags of an item the store holds (as :meth:`get` gives
+        it), in place: what :meth:`update` does with these arguments and ``touch=False``,
+        without its general cases (a tool call's todo changes so on every start)."""
+        item._view = None
+        item.kind = kind
+        item.status = status
+        item.safe_to_replay = safe_to_replay
+        tokens = self.tokens.prefix(status, item.count, safe_to_replay)
+        self._items_tokens += tokens - item.prefix_tokens
+        item.prefix_tokens = tokens
+        item.changed = stamp
+
+    def retext(self, item: Item, stamp: Stamp, text: str) -> None:
+        """Change the text of an item the store holds (as :meth:`get` gives it), in place:
+        :meth:`update` with ``text`` and ``touch=False`` (the uncertain-actions warning
+        changes so whenever a call starts or finishes)."""
+        item._view = None
+        if text != item.text:
+            item.text = text
+            tokens = self.tokens.body(text)
+            self._items_tokens += tokens - item.body_tokens
+            item.body_tokens = tokens
+        item.changed = stamp
+
     def remove(self, item: Item, stamp: Stamp | None = None) -> None:
         """Take an item out of the memory because it is closed (not counted as omitted)."""
         items = self.sections[item.section]
@@ -430,6 +457,12 @@ class MemoryStore:
 
     def fit(self) -> None:
         """Evict the oldest items of the lowest tiers until the memory fits the budget."""
+        # The common case, told without a call: the memory fits (the header alone always
+        # does, so an empty memory's total of 0 needs no case of its own).
+        goal = self.goal
+        total = self._header_tokens + self._items_tokens + self._structure_tokens
+        if total + (goal.tokens if goal is not None else 0) <= self.budget_tokens:
+            return
         while self.total_tokens() > self.budget_tokens:
             victim = self._next_victim()
             if victim is None:  # only the goal and markers are left; the cap keeps them in

@@ -78,6 +78,10 @@ _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
 _UNCERTAIN_KEY: Final = verify_key("uncertain")
+_CALL_ID_TYPES: Final = (str, int)
+"""A tuple, not ``str | int``: a union written in the call is built again on every event."""
+_NOTED_KINDS: Final = frozenset({ToolKind.PLAN_EXIT, ToolKind.TASK})
+"""The kinds of call whose arguments carry a note (see :func:`_call_note`)."""
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -100,7 +104,7 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     if not isinstance(status, str) or status not in _STATUSES:
         return None
     call_id = payload.get("tool_call_id")
-    key = call_key(event.run_id, call_id) if isinstance(call_id, str | int) else None
+    key = call_key(event.run_id, call_id) if isinstance(call_id, _CALL_ID_TYPES) else None
     return ToolEvent(
         status,
         key,
@@ -135,7 +139,7 @@ class Call:
             check=detect_check(key) if kind is ToolKind.SHELL and key else None,
             edited=edited_paths(name, args) if kind is ToolKind.EDIT else (),
             todos=_todo_list(args) if kind is ToolKind.TODO else None,
-            note=_call_note(kind, args),
+            note=_call_note(kind, args) if kind in _NOTED_KINDS else None,
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -274,9 +278,7 @@ class ToolCallRules:
                 safe_to_replay=safe,
             )
         else:
-            store.update(
-                item, stamp, kind="uncertain", status="uncertain", safe_to_replay=safe, touch=False
-            )
+            store.retag(item, stamp, "uncertain", "uncertain", safe)
         self._update_uncertain_warning(stamp)
         return True
 
@@ -320,7 +322,7 @@ class ToolCallRules:
                 tier="todo_items",
             )
         else:
-            store.update(warning, stamp, text=text, touch=False)
+            store.retext(warning, stamp, text)
 
     def _completed(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> bool:
         result = outcome.output
@@ -413,7 +415,9 @@ class ToolCallRules:
             store.remove(item, stamp)
 
     def _fold(self, fold: str, name: str | None, stamp: Stamp) -> None:
-        state = self.folds.setdefault(fold, Fold())
+        state = self.folds.get(fold)
+        if state is None:  # not setdefault: it would build a Fold on every call
+            state = self.folds[fold] = Fold()
         state.count += 1
         count = state.count
         recent = state.recent

@@ -161,6 +161,9 @@ _GENERIC_KEYS: Final = (
     "name",
 )
 _PATCH_KEYS: Final = ("input", "patch", "diff")
+# Built once: a tuple display with a starred name in it is built again on every call.
+_SHELL_ID_KEYS: Final = ("chars", *_ID_KEYS)
+_SEARCH_KEYS: Final = (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory")
 
 
 # No "^": a pattern that starts with a literal is searched for quickly; line starts are
@@ -275,11 +278,11 @@ def _shell_key(args: Mapping[object, object]) -> str | None:
         command = _command_text(args.get(key))
         if command is not None:
             return command
-    return _first_of(args, ("chars", *_ID_KEYS))
+    return _first_of(args, _SHELL_ID_KEYS)
 
 
 def _search_key(args: Mapping[object, object]) -> str | None:
-    return _first_of(args, (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory"))
+    return _first_of(args, _SEARCH_KEYS)
 
 
 def _path_key(args: Mapping[object, object]) -> str | None:

@@ -54,6 +54,14 @@ class TestMemos:
         assert wording.line(text, max_chars) == wording.line_uncached(text, max_chars)
         assert wording.describe(text, key) == wording.describe_uncached(text, key)
 
+    @given(
+        st.none() | st.text(max_size=80) | st.sampled_from(["/repo", "cd /repo && make"]),
+        st.none() | st.sampled_from(["/", "/repo", "/repo/", "/re"]) | st.text(max_size=20),
+    )
+    def test_relative(self, text: str | None, cwd: str | None) -> None:
+        """relative equals its uncached twin."""
+        assert wording.relative(text, cwd) == wording.relative_uncached(text, cwd)
+
     @given(st.integers(1, 5000))
     def test_uncertain_text(self, count: int) -> None:
         """The uncertain-actions warning equals its uncached twin."""
