@@ -50,7 +50,19 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 BATCH: Final = 500
-"""Messages fetched from a partition at once."""
+"""Messages fetched from a partition at once, at most (see :data:`FETCH_BYTES`)."""
+
+FETCH_BYTES: Final = 1 << 20
+"""About how many bytes one fetch brings: the count fetched follows the messages' size.
+
+500 batch messages (about 60 KB each) were 30 MB per partition: with sixteen partitions
+fetching, a lease renewal's reply queued behind hundreds of megabytes on the connection,
+and a lone worker under load lost its own leases (see ``docs/distributed.md``). Small
+messages (an agent's one event each) are still fetched :data:`BATCH` at a time.
+"""
+
+YIELD_SECONDS: Final = 0.005
+"""Folding a batch lets the other partitions (and lease renewals) run this often."""
 
 SNAPSHOT_EVERY: Final = 1000
 """A session's state is written after this many messages, else at the next checkpoint."""
@@ -132,6 +144,8 @@ class _Partition:
         self.release = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.last_checkpoint = time.monotonic()
+        self.fetch_size = min(worker.config.batch, 64)
+        """Messages to ask for next: :data:`FETCH_BYTES` at the size of the last ones."""
 
     @property
     def _t(self) -> Transport:
@@ -190,8 +204,10 @@ class _Partition:
                 await reader.close()
 
     async def _step(self, reader: PartitionReader, cfg: WorkerConfig) -> None:
-        batch = await reader.fetch(cfg.batch, IDLE_SECONDS)
+        batch = await reader.fetch(self.fetch_size, IDLE_SECONDS)
         if batch:
+            size = sum(len(d.body) for d in batch) // len(batch) + 1
+            self.fetch_size = max(1, min(cfg.batch, FETCH_BYTES // size))
             await self._apply_batch(batch)
             self.worker.metrics.lag[self.number] = batch[-1].pending
         due = time.monotonic() - self.last_checkpoint >= cfg.checkpoint_seconds
@@ -209,11 +225,18 @@ class _Partition:
     async def _apply_batch(self, batch: list[Delivered]) -> None:
         touched: dict[str, SessionState] = {}
         metrics = self.worker.metrics
+        resumed = time.perf_counter()
         for d in batch:
-            # The fold is CPU work (a message holds up to 100 records): between messages,
-            # let the other partitions run, and wait while leases are being renewed.
-            await asyncio.sleep(0)
-            await self.worker.folding.wait()
+            # The fold is CPU work (a message holds up to 100 records): every few
+            # milliseconds of it, let the other partitions run, and wait while leases are
+            # being renewed. Not after every message: an agent's messages hold one event
+            # each, and a pass of the event loop per event cost more than its fold.
+            if time.perf_counter() - resumed >= YIELD_SECONDS:
+                await asyncio.sleep(0)
+                resumed = time.perf_counter()
+            if not self.worker.folding.is_set():
+                await self.worker.folding.wait()
+                resumed = time.perf_counter()
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
@@ -398,6 +421,7 @@ class Worker:
         interval = self.config.lease_seconds / 3
         last_tick = time.monotonic()
         while not self.stop.is_set():
+            started = time.monotonic()
             try:
                 # A round that hangs (a server gone mid-request) must not stop renewals.
                 await asyncio.wait_for(self._leases(), timeout=self.config.lease_seconds)
@@ -406,8 +430,12 @@ class Worker:
             if on_tick is not None and time.monotonic() - last_tick >= tick:
                 last_tick = time.monotonic()
                 await on_tick(self)
+            # Rounds start every ``interval``, however long the last one took: on a loaded
+            # machine a round of a second or more, followed by a whole interval of waiting,
+            # let leases expire under a worker that was renewing them.
+            wait = max(0.0, interval - (time.monotonic() - started))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), timeout=interval)
+                await asyncio.wait_for(self.stop.wait(), timeout=wait)
         await self._release_all()
         logger.info("worker stopped", extra={"worker": self.config.worker_id})
 
