@@ -419,35 +419,59 @@ class Worker:
         """Hold leases and fold until ``stop`` is set; then release everything."""
         logger.info("worker started", extra={"worker": self.config.worker_id})
         interval = self.config.lease_seconds / 3
+        await self._renewal_round()  # the heartbeat first: claims count this worker
+        # Renewals on a cadence of their own: the rest of a round (listing the workers and
+        # free leases, claiming) takes several round trips, each waiting for a pass of the
+        # event loop through every folding partition, and took 2 s and more on a loaded
+        # machine; renewals waiting behind it let the leases of a busy worker expire.
+        renewing = asyncio.create_task(self._renewals(interval), name="lease-renewals")
         last_tick = time.monotonic()
-        while not self.stop.is_set():
-            started = time.monotonic()
-            try:
-                # A round that hangs (a server gone mid-request) must not stop renewals.
-                await asyncio.wait_for(self._leases(), timeout=self.config.lease_seconds)
-            except (TransportError, TimeoutError) as exc:
-                logger.warning("lease round failed", extra={"error": repr(exc)})
-            if on_tick is not None and time.monotonic() - last_tick >= tick:
-                last_tick = time.monotonic()
-                await on_tick(self)
-            # Rounds start every ``interval``, however long the last one took: on a loaded
-            # machine a round of a second or more, followed by a whole interval of waiting,
-            # let leases expire under a worker that was renewing them.
-            wait = max(0.0, interval - (time.monotonic() - started))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), timeout=wait)
+        try:
+            while not self.stop.is_set():
+                started = time.monotonic()
+                try:
+                    # A round that hangs (a server gone mid-request) must not stop the next.
+                    await asyncio.wait_for(self._balance(), timeout=self.config.lease_seconds)
+                except (TransportError, TimeoutError) as exc:
+                    logger.warning("lease round failed", extra={"error": repr(exc)})
+                if on_tick is not None and time.monotonic() - last_tick >= tick:
+                    last_tick = time.monotonic()
+                    await on_tick(self)
+                wait = max(0.0, interval - (time.monotonic() - started))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), timeout=wait)
+        finally:
+            renewing.cancel()
+            await asyncio.gather(renewing, return_exceptions=True)
         await self._release_all()
         logger.info("worker stopped", extra={"worker": self.config.worker_id})
 
-    async def _leases(self) -> None:
-        # Renewals first, all at once, while no partition folds: with every partition
-        # busy, each await would otherwise wait for a whole round of folds, and sixteen
+    async def _renewals(self, interval: float) -> None:
+        """Renew every ``interval`` from the start of the last renewal, until cancelled."""
+        started = time.monotonic()  # just after the round run() made first
+        while True:
+            await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
+            started = time.monotonic()
+            await self._renewal_round()
+
+    async def _renewal_round(self) -> None:
+        # Every held lease at once, while no partition folds: with every partition busy,
+        # each await would otherwise wait for a whole round of folds, and sixteen
         # renewals one after the other could outlast the lease itself.
         self.folding.clear()
         try:
-            await asyncio.gather(self._heartbeat(), self._renew_all())
+            await asyncio.wait_for(
+                asyncio.gather(self._heartbeat(), self._renew_all()),
+                timeout=self.config.lease_seconds,
+            )
+        except (TransportError, TimeoutError) as exc:
+            logger.warning("lease renewal failed", extra={"error": repr(exc)})
         finally:
             self.folding.set()
+
+    async def _balance(self) -> None:
+        """Claim free leases up to this worker's fair share; give back any above it."""
+        self._forget_finished()
         workers = await self.transport.keys("leases", "w.")
         fair = math.ceil(self.transport.partitions / max(1, len(workers)))
         if len(self.partitions) < fair:
@@ -456,10 +480,14 @@ class Worker:
             for number in sorted(self.partitions)[fair:]:
                 self.partitions[number].release.set()
 
-    async def _renew_all(self) -> None:
+    def _forget_finished(self) -> None:
+        """Partitions whose fold ended (released, lost, dropped) are no longer held."""
         for number, part in list(self.partitions.items()):
             if part.task is not None and part.task.done():
                 del self.partitions[number]
+
+    async def _renew_all(self) -> None:
+        self._forget_finished()
         held = [p for p in self.partitions.values() if not p.release.is_set()]
         results = await asyncio.gather(*(self._renew(p) for p in held), return_exceptions=True)
         for result in results:
@@ -467,13 +495,33 @@ class Worker:
                 raise result
 
     async def _renew(self, part: _Partition) -> None:
+        key = _lease_key(part.number)
         try:
             part.lease_rev = await self.transport.put(
-                "leases", _lease_key(part.number), self._lease_value(), part.lease_rev
+                "leases", key, self._lease_value(), part.lease_rev
             )
         except Conflict:
+            landed = await self._own_write(key, self._lease_value())
+            if landed is not None:
+                part.lease_rev = landed
+                return
             logger.warning("lease renewal refused", extra={"partition": part.number})
             await self._drop(part.number)
+
+    async def _own_write(self, key: str, value: bytes) -> int | None:
+        """The revision of ``key`` if it still holds what this worker last wrote, else None.
+
+        A renewal whose reply never came (a round cut off by its time limit on a loaded
+        machine, a timeout) may still have been stored; the next renewal names the old
+        revision and is refused. The lease names its holder, and every write to it names
+        the revision before it, so a lease holding this worker's id was last written by
+        this worker, with no other holder since: it is still ours, at that revision.
+        """
+        found = await self.transport.get("leases", key)
+        if found is None or found.value != value:
+            return None
+        logger.info("lease renewal found stored", extra={"key": key})
+        return found.revision
 
     async def _heartbeat(self) -> None:
         key = _heartbeat_key(self.config.worker_id)
@@ -482,7 +530,9 @@ class Worker:
                 "leases", key, b"alive", self._heartbeat_rev
             )
         except Conflict:
-            self._heartbeat_rev = None  # expired during an outage: create it again next round
+            # Stored without its reply (see _own_write), or expired during an outage:
+            # then created again next round.
+            self._heartbeat_rev = await self._own_write(key, b"alive")
 
     def _lease_value(self) -> bytes:
         return self.config.worker_id.encode()
