@@ -282,8 +282,9 @@ def throughput_runs(root: Path, sessions: int, events: int, profile: Path | None
     counts = write_sessions(root / "transcripts", sessions, events)
     lines = [
         "| workers | events | publish only (events/s) | end to end (events/s) "
-        "| worker CPU per 1,000 events | records per state write |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| worker CPU per 1,000 events | records folded | partitions lost "
+        "| records per state write |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for workers in (1, 2):
         run_dir = root / f"run{workers}"
@@ -300,11 +301,12 @@ def throughput_runs(root: Path, sessions: int, events: int, profile: Path | None
                 metrics = stop_workers(procs, run_dir)
         applied = sum(m.get("records_applied", 0) for m in metrics)
         states = sum(m.get("states_written", 0) for m in metrics) or 1
+        lost = sum(m.get("partitions_lost", 0) for m in metrics)
         cpu = cpu_between(ready, metrics)
         lines.append(
             f"| {workers} | {result['events']:,} | {result['publish_eps']:,.0f} "
             f"| {result['end_to_end_eps']:,.0f} | {1000 * cpu / result['events'] * 1000:.0f} ms "
-            f"| {applied / states:,.0f} |"
+            f"| {applied:,} | {lost} | {applied / states:,.0f} |"
         )
         print(lines[-1], flush=True)
     return lines

@@ -50,7 +50,19 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 BATCH: Final = 500
-"""Messages fetched from a partition at once."""
+"""Messages fetched from a partition at once, at most (see :data:`FETCH_BYTES`)."""
+
+FETCH_BYTES: Final = 1 << 20
+"""About how many bytes one fetch brings: the count fetched follows the messages' size.
+
+500 batch messages (about 60 KB each) were 30 MB per partition: with sixteen partitions
+fetching, a lease renewal's reply queued behind hundreds of megabytes on the connection,
+and a lone worker under load lost its own leases (see ``docs/distributed.md``). Small
+messages (an agent's one event each) are still fetched :data:`BATCH` at a time.
+"""
+
+YIELD_SECONDS: Final = 0.005
+"""Folding a batch lets the other partitions (and lease renewals) run this often."""
 
 SNAPSHOT_EVERY: Final = 1000
 """A session's state is written after this many messages, else at the next checkpoint."""
@@ -132,6 +144,8 @@ class _Partition:
         self.release = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.last_checkpoint = time.monotonic()
+        self.fetch_size = min(worker.config.batch, 64)
+        """Messages to ask for next: :data:`FETCH_BYTES` at the size of the last ones."""
 
     @property
     def _t(self) -> Transport:
@@ -190,8 +204,10 @@ class _Partition:
                 await reader.close()
 
     async def _step(self, reader: PartitionReader, cfg: WorkerConfig) -> None:
-        batch = await reader.fetch(cfg.batch, IDLE_SECONDS)
+        batch = await reader.fetch(self.fetch_size, IDLE_SECONDS)
         if batch:
+            size = sum(len(d.body) for d in batch) // len(batch) + 1
+            self.fetch_size = max(1, min(cfg.batch, FETCH_BYTES // size))
             await self._apply_batch(batch)
             self.worker.metrics.lag[self.number] = batch[-1].pending
         due = time.monotonic() - self.last_checkpoint >= cfg.checkpoint_seconds
@@ -209,11 +225,18 @@ class _Partition:
     async def _apply_batch(self, batch: list[Delivered]) -> None:
         touched: dict[str, SessionState] = {}
         metrics = self.worker.metrics
+        resumed = time.perf_counter()
         for d in batch:
-            # The fold is CPU work (a message holds up to 100 records): between messages,
-            # let the other partitions run, and wait while leases are being renewed.
-            await asyncio.sleep(0)
-            await self.worker.folding.wait()
+            # The fold is CPU work (a message holds up to 100 records): every few
+            # milliseconds of it, let the other partitions run, and wait while leases are
+            # being renewed. Not after every message: an agent's messages hold one event
+            # each, and a pass of the event loop per event cost more than its fold.
+            if time.perf_counter() - resumed >= YIELD_SECONDS:
+                await asyncio.sleep(0)
+                resumed = time.perf_counter()
+            if not self.worker.folding.is_set():
+                await self.worker.folding.wait()
+                resumed = time.perf_counter()
             session = self.sessions.get(d.session)
             if session is None:
                 session = await self._load(d.session, d.seq)
@@ -396,30 +419,59 @@ class Worker:
         """Hold leases and fold until ``stop`` is set; then release everything."""
         logger.info("worker started", extra={"worker": self.config.worker_id})
         interval = self.config.lease_seconds / 3
+        await self._renewal_round()  # the heartbeat first: claims count this worker
+        # Renewals on a cadence of their own: the rest of a round (listing the workers and
+        # free leases, claiming) takes several round trips, each waiting for a pass of the
+        # event loop through every folding partition, and took 2 s and more on a loaded
+        # machine; renewals waiting behind it let the leases of a busy worker expire.
+        renewing = asyncio.create_task(self._renewals(interval), name="lease-renewals")
         last_tick = time.monotonic()
-        while not self.stop.is_set():
-            try:
-                # A round that hangs (a server gone mid-request) must not stop renewals.
-                await asyncio.wait_for(self._leases(), timeout=self.config.lease_seconds)
-            except (TransportError, TimeoutError) as exc:
-                logger.warning("lease round failed", extra={"error": repr(exc)})
-            if on_tick is not None and time.monotonic() - last_tick >= tick:
-                last_tick = time.monotonic()
-                await on_tick(self)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), timeout=interval)
+        try:
+            while not self.stop.is_set():
+                started = time.monotonic()
+                try:
+                    # A round that hangs (a server gone mid-request) must not stop the next.
+                    await asyncio.wait_for(self._balance(), timeout=self.config.lease_seconds)
+                except (TransportError, TimeoutError) as exc:
+                    logger.warning("lease round failed", extra={"error": repr(exc)})
+                if on_tick is not None and time.monotonic() - last_tick >= tick:
+                    last_tick = time.monotonic()
+                    await on_tick(self)
+                wait = max(0.0, interval - (time.monotonic() - started))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), timeout=wait)
+        finally:
+            renewing.cancel()
+            await asyncio.gather(renewing, return_exceptions=True)
         await self._release_all()
         logger.info("worker stopped", extra={"worker": self.config.worker_id})
 
-    async def _leases(self) -> None:
-        # Renewals first, all at once, while no partition folds: with every partition
-        # busy, each await would otherwise wait for a whole round of folds, and sixteen
+    async def _renewals(self, interval: float) -> None:
+        """Renew every ``interval`` from the start of the last renewal, until cancelled."""
+        started = time.monotonic()  # just after the round run() made first
+        while True:
+            await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
+            started = time.monotonic()
+            await self._renewal_round()
+
+    async def _renewal_round(self) -> None:
+        # Every held lease at once, while no partition folds: with every partition busy,
+        # each await would otherwise wait for a whole round of folds, and sixteen
         # renewals one after the other could outlast the lease itself.
         self.folding.clear()
         try:
-            await asyncio.gather(self._heartbeat(), self._renew_all())
+            await asyncio.wait_for(
+                asyncio.gather(self._heartbeat(), self._renew_all()),
+                timeout=self.config.lease_seconds,
+            )
+        except (TransportError, TimeoutError) as exc:
+            logger.warning("lease renewal failed", extra={"error": repr(exc)})
         finally:
             self.folding.set()
+
+    async def _balance(self) -> None:
+        """Claim free leases up to this worker's fair share; give back any above it."""
+        self._forget_finished()
         workers = await self.transport.keys("leases", "w.")
         fair = math.ceil(self.transport.partitions / max(1, len(workers)))
         if len(self.partitions) < fair:
@@ -428,10 +480,14 @@ class Worker:
             for number in sorted(self.partitions)[fair:]:
                 self.partitions[number].release.set()
 
-    async def _renew_all(self) -> None:
+    def _forget_finished(self) -> None:
+        """Partitions whose fold ended (released, lost, dropped) are no longer held."""
         for number, part in list(self.partitions.items()):
             if part.task is not None and part.task.done():
                 del self.partitions[number]
+
+    async def _renew_all(self) -> None:
+        self._forget_finished()
         held = [p for p in self.partitions.values() if not p.release.is_set()]
         results = await asyncio.gather(*(self._renew(p) for p in held), return_exceptions=True)
         for result in results:
@@ -439,13 +495,33 @@ class Worker:
                 raise result
 
     async def _renew(self, part: _Partition) -> None:
+        key = _lease_key(part.number)
         try:
             part.lease_rev = await self.transport.put(
-                "leases", _lease_key(part.number), self._lease_value(), part.lease_rev
+                "leases", key, self._lease_value(), part.lease_rev
             )
         except Conflict:
+            landed = await self._own_write(key, self._lease_value())
+            if landed is not None:
+                part.lease_rev = landed
+                return
             logger.warning("lease renewal refused", extra={"partition": part.number})
             await self._drop(part.number)
+
+    async def _own_write(self, key: str, value: bytes) -> int | None:
+        """The revision of ``key`` if it still holds what this worker last wrote, else None.
+
+        A renewal whose reply never came (a round cut off by its time limit on a loaded
+        machine, a timeout) may still have been stored; the next renewal names the old
+        revision and is refused. The lease names its holder, and every write to it names
+        the revision before it, so a lease holding this worker's id was last written by
+        this worker, with no other holder since: it is still ours, at that revision.
+        """
+        found = await self.transport.get("leases", key)
+        if found is None or found.value != value:
+            return None
+        logger.info("lease renewal found stored", extra={"key": key})
+        return found.revision
 
     async def _heartbeat(self) -> None:
         key = _heartbeat_key(self.config.worker_id)
@@ -454,7 +530,9 @@ class Worker:
                 "leases", key, b"alive", self._heartbeat_rev
             )
         except Conflict:
-            self._heartbeat_rev = None  # expired during an outage: create it again next round
+            # Stored without its reply (see _own_write), or expired during an outage:
+            # then created again next round.
+            self._heartbeat_rev = await self._own_write(key, b"alive")
 
     def _lease_value(self) -> bytes:
         return self.config.worker_id.encode()

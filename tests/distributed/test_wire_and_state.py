@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from session_memory.distributed.wire import (
     encode_held,
     encode_positioned,
     encode_record,
+    event_object,
     partition_of,
     session_key,
 )
@@ -46,6 +48,36 @@ class TestSessionKey:
     def test_partitions_are_stable(self) -> None:
         """The partition of a key does not depend on the process (no salted hash)."""
         assert partition_of("t001", 16) == 14  # crc32, the same in every process
+
+
+_VALUES = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+_OPTIONAL_FIELDS = {
+    "payload": st.dictionaries(st.text(max_size=8), _VALUES, max_size=3),
+    "timestamp": st.none() | st.text(max_size=8),
+    "session_id": st.none() | st.text(max_size=8),
+    "run_id": st.none() | st.text(max_size=8),
+    "step": st.none() | st.integers(),
+    "reference_id": st.none() | st.text(max_size=8),
+    "schema_version": st.integers(0, 3),
+    "surprise": _VALUES,
+    "zz_extra": st.dictionaries(st.text(max_size=8), _VALUES, max_size=2),
+}
+
+
+class TestEventObject:
+    @given(
+        st.fixed_dictionaries(
+            {"event_id": st.text(max_size=8), "event_type": st.text(max_size=8)},
+            optional=_OPTIONAL_FIELDS,
+        )
+    )
+    def test_is_the_dump_without_defaults(self, fields: dict[str, Any]) -> None:
+        """An event's wire object is its dump without defaults: same keys, order and JSON."""
+        event = TranscriptEvent.model_validate(fields)
+        dumped = event.model_dump(exclude_defaults=True)
+        assert event_object(event) == dumped
+        assert list(event_object(event)) == list(dumped)
+        assert encode_record(event) == orjson.dumps({"k": "e", "ev": dumped})
 
 
 class TestDecode:
