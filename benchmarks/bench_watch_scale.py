@@ -10,17 +10,14 @@ For each size N it writes N native transcripts of 50 events each, laid out like
 watch`` subprocess on the tree and measures:
 
 - *catch-up*: from the start of the process to the log line that says every transcript is
-  derived and tailed (every ``.memory.json`` is then checked to hold 50 events), and the
-  CPU time the service and its worker processes used until then (on a shared machine the
-  CPU time varies less than the wall time);
+  derived and tailed (every ``.memory.json`` is then checked to hold 50 events);
 - *RSS* of the service 2 s after catch-up;
 - *idle CPU*: the service's user + system CPU time over 10 s with nothing appended;
 - *freshness*: 100 appends to one transcript, then 100 transcripts appended at once (20
   appends each), from just before an append's ``write`` to the moment this process sees
   the updated ``.memory.json``. The transcripts are among the first derived at catch-up,
   so a service that keeps idle ones on disk restores each from its state on its first
-  append: that cost is in these figures; with the service's CPU time per append of the
-  100 at once;
+  append: that cost is in these figures;
 - *restart*: the service stopped and started again on the same outputs and states with
   nothing changed: its catch-up time and RSS.
 
@@ -146,11 +143,6 @@ class Watch:
     def cpu_seconds(self) -> float:
         return process_cpu_seconds(self.proc.pid)
 
-    def cpu_seconds_with_workers(self) -> float:
-        """:meth:`cpu_seconds` plus that of the worker processes it has ended."""
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return self.cpu_seconds() + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
-
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(60)
@@ -189,7 +181,7 @@ def freshness_many(tree: Path, out: Path, first: int, files: int, appends: int) 
     lost = sum(
         event_count(out / f"{session_of(k)}.memory.json") != EVENTS + appends for k in sources
     )
-    return {**_latency(latencies), "lost": float(lost), "appends": float(len(latencies))}
+    return {**_latency(latencies), "lost": float(lost)}
 
 
 def _latency(latencies: list[float]) -> dict[str, float]:
@@ -218,7 +210,6 @@ def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
     watch = caught_up(tree, out, code, "the service")
     try:
         result["catch_up_s"] = watch.caught_up_at - watch.started
-        result["catch_up_cpu_s"] = watch.cpu_seconds_with_workers()
         result["load_catch_up"] = load_average()
         missing = sum(event_count(out / f"{session_of(k)}.memory.json") != EVENTS for k in range(n))
         result["tailed"] = watch.tailed
@@ -232,9 +223,7 @@ def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
         one = freshness_one(tree, out, n // 2, 100)
         result.update({f"one_{key}": value for key, value in one.items()})
         result["load_one"] = load_average()
-        cpu0 = watch.cpu_seconds()
         many = freshness_many(tree, out, 0, min(100, n // 2), 20)
-        result["many_cpu_ms_per_append"] = 1000 * (watch.cpu_seconds() - cpu0) / many["appends"]
         result.update({f"many_{key}": value for key, value in many.items()})
         result["load_many"] = load_average()
         result["rss_mib_end"] = watch.rss_mib()
@@ -255,14 +244,11 @@ def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
 def describe(r: dict[str, Any]) -> str:
     return (
         f"{r['label']:>8} N={r['transcripts']:>6,}: catch-up {r['catch_up_s']:.1f} s "
-        f"({r['catch_up_cpu_s']:.1f} s CPU with workers; "
-        f"load {r['load_catch_up'].split(' (')[0]}), "
-        f"RSS {r['rss_mib']:.0f} MiB, "
+        f"(load {r['load_catch_up'].split(' (')[0]}), RSS {r['rss_mib']:.0f} MiB, "
         f"idle CPU {r['idle_cpu_pct']:.2f}% (load {r['load_idle'].split(' (')[0]}), "
         f"one p50/p99 {r['one_p50_ms']:.0f}/{r['one_p99_ms']:.0f} ms, "
         f"100 at once p50/p99 {r['many_p50_ms']:.0f}/{r['many_p99_ms']:.0f} ms "
-        f"({r['many_cpu_ms_per_append']:.2f} ms CPU an append; lost {r['many_lost']:.0f}; "
-        f"load {r['load_many'].split(' (')[0]}), "
+        f"(lost {r['many_lost']:.0f}; load {r['load_many'].split(' (')[0]}), "
         f"incomplete after catch-up {r['incomplete_after_catch_up']}; "
         f"restart catch-up {r['restart_catch_up_s']:.1f} s, RSS {r['restart_rss_mib']:.0f} MiB "
         f"(load {r['load_restart'].split(' (')[0]})"

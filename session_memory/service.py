@@ -70,7 +70,7 @@ from session_memory.tail import (
     Look,
     StopEvent,
     TailStatus,
-    find_transcripts,
+    discover_transcripts,
     is_compressed,
     polling,
     resolves_inside,
@@ -613,23 +613,17 @@ class MemoryService:
             force_polling=self._polling,
             on_polling=self._now_polling,
         ):
-            # Writes that finished while the watch waited: their transcripts may go to disk
-            # before the changes are read.
-            self._reap()
-            self._enforce_cap()
             for path in sorted(changes):
                 if self._stop.is_set():
                     break
                 self._on_change(path)
-            # Writes go on while the next changes are read: a transcript waits only for its
-            # own previous write (see _advance), not for the fsyncs of every other one.
-            self._reap()
+            self._drain()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
             if self._clock() - last_sweep >= self._sweep_seconds:
                 self._sweep()
-                self._reap()
+                self._drain()
                 self._evict_idle()
                 last_sweep = self._clock()
 
@@ -641,28 +635,27 @@ class MemoryService:
         Returns the real paths of those found now that need deriving, in order; those whose
         state covers the file and whose outputs are in place stay on disk (see :meth:`_resident`).
         """
+        found = self._found()
         todo = []
-        for path, real in self._found():
-            added = self._add(path, real)
-            if added is not None and added not in self._dormant:
-                todo.append(added)
+        for path in found:
+            real = self._add(path)
+            if real is not None and real not in self._dormant:
+                todo.append(real)
         return todo
 
-    def _found(self) -> list[tuple[str, str | None]]:
-        """The transcripts present now: each path, and its real path when the walk knows it."""
-        found: list[tuple[str, str | None]] = [(f, None) for f in self._files if _is_regular(f)]
+    def _found(self) -> list[str]:
+        found: list[str] = [f for f in self._files if _is_regular(f)]
         for root in self._dirs:
-            found.extend(find_transcripts(root, known=self._aliases))
+            found.extend(discover_transcripts(root, known=self._aliases))
         return found
 
-    def _add(self, path: str, real: str | None = None) -> str | None:
-        """Register a transcript found at ``path`` (``real``: its real path, when known):
-        its real path, None if already known.
+    def _add(self, path: str) -> str | None:
+        """Register a transcript found at ``path``: its real path, None if already known.
 
         One with a state is resumed from it (kept on disk when nothing changed since, see
         :meth:`_load_dormant`); one without is derived when :meth:`_resident` is asked for it.
         """
-        real = os.path.realpath(path) if real is None else real
+        real = os.path.realpath(path)
         self._aliases[path] = real
         if real in self._transcripts or real in self._dormant or real in self._unborn:
             return None
@@ -855,11 +848,11 @@ class MemoryService:
         :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick.
         """
         if not self._sweep_queue:
-            for path, real in self._found():
+            for path in self._found():
                 if path not in self._aliases:
-                    added = self._add(path, real)
-                    if added is not None:
-                        self._visit(added, hint=False)
+                    real = self._add(path)
+                    if real is not None:
+                        self._visit(real, hint=False)
             queue = [*self._transcripts, *self._dormant, *self._unborn]
             queue.reverse()
             self._sweep_queue = queue
@@ -868,15 +861,9 @@ class MemoryService:
             if self._stop.is_set():
                 return
             self._visit(self._sweep_queue.pop(), hint=True)
-        # What is not yet on disk (a write failed) is retried on every tick; what is being
-        # written is not waited for.
-        self._reap()
-        retry = [
-            t
-            for t in self._transcripts.values()
-            if not self._evictable(t) and t.path not in self._in_flight
-        ]
-        for t in retry:
+        # What is not yet on disk (a write failed) is retried on every tick.
+        self._drain()
+        for t in [t for t in self._transcripts.values() if not self._evictable(t)]:
             if self._stop.is_set():
                 return
             self._advance(t, hint=True)
@@ -954,9 +941,7 @@ class MemoryService:
         when it changed; everything read is verified on the descriptor it is read from.
         """
         if t.path in self._in_flight:
-            if hint and self._unchanged_since_write(t):
-                return  # the write in flight has all there is
-            self._wait_for(t.path)  # its previous change must be on disk before it is read on
+            self._drain()  # its previous change must be on disk before it is read on
         try:
             if hint and t.tail.check() is TailStatus.UNCHANGED:
                 self._publish(t)  # a restored transcript still has its outputs reconciled
@@ -1160,26 +1145,6 @@ class MemoryService:
             self._failures.failed(t.path, done.error)
         else:
             self._failures.succeeded(t.path)
-
-    def _wait_for(self, path: str) -> None:
-        """Wait for the write in flight of one transcript, if it has one."""
-        entry = self._in_flight.pop(path, None)
-        if entry is not None:
-            t, write, future = entry
-            self._finish(t, write, future.result())
-
-    def _reap(self) -> None:
-        """Record the writes that are done, without waiting for the others."""
-        for path in [path for path, entry in self._in_flight.items() if entry[2].done()]:
-            self._wait_for(path)
-
-    def _unchanged_since_write(self, t: _Transcript) -> bool:
-        """The slow timer's ``stat`` of a transcript whose write is in flight: True when
-        the file is as it was read for that write (an error is left to the next look)."""
-        try:
-            return t.tail.check() is TailStatus.UNCHANGED
-        except TranscriptError:
-            return False
 
     def _drain(self, keep: int = 0) -> list[_Transcript]:
         """Wait for the writes in flight, oldest first, until at most ``keep`` are left;

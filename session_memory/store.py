@@ -192,10 +192,13 @@ class Outputs:
         the generation it came from). ``durable=False`` skips every fsync: the switch is
         still atomic for readers and across kills, and durable once the caller syncs.
         """
+        ensure_private_dir(self.generations)
         current = self._current(name)
         generation = (current or 0) + 1
         directory = self.generations / f"{name}.{generation}"
-        self._make_generation(directory)
+        if os.path.lexists(directory):
+            _remove_generation(directory)  # an orphan of a kill before its pointer moved
+        os.mkdir(directory, DIR_MODE)
         if not (
             markdown_unchanged
             and current is not None
@@ -219,18 +222,6 @@ class Outputs:
                 fsync_dir(self.out_dir)
         if current is not None and current != generation:
             _remove_generation(self.generations / f"{name}.{current}")
-
-    def _make_generation(self, directory: Path) -> None:
-        """Create an empty generation directory (and the generations directory the first
-        time), replacing an orphan a kill left before its pointer moved."""
-        try:
-            os.mkdir(directory, DIR_MODE)
-        except FileNotFoundError:
-            ensure_private_dir(self.generations)
-            os.mkdir(directory, DIR_MODE)
-        except FileExistsError:
-            _remove_generation(directory)
-            os.mkdir(directory, DIR_MODE)
 
     def sync(self, name: str) -> None:
         """fsync everything a published pair rests on (after a restart found it in place)."""
@@ -304,14 +295,7 @@ def _link(source: Path, target: Path, size: int) -> bool:
 
 
 def _replace_link(path: Path, target: str) -> None:
-    """Point the symbolic link ``path`` at ``target`` in one step: made in place when
-    nothing is there (a link is created whole), else renamed over whatever entry is."""
-    try:
-        os.symlink(target, path)
-    except FileExistsError:
-        pass
-    else:
-        return
+    """Point the symbolic link ``path`` at ``target`` in one rename (over any entry)."""
     tmp = temp_beside(path)
     os.symlink(target, tmp)
     rename_over(tmp, path)

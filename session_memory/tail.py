@@ -48,14 +48,12 @@ __all__ = [
     "SWEEP_TICKS",
     "FileIdentity",
     "FileTail",
-    "Found",
     "Look",
     "StopEvent",
     "TailStatus",
     "Tailed",
     "TranscriptReplaced",
     "discover_transcripts",
-    "find_transcripts",
     "fingerprint",
     "is_compressed",
     "polling",
@@ -418,13 +416,6 @@ def transcript_stem(path: str | os.PathLike[str]) -> str:
     return name.removesuffix(COMPRESSED_SUFFIX) if is_compressed(name) else Path(name).stem
 
 
-class Found(NamedTuple):
-    """A transcript found under a watched directory: its path there, and its real path."""
-
-    path: str
-    real: str
-
-
 def discover_transcripts(
     root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
 ) -> list[str]:
@@ -436,76 +427,19 @@ def discover_transcripts(
     elsewhere is not a transcript of this directory, and symlinked directories are not
     descended into (they could loop or lead anywhere).
     """
-    return [found.path for found in find_transcripts(root, compressed=compressed, known=known)]
-
-
-def find_transcripts(
-    root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
-) -> list[Found]:
-    """:func:`discover_transcripts` with the real path of each file found.
-
-    Under a root that is its own real path, a plain file (the directory entry says so, no
-    ``stat``) reached through plain directories is its own real path: only links are
-    resolved, one ``realpath`` each.
-    """
-    top = os.path.abspath(root)
     root_real = os.path.realpath(root)
-    found: list[Found] = []
-    _scan(top, top == root_real, _Scan(root_real, compressed, known), found)
-    return found
-
-
-class _Scan(NamedTuple):
-    root_real: str
-    compressed: bool
-    known: Container[str]
-
-
-def _scan(directory: str, real: bool, scan: _Scan, found: list[Found]) -> None:
-    """One directory of :func:`find_transcripts`, then its subdirectories, in name order
-    (the order of ``os.walk`` with sorted names, not following directory links)."""
-    try:
-        with os.scandir(directory) as it:
-            entries = list(it)
-    except OSError:
-        return
-    dirs: list[os.DirEntry[str]] = []
-    for entry in sorted(entries, key=lambda e: e.name):
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            dirs.append(entry)
-        elif _wanted(entry.name, scan.compressed) and entry.path not in scan.known:
-            _add_found(entry, real, scan.root_real, found)
-    for entry in dirs:
-        try:
-            if entry.is_symlink():
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith(TRANSCRIPT_SUFFIX) or name.startswith("."):
                 continue
-        except OSError:
-            continue
-        _scan(entry.path, real, scan, found)
-
-
-def _wanted(name: str, compressed: bool) -> bool:
-    """Whether a file name is a transcript's (never a hidden file's)."""
-    if not name.endswith(TRANSCRIPT_SUFFIX) or name.startswith("."):
-        return False
-    return compressed or not is_compressed(name)
-
-
-def _add_found(entry: os.DirEntry[str], real: bool, root_real: str, found: list[Found]) -> None:
-    try:
-        plain = real and entry.is_file(follow_symlinks=False)
-    except OSError:
-        plain = False
-    if plain:
-        found.append(Found(entry.path, entry.path))
-        return
-    resolved = os.path.realpath(entry.path)
-    if os.path.commonpath([resolved, root_real]) == root_real and os.path.isfile(resolved):
-        found.append(Found(entry.path, resolved))
+            if not compressed and is_compressed(name):
+                continue
+            path = os.path.abspath(os.path.join(dirpath, name))
+            if path not in known and resolves_inside(path, root_real):
+                found.append(path)
+    return found
 
 
 def resolves_inside(path: str | os.PathLike[str], root_real: str) -> bool:

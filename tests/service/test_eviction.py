@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_memory.current import read_current_memory
 from session_memory.service import MemoryService
 from tests.service.service_helpers import append, varied_lines, wait_for
 from tests.transcripts import Text, jsonl, records
@@ -38,18 +37,9 @@ def sources() -> dict[str, list[bytes]]:
 
 
 def caught_up(tmp_path: Path, caplog: pytest.LogCaptureFixture, restores: int) -> bool:
-    """Both services publish the same bytes, the evicting one after ``restores`` restores,
-    and its states cover every transcript (its writes are done, so it may evict them all
-    before the next append: writes overlap the reading of further changes)."""
+    """Both services publish the same bytes, the evicting one after ``restores`` restores."""
     same = published(tmp_path / "evicting") == published(tmp_path / "keeping")
-    return (
-        same
-        and caplog.text.count("restored from its state") >= restores
-        and all(
-            read_current_memory(path, tmp_path / "evicting") is not None
-            for path in sorted((tmp_path / "transcripts").glob("*.jsonl"))
-        )
-    )
+    return same and caplog.text.count("restored from its state") >= restores
 
 
 def start(
