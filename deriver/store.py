@@ -333,12 +333,8 @@ class MemoryStore:
         item._view = None
         if kind is not None:
             item.kind = kind
-        delta = 0
-        if text is not None and text != item.text:
-            item.text = text
-            tokens = self.tokens.body(text) if body_tokens is None else body_tokens
-            delta = tokens - item.body_tokens
-            item.body_tokens = tokens
+        if text is not None:
+            self._set_text(item, text, body_tokens)
         if status is not None or count is not None or safe_to_replay is not None:
             if status is not None:
                 item.status = status
@@ -346,9 +342,7 @@ class MemoryStore:
                 item.count = count
             if safe_to_replay is not None:
                 item.safe_to_replay = safe_to_replay
-            tokens = self._count_prefix(item)
-            delta += tokens - item.prefix_tokens
-            item.prefix_tokens = tokens
+            self._recount_prefix(item)
         item.changed = stamp
         if closed:
             item.closed = stamp
@@ -362,7 +356,6 @@ class MemoryStore:
             tier_items[item.id] = tier_items.pop(item.id)
         if touch:
             section_items[item.id] = section_items.pop(item.id)
-        self._items_tokens += delta
 
     def retag(
         self, item: Item, stamp: Stamp, kind: str, status: str, safe_to_replay: bool | None
@@ -374,9 +367,7 @@ class MemoryStore:
         item.kind = kind
         item.status = status
         item.safe_to_replay = safe_to_replay
-        tokens = self.tokens.prefix(status, item.count, safe_to_replay)
-        self._items_tokens += tokens - item.prefix_tokens
-        item.prefix_tokens = tokens
+        self._recount_prefix(item)
         item.changed = stamp
 
     def retext(self, item: Item, stamp: Stamp, text: str) -> None:
@@ -384,12 +375,22 @@ class MemoryStore:
         :meth:`update` with ``text`` and ``touch=False`` (the uncertain-actions warning
         changes so whenever a call starts or finishes)."""
         item._view = None
+        self._set_text(item, text)
+        item.changed = stamp
+
+    def _set_text(self, item: Item, text: str, body_tokens: int | None = None) -> None:
+        """An item's text and its count (``body_tokens`` when the caller has counted it)."""
         if text != item.text:
             item.text = text
-            tokens = self.tokens.body(text)
+            tokens = self.tokens.body(text) if body_tokens is None else body_tokens
             self._items_tokens += tokens - item.body_tokens
             item.body_tokens = tokens
-        item.changed = stamp
+
+    def _recount_prefix(self, item: Item) -> None:
+        """Count an item's prefix tags again, after its status, count or replay flag changed."""
+        tokens = self._count_prefix(item)
+        self._items_tokens += tokens - item.prefix_tokens
+        item.prefix_tokens = tokens
 
     def remove(self, item: Item, stamp: Stamp | None = None) -> None:
         """Take an item out of the memory because it is closed (not counted as omitted)."""
@@ -457,12 +458,6 @@ class MemoryStore:
 
     def fit(self) -> None:
         """Evict the oldest items of the lowest tiers until the memory fits the budget."""
-        # The common case, told without a call: the memory fits (the header alone always
-        # does, so an empty memory's total of 0 needs no case of its own).
-        goal = self.goal
-        total = self._header_tokens + self._items_tokens + self._structure_tokens
-        if total + (goal.tokens if goal is not None else 0) <= self.budget_tokens:
-            return
         while self.total_tokens() > self.budget_tokens:
             victim = self._next_victim()
             if victim is None:  # only the goal and markers are left; the cap keeps them in
