@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import nats
 import orjson
 
 from session_memory.distributed.jetstream import connect
@@ -36,7 +37,6 @@ from session_memory.distributed.worker import (
     CHECKPOINT_SECONDS,
     IDLE_SECONDS,
     SNAPSHOT_EVERY,
-    memory_keys,
 )
 from session_memory.events import TranscriptEvent
 from tests.distributed.corpus import generate_events
@@ -136,21 +136,42 @@ async def wait_ready(url: str, workers: int, timeout: float = 60.0) -> None:
 
 
 async def throughput(url: str, directory: Path, counts: dict[str, int]) -> dict[str, float]:
+    """Publish every transcript; time it and the moment every memory has its final count.
+
+    The memories are watched, not polled: polling every session's key every few
+    milliseconds took CPU from the worker it was timing, on a machine of two cores.
+    """
     transport = await connect(url)
+    done = asyncio.Event()
+    pending = dict(counts)
+    finished = 0.0
+
+    async def watch(entries: Any) -> None:
+        nonlocal finished
+        async for entry in entries:
+            if entry is None or not entry.value:
+                continue
+            name = entry.key.removesuffix(".json")
+            if name in pending and orjson.loads(entry.value)["event_count"] == pending[name]:
+                del pending[name]
+                if not pending:
+                    finished = time.perf_counter()
+                    done.set()
+
+    nc = await nats.connect(url)
+    watcher = await (await nc.jetstream().key_value("smem_memory")).watch("*.json")
+    watching = asyncio.create_task(watch(watcher))
     try:
         start = time.perf_counter()
         publisher = FilePublisher(transport, [str(directory)], directory.parent / "pub-state")
         summary = await publisher.run_once()
         published = time.perf_counter() - start
-        pending = dict(counts)
-        while pending:
-            for name, want in list(pending.items()):
-                found = await transport.get("memory", memory_keys(name)[0])
-                if found is not None and orjson.loads(found.value)["event_count"] == want:
-                    del pending[name]
-            await asyncio.sleep(0.02)
-        total = time.perf_counter() - start
+        await done.wait()
+        total = finished - start
     finally:
+        watching.cancel()
+        await watcher.stop()
+        await nc.close()
         await transport.close()
     events = sum(counts.values())
     return {
@@ -165,8 +186,6 @@ async def throughput(url: str, directory: Path, counts: dict[str, int]) -> dict[
 
 async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[str, float]:
     """Latency of each event from its publish to the memory that counts it."""
-    import nats
-
     transport = await connect(url)
     nc = await nats.connect(url)
     kv = await nc.jetstream().key_value("smem_memory")

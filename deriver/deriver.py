@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+import msgspec
 import orjson
 
 from deriver.rules import Rules
@@ -19,13 +20,13 @@ from deriver.store import MemoryStore
 from deriver.token_budget import TokenArithmetic
 from session_memory.arguments import check_argument
 from session_memory.errors import ConfigError, SnapshotError
-from session_memory.events import TranscriptEvent
+from session_memory.events import AnyEvent, DecodedEvent, TranscriptEvent
 from session_memory.memory import (
     Diagnostics,
     SessionMemory,
     SkippedLine,
 )
-from session_memory.reader import Record, event_from_object
+from session_memory.reader import FoldRecord, event_from_object
 from session_memory.tokens import DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
@@ -88,22 +89,26 @@ class SessionMemoryDeriver:
 
     # -- the fold -----------------------------------------------------------------------
 
-    def apply(self, event: TranscriptEvent | Mapping[str, Any]) -> bool:
+    def apply(self, event: AnyEvent | Mapping[str, Any]) -> bool:
         """Apply one event; False when it was not applied (a duplicate or not an event).
 
         Never raises for any input: a mapping that is not a valid event is counted as a
         skipped line (offset -1), a payload of an unexpected shape is counted as malformed.
         """
-        if not isinstance(event, TranscriptEvent):
-            record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
-            if not isinstance(record, TranscriptEvent):
-                self.record_skip(
-                    record
-                    if isinstance(record, SkippedLine)
-                    else SkippedLine(offset=-1, reason="not an event object")
-                )
-                return False
-            event = record
+        if type(event) is DecodedEvent:
+            unknown_fields = False  # a DecodedEvent has none
+        else:
+            if not isinstance(event, TranscriptEvent):
+                record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
+                if not isinstance(record, TranscriptEvent):
+                    self.record_skip(
+                        record
+                        if isinstance(record, SkippedLine)
+                        else SkippedLine(offset=-1, reason="not an event object")
+                    )
+                    return False
+                event = record
+            unknown_fields = bool(event.__pydantic_extra__)
         event_id = event.event_id
         run_id = event.run_id
         session_id = event.session_id
@@ -132,7 +137,7 @@ class SessionMemoryDeriver:
         self._last_event_id = event_id
         if self._session_id is None and session_id:
             self._session_id = session_id
-        if event.__pydantic_extra__:
+        if unknown_fields:
             self._diag.events_with_unknown_fields += 1
         self._memory = None
         event_type = event.event_type
@@ -159,7 +164,7 @@ class SessionMemoryDeriver:
             kept.append(skip)
         self._memory = None
 
-    def apply_all(self, records: Iterable[Record | Mapping[str, Any]]) -> int:
+    def apply_all(self, records: Iterable[FoldRecord | Mapping[str, Any]]) -> int:
         """Apply events and record skips in order; returns how many events were applied."""
         applied = 0
         for record in records:
@@ -171,7 +176,7 @@ class SessionMemoryDeriver:
 
     @classmethod
     def rebuild(
-        cls, records: Iterable[Record | Mapping[str, Any]], **config: Any
+        cls, records: Iterable[FoldRecord | Mapping[str, Any]], **config: Any
     ) -> SessionMemoryDeriver:
         """A new deriver with every record applied: the same fold from the empty state."""
         deriver = cls(**config)
@@ -364,16 +369,17 @@ class _DiagnosticsState:
         )
 
 
-def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:
+def _without_surrogates(event: AnyEvent) -> AnyEvent:
     """The event with lone surrogates in its ids replaced, so the memory serialises."""
 
     def clean(text: str | None) -> str | None:
         return None if text is None else text.encode("utf-8", "replace").decode("utf-8")
 
-    return event.model_copy(
-        update={
-            "event_id": clean(event.event_id),
-            "run_id": clean(event.run_id),
-            "session_id": clean(event.session_id),
-        }
-    )
+    ids = {
+        "event_id": clean(event.event_id),
+        "run_id": clean(event.run_id),
+        "session_id": clean(event.session_id),
+    }
+    if isinstance(event, DecodedEvent):
+        return msgspec.structs.replace(event, **ids)
+    return event.model_copy(update=ids)

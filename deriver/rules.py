@@ -22,7 +22,7 @@ from deriver.messages import (
 from deriver.recording import Failures
 from deriver.store import Item, MemoryStore
 from deriver.tool_calls import ToolCallRules, parse_tool_event
-from session_memory.events import TranscriptEvent
+from session_memory.events import AnyEvent
 from session_memory.memory import SectionName
 
 __all__ = ["RULES", "Handler", "Rule", "Rules"]
@@ -145,7 +145,7 @@ RULES: Final[tuple[Rule, ...]] = (
 class Handler(Generic[T]):
     """How one event type changes the memory: ``parse`` (pure, may fail), then ``apply``."""
 
-    parse: Callable[[TranscriptEvent], T | None]
+    parse: Callable[[AnyEvent], T | None]
     apply: Callable[[T], bool]
 
 

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, TypeAlias
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, PlainValidator, StrictInt, StrictStr
 
-__all__ = ["KNOWN_EVENT_TYPES", "JsonObject", "TranscriptEvent", "typed_event"]
+__all__ = [
+    "FIELD_DEFAULTS",
+    "KNOWN_EVENT_TYPES",
+    "AnyEvent",
+    "DecodedEvent",
+    "Int64",
+    "JsonObject",
+    "TranscriptEvent",
+    "typed_event",
+]
 
 JsonObject = dict[str, Any]
 """A decoded JSON object, as orjson returns it."""
@@ -43,6 +53,50 @@ class TranscriptEvent(BaseModel):
     reference_id: StrictStr | None = None
     schema_version: StrictInt = 1
 
+
+Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+"""For msgspec: an integer orjson decodes as an ``int`` too (beyond 64 bits, a float)."""
+
+
+class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """A native event decoded from JSON bytes in one step, for the fold.
+
+    The fields of :class:`TranscriptEvent` in its order, with its types (checked by the
+    decoder as strictly as the model's validator) and defaults; JSON with any other field
+    does not decode to one (the model keeps unknown fields). The fold reads it as it reads
+    the model, without the cost of building one: a third of decoding an event, measured on
+    a worker. ``msgspec.json.Decoder(DecodedEvent)`` makes them; :meth:`model` is the public
+    model of the same event.
+    """
+
+    event_id: str
+    event_type: str
+    payload: JsonObject = {}
+    timestamp: str | None = None
+    session_id: str | None = None
+    run_id: str | None = None
+    step: Int64 | None = None
+    reference_id: str | None = None
+    schema_version: Int64 = 1
+
+    def model(self) -> TranscriptEvent:
+        """The same event as the public model (its fields set: those not at their default)."""
+        return TranscriptEvent.model_validate(
+            {k: v for k, v in msgspec.structs.asdict(self).items() if v != FIELD_DEFAULTS[k]}
+        )
+
+
+AnyEvent: TypeAlias = TranscriptEvent | DecodedEvent
+"""An event the fold applies: the public model, or a :class:`DecodedEvent`."""
+
+_REQUIRED: Final = object()
+"""Stands for the default of a field without one: equal to no value."""
+
+FIELD_DEFAULTS: Final = {
+    name: _REQUIRED if info.is_required() else info.default
+    for name, info in TranscriptEvent.model_fields.items()
+}
+"""Each field's default (a required field's stands for none and equals no value)."""
 
 _new: Final = object.__new__
 _set: Final = object.__setattr__

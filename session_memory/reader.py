@@ -20,12 +20,13 @@ import pydantic
 
 from session_memory.arguments import check_argument, check_source
 from session_memory.errors import ConfigError, TranscriptError
-from session_memory.events import JsonObject, TranscriptEvent
+from session_memory.events import AnyEvent, JsonObject, TranscriptEvent
 from session_memory.memory import SkippedLine
 
 __all__ = [
     "MAX_LINE_BYTES",
     "ZSTD_MAGIC",
+    "FoldRecord",
     "Record",
     "Source",
     "decode_line",
@@ -49,6 +50,8 @@ ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
 Source = str | os.PathLike[str] | IO[bytes]
 Record = TranscriptEvent | SkippedLine
 """What reading yields: an event to apply, or a line that was skipped and why."""
+FoldRecord = AnyEvent | SkippedLine
+"""What the fold applies: a :data:`Record`, or an event decoded as a ``DecodedEvent``."""
 
 
 def object_of_line(

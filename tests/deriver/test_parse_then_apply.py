@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
 from deriver.rules import Handler
-from session_memory.events import KNOWN_EVENT_TYPES, TranscriptEvent
+from session_memory.events import KNOWN_EVENT_TYPES, AnyEvent, TranscriptEvent
 from session_memory.reader import read_records
 
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"
@@ -67,7 +67,7 @@ class TestParseThenApply:
         """A payload whose parse fails is counted as malformed; the memory stays as it was."""
         deriver = SessionMemoryDeriver.restore(BASE)
 
-        def unreadable(event: TranscriptEvent) -> None:
+        def unreadable(event: AnyEvent) -> None:
             raise ValueError("a payload of an unexpected shape")
 
         applied = deriver._handlers[event_type].apply

@@ -14,6 +14,7 @@ from deriver import SessionMemoryDeriver
 from session_memory.distributed.state import SessionState, load_session
 from session_memory.distributed.wire import (
     Decoded,
+    _decode_checked,
     decode,
     encode_batch,
     encode_held,
@@ -24,14 +25,19 @@ from session_memory.distributed.wire import (
     session_key,
 )
 from session_memory.errors import SnapshotError
-from session_memory.events import TranscriptEvent
+from session_memory.events import DecodedEvent, TranscriptEvent
 from session_memory.memory import SkippedLine
-from session_memory.reader import Record
+from session_memory.reader import FoldRecord, Record
 from tests.strategies import event_dicts
 
 
-def records_of(events: list[dict[str, Any]]) -> list[Record]:
+def records_of(events: list[dict[str, Any]]) -> list[FoldRecord]:
     return [TranscriptEvent.model_validate(e) for e in events]
+
+
+def models(records: list[FoldRecord]) -> list[Record]:
+    """The records with each decoded event as its public model."""
+    return [r.model() if isinstance(r, DecodedEvent) else r for r in records]
 
 
 class TestSessionKey:
@@ -80,6 +86,78 @@ class TestEventObject:
         assert encode_record(event) == orjson.dumps({"k": "e", "ev": dumped})
 
 
+# Values of every JSON type, integers as far as a 64-bit encoder writes them.
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+_FIELD_VALUES = st.one_of(
+    st.none(), st.text(max_size=6), st.integers(-(2**63), 2**64 - 1), _ANY_JSON
+)
+
+
+def _mostly(valid: st.SearchStrategy[Any], other: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``valid`` nine times in ten, else ``other`` (``one_of`` would draw each half the time)."""
+    return st.integers(0, 9).flatmap(lambda i: other if i == 9 else valid)
+
+
+def _wire_events() -> st.SearchStrategy[dict[str, Any]]:
+    """Event objects with each field missing, of its own type, or of any other."""
+    names = ["event_id", "event_type", "payload", "timestamp", "session_id", "run_id"]
+    names += ["step", "reference_id", "schema_version"]
+    typed = {
+        "event_id": st.text(max_size=6),
+        "event_type": st.sampled_from(["message", "tool_lifecycle", "checkpoint"]),
+        "payload": st.dictionaries(st.text(max_size=4), _ANY_JSON, max_size=3),
+        "step": st.integers(0, 2**40),
+        "schema_version": st.integers(0, 3),
+    }
+    field = {n: typed.get(n, st.none() | st.text(max_size=6)) for n in names}
+    fields = st.fixed_dictionaries(
+        {}, optional={n: _mostly(strategy, _FIELD_VALUES) for n, strategy in field.items()}
+    )
+    unknown = _mostly(st.just({}), st.fixed_dictionaries({"surprise": _FIELD_VALUES}))
+    return st.builds(
+        lambda d, u: {"event_id": "e", "event_type": "message", **d, **u}, fields, unknown
+    )
+
+
+def _wire_records(positioned: bool) -> st.SearchStrategy[Any]:
+    position = _mostly(
+        st.tuples(st.integers(-(2**63), 2**64 - 1), st.integers(0, 3)).map(list),
+        _FIELD_VALUES,
+    )
+    event = st.fixed_dictionaries({"k": st.just("e"), "ev": _mostly(_wire_events(), _FIELD_VALUES)})
+    skip = st.fixed_dictionaries(
+        {
+            "k": st.just("s"),
+            "o": _mostly(st.integers(-5, 2**64 - 1), _FIELD_VALUES),
+            "r": _mostly(st.text(max_size=6), _FIELD_VALUES),
+        }
+    )
+    record = st.one_of(event, event, skip)
+    if positioned:
+        record = st.builds(lambda r, p: {**r, "p": p}, record, position)
+    return _mostly(record, _FIELD_VALUES)
+
+
+def _messages() -> st.SearchStrategy[Any]:
+    batch = st.fixed_dictionaries(
+        {
+            "k": st.just("b"),
+            "src": _mostly(st.text(max_size=4), _FIELD_VALUES),
+            "recs": _mostly(st.lists(_wire_records(True), max_size=4), _FIELD_VALUES),
+        }
+    )
+    held = st.fixed_dictionaries({"k": st.just("h"), "recs": st.lists(_wire_records(False))})
+    return _mostly(st.one_of(batch, batch, held, _wire_records(False)), _FIELD_VALUES)
+
+
 class TestDecode:
     @given(st.binary(max_size=300))
     def test_never_raises(self, body: bytes) -> None:
@@ -99,18 +177,37 @@ class TestDecode:
         )
         decoded = decode(body)
         assert isinstance(decoded, Decoded)
-        assert decoded.records == records and decoded.positions == positions
+        assert models(decoded.records) == records and decoded.positions == positions
 
     def test_single_and_held_messages_round_trip(self) -> None:
         """An agent's single event and a held-back list decode as such."""
         event = TranscriptEvent(event_id="e1", event_type="message", payload={"role": "user"})
         single = decode(encode_record(event))
         held = decode(encode_held([event]))
-        assert isinstance(single, Decoded) and single.records == [event] and not single.held
+        assert isinstance(single, Decoded) and models(single.records) == [event]
+        assert not single.held
         assert isinstance(held, Decoded) and held.held and held.records == [event]
 
+    @given(_messages())
+    def test_the_fast_path_decodes_as_the_checked_one(self, message: Any) -> None:
+        """Whatever a JSON encoder puts on the log (events of any field types, unknown
+        fields, skips, held lists, broken shapes), decoding gives what orjson and the model's
+        validator give: the same events, positions and skips, the same reasons."""
+        body = orjson.dumps(message)
+        fast, checked = decode(body), _decode_checked(body)
+        if isinstance(checked, SkippedLine):
+            assert fast == checked
+        else:
+            assert isinstance(fast, Decoded)
+            assert models(fast.records) == checked.records
+            assert (fast.held, fast.src, fast.positions) == (
+                checked.held,
+                checked.src,
+                checked.positions,
+            )
 
-def _batches(records: list[Record], cuts: list[int]) -> list[Decoded]:
+
+def _batches(records: list[FoldRecord], cuts: list[int]) -> list[Decoded]:
     """The records as batches from one source, cut at ``cuts``."""
     bounds = [0, *sorted(set(cuts)), len(records)]
     return [
