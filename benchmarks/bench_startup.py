@@ -20,6 +20,15 @@ not pass/fail; targets are printed next to them. Results go to
 /tmp/base main`` and ``make .venv/.installed`` there) in the same run, each command of both
 checkouts one after the other in every round, and prints the two side by side: on a shared
 machine whose speed varies, only figures of the same period compare.
+
+``--shares`` also splits the CPU time of a cold hook call into its parts, in child processes
+that run the hook in-process (after the interpreter's start): the imports a fold needs
+(service, deriver, viewbuilder, adapters, pydantic, tiktoken's Python side), loading the
+tokenizer from its cache, the fold of the transcript and the rest (state, outputs, the
+hook's own work). The fold is split again by running it twice more with a part taken out
+(the deriver's ``apply``, then the adapter's ``feed``): reading (lines, JSON) is the fold
+without the adapter, the adapter what the deriver-less fold adds to that, the deriver what
+the whole fold adds to the deriver-less one. Medians of ``--rounds`` runs of each.
 """
 
 from __future__ import annotations
@@ -160,6 +169,93 @@ def commands_of(
     }
 
 
+# Run by a checkout's own interpreter: argv = event file, state directory, mode. Prints the
+# CPU milliseconds of each part as JSON. Mode "no-deriver" or "no-adapter" takes that part out
+# of the fold (the memory it gives is then wrong; only the fold's time is used).
+_SHARES_CHILD = """
+import gc, json, sys, time
+T = time.process_time
+start = T()
+gc.disable()  # as the hook process runs
+event_path, state, mode = sys.argv[1:4]
+from session_memory import hook
+stub = hook._without_pydantic_plugins()  # as the hook's fold runs
+import session_memory.service as service, deriver, viewbuilder, session_memory.formats
+import session_memory.encoding_cache as encoding_cache, tiktoken
+parts = {"imports": T() - start}
+if stub is not None:
+    del sys.modules[hook._PLUGIN_LOADER]
+def timed(owner, name, part):
+    inner = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        began = T()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            parts[part] = parts.get(part, 0.0) + T() - began
+    setattr(owner, name, wrapper)
+timed(encoding_cache, "load_encoding", "tokenizer")
+timed(service.MemoryService, "_fold", "fold")
+if mode == "no-deriver":
+    deriver.SessionMemoryDeriver.apply = lambda self, event: True
+elif mode == "no-adapter":
+    from session_memory.formats.detect import AutoAdapter
+    AutoAdapter.feed = lambda self, record, offset: []
+with open(event_path, "rb") as f:
+    hook.run_hook(f.read(), hook.HookConfig(memory_dir=state))
+parts["total"] = T() - start
+print(json.dumps({k: v * 1000 for k, v in parts.items()}))
+"""
+SHARE_PARTS = ("imports", "tokenizer", "reading", "adapter", "deriver", "rest", "total")
+
+
+def cold_shares(
+    trees: list[Tree], event: bytes, rounds: int, fresh: Callable[[], Path]
+) -> dict[str, dict[str, float]]:
+    """Median CPU milliseconds of each part of a cold hook call, per checkout; every round
+    runs each mode of each checkout, so that load changes hit them alike."""
+    event_file = fresh().with_suffix(".json")
+    event_file.write_bytes(event)
+    runs: dict[tuple[str, str], list[dict[str, float]]] = defaultdict(list)
+    for round_ in range(rounds):
+        for tree in trees if round_ % 2 else trees[::-1]:
+            for mode in ("full", "no-deriver", "no-adapter"):
+                state = fresh()
+                if (tree.warm / ".tokenizer-cache").is_dir():
+                    shutil.copytree(tree.warm / ".tokenizer-cache", state / ".tokenizer-cache")
+                out = subprocess.run(
+                    [tree.python, "-c", _SHARES_CHILD, str(event_file), str(state), mode],
+                    capture_output=True,
+                    check=True,
+                    env=CHILD_ENV,
+                    cwd=state,
+                ).stdout
+                run = orjson.loads(out)
+                run["rest"] = run["total"] - run["imports"] - run.get("tokenizer", 0) - run["fold"]
+                runs[tree.label, mode].append(run)
+
+    def median(label: str, mode: str, part: str) -> float:
+        return statistics.median(run.get(part, 0.0) for run in runs[label, mode])
+
+    shares = {}
+    for tree in trees:
+        label = tree.label
+        fold = median(label, "full", "fold")
+        no_deriver = median(label, "no-deriver", "fold")
+        no_adapter = median(label, "no-adapter", "fold")
+        row = {
+            "imports": median(label, "full", "imports"),
+            "tokenizer": median(label, "full", "tokenizer"),
+            "reading": no_adapter,
+            "adapter": no_deriver - no_adapter,
+            "deriver": fold - no_deriver,
+            "rest": median(label, "full", "rest"),
+            "total": median(label, "full", "total"),
+        }
+        shares[label] = {k: round(v, 1) for k, v in row.items()}
+    return shares
+
+
 def rows_of(
     names: list[str], wall: dict[str, list[float]], cpu: dict[str, list[float]], parts: Any
 ) -> dict[str, dict[str, Any]]:
@@ -190,6 +286,12 @@ def main() -> int:
         metavar="CHECKOUT",
         help="also time another checkout with its own .venv (e.g. a worktree of main), "
         "interleaved with this one, and print both side by side",
+    )
+    parser.add_argument(
+        "--shares",
+        action="store_true",
+        help="also split a cold hook call's CPU time into imports, tokenizer, reading, "
+        "adapter, deriver and the rest",
     )
     args = parser.parse_args()
     rounds, mb = (5, 1.0) if args.quick else (args.rounds, args.mb)
@@ -246,6 +348,7 @@ def main() -> int:
             }
             for t in trees
         }
+        cold_parts = cold_shares(trees, event, rounds, lambda: next(states)) if args.shares else {}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rows = {t.label: rows_of(names, wall[t.label], cpu[t.label], parts[t.label]) for t in trees}
@@ -260,6 +363,8 @@ def main() -> int:
     }
     if args.baseline is not None:
         results["baseline"] = {"checkout": str(args.baseline.resolve()), **rows["baseline"]}
+    if cold_parts:
+        results["cold_shares_ms"] = cold_parts
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
     print(f"{rounds} rounds, interleaved; hook on a {mb:g} MB Claude Code transcript")
@@ -295,6 +400,11 @@ def main() -> int:
             shares = ", ".join(f"{k} {v:.0f}" for k, v in row["import_ms"].items())
             label = name if len(trees) == 1 else f"{name} [{t.label}]"
             print(f"  {label:31s} {shares}")
+    if cold_parts:
+        print("a cold hook call in-process, CPU ms (medians; interpreter start not included):")
+        print("  " + " ".join(f"{part:>9s}" for part in ("", *SHARE_PARTS)))
+        for label, row in cold_parts.items():
+            print("  " + f"{label:>9s} " + " ".join(f"{row[part]:9.1f}" for part in SHARE_PARTS))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {RESULTS}")
     return 0
 

@@ -78,6 +78,9 @@ class Item:
         created: Stamp,
         key: ItemKey | None,
         safe_to_replay: bool | None,
+        tier: int = 0,
+        body_tokens: int = 0,
+        prefix_tokens: int = 0,
     ) -> None:
         self.id = item_id
         self.section: SectionName = section
@@ -90,9 +93,9 @@ class Item:
         self.changed = created
         self.closed: Stamp | None = None
         self.key = key
-        self.tier = 0
-        self.body_tokens = 0
-        self.prefix_tokens = 0
+        self.tier = tier
+        self.body_tokens = body_tokens
+        self.prefix_tokens = prefix_tokens
         self._view: MemoryItem | None = None
 
     @property
@@ -281,8 +284,13 @@ class MemoryStore:
         ``body_tokens``, when given, is the count of ``body(text)`` already made by the
         caller (see :meth:`TokenArithmetic.parts`)."""
         self._next_id += 1
+        item_id = f"{_ID_PREFIX[section]}{self._next_id}"
+        tier_index = _TIER_INDEX[tier or section]
+        if body_tokens is None:
+            body_tokens = self.tokens.body(text)
+        prefix_tokens = self.tokens.prefix(status, 1, safe_to_replay)
         item = Item(
-            f"{_ID_PREFIX[section]}{self._next_id}",
+            item_id,
             section,
             kind,
             text,
@@ -290,15 +298,13 @@ class MemoryStore:
             stamp,
             key,
             safe_to_replay,
+            tier_index,
+            body_tokens,
+            prefix_tokens,
         )
-        item.tier = tier_index = _TIER_INDEX[tier or section]
-        if body_tokens is None:
-            body_tokens = self.tokens.body(text)
-        item.body_tokens = body_tokens
-        item.prefix_tokens = prefix_tokens = self.tokens.prefix(status, 1, safe_to_replay)
         items = self.sections[section]
-        items[item.id] = item
-        self._tiers[tier_index][item.id] = item
+        items[item_id] = item
+        self._tiers[tier_index][item_id] = item
         if key is not None:
             self.by_key[key] = item
         self._items_tokens += prefix_tokens + body_tokens
@@ -458,6 +464,18 @@ class MemoryStore:
 
     def fit(self) -> None:
         """Evict the oldest items of the lowest tiers until the memory fits the budget."""
+        # Runs after every event that changed the memory, which mostly still fits: this sum
+        # bounds total_tokens() from above (a memory that renders empty has no items, and
+        # any budget the store accepts holds its header).
+        goal = self.goal
+        if (
+            self._header_tokens
+            + self._items_tokens
+            + self._structure_tokens
+            + (0 if goal is None else goal.tokens)
+            <= self.budget_tokens
+        ):
+            return
         while self.total_tokens() > self.budget_tokens:
             victim = self._next_victim()
             if victim is None:  # only the goal and markers are left; the cap keeps them in

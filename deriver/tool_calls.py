@@ -105,14 +105,21 @@ def parse_tool_event(event: AnyEvent) -> ToolEvent | None:
         return None
     call_id = payload.get("tool_call_id")
     key = call_key(event.run_id, call_id) if isinstance(call_id, _CALL_ID_TYPES) else None
-    return ToolEvent(
-        status,
-        key,
-        str_or_none(payload.get("tool_name")),
-        payload.get("args"),
-        tool_outcome(payload) if status in _FINISHED else None,
-        (event.event_id, event.step),
+    # Built as the tuple it is: a NamedTuple's __new__ is one more Python call per event.
+    return _new_tuple(
+        ToolEvent,
+        (
+            status,
+            key,
+            str_or_none(payload.get("tool_name")),
+            payload.get("args"),
+            tool_outcome(payload) if status in _FINISHED else None,
+            (event.event_id, event.step),
+        ),
     )
+
+
+_new_tuple: Final = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -132,14 +139,14 @@ class Call:
     def of(cls, name: str, args: object) -> Call:
         kind = classify_tool(name)
         key = key_argument(name, args)
-        return cls(
-            name=name,
-            kind=kind,
-            key=key,
-            check=detect_check(key) if kind is ToolKind.SHELL and key else None,
-            edited=edited_paths(name, args) if kind is ToolKind.EDIT else (),
-            todos=_todo_list(args) if kind is ToolKind.TODO else None,
-            note=_call_note(kind, args) if kind in _NOTED_KINDS else None,
+        return cls(  # positional: keywords make every call's dataclass __init__ slower
+            name,
+            kind,
+            key,
+            detect_check(key) if kind is ToolKind.SHELL and key else None,
+            edited_paths(name, args) if kind is ToolKind.EDIT else (),
+            _todo_list(args) if kind is ToolKind.TODO else None,
+            _call_note(kind, args) if kind in _NOTED_KINDS else None,
         )
 
     def to_state(self) -> dict[str, Any]:

@@ -1145,12 +1145,18 @@ def contain_trusted_line(text: str, max_chars: int) -> str:
     written): the renderer always puts these after its own prefix, never at the start of a
     line.
 
-    Results are kept for the most recent :data:`TRUSTED_LINES_CACHED` texts: a session
-    names the same tools, paths and commands over and over (half of the 2,544 calls of a
-    3 MB Claude Code session's fold repeat an earlier one), and each costs ~11 µs. The
-    result is that of :func:`contain_trusted_line_uncached`.
+    The cleaned line of each of the most recent :data:`TRUSTED_LINES_CACHED` texts is
+    kept, whatever the cap it was asked with: a session names the same tools, paths and
+    commands over and over (half of the 2,544 calls of a 3 MB Claude Code session's fold
+    repeat an earlier one), and each costs ~11 µs; the same path or pattern is also asked
+    for at two caps (a call's todo names it at 160 characters, the rolling line of files
+    read at 80), which half of the other calls were. A text up to the cleaning window is
+    cleaned whole whatever the cap, so only the cap is applied per call; a longer one is
+    computed afresh. The result is that of :func:`contain_trusted_line_uncached`.
     """
-    return _contain_trusted_line_cached(text, max_chars)
+    if len(text) <= _MIN_WINDOW and max_chars >= 1:
+        return _cap(_trusted_line_cached(text), max_chars)
+    return _single_line(text, max_chars, markdown=False)
 
 
 def contain_trusted_line_uncached(text: str, max_chars: int) -> str:
@@ -1160,6 +1166,12 @@ def contain_trusted_line_uncached(text: str, max_chars: int) -> str:
 
 
 TRUSTED_LINES_CACHED: Final = 4096
-_contain_trusted_line_cached: Final = functools.lru_cache(maxsize=TRUSTED_LINES_CACHED)(
-    contain_trusted_line_uncached
-)
+
+
+def _trusted_line(text: str) -> str:
+    """The uncapped line :func:`_single_line` cleans a text of at most ``_MIN_WINDOW``
+    characters into (such a text is never windowed, whatever the cap)."""
+    return _clean(text, markdown=False)
+
+
+_trusted_line_cached: Final = functools.lru_cache(maxsize=TRUSTED_LINES_CACHED)(_trusted_line)

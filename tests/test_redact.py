@@ -571,6 +571,22 @@ class TestContainTrustedLine:
             expected = contain_trusted_line_uncached(text, max_chars)
             assert contain_trusted_line(text, max_chars) == expected
 
+    @given(
+        st.text(alphabet=st.characters(exclude_categories=()), max_size=40),
+        st.sampled_from([" ", "x", "password=hunter22 ", "\x1b[1m", "\n"]),
+        st.sampled_from([0, 1, 4094, 4095, 4096, 4097, 5000]),
+        st.lists(st.integers(min_value=1, max_value=2000), min_size=1, max_size=4),
+    )
+    def test_one_text_at_several_caps_is_the_uncached_result(
+        self, head: str, filler: str, length: int, caps: list[int]
+    ) -> None:
+        """A text asked for at several caps, short or past the cleaning window, gives at each
+        cap what computing it afresh gives."""
+        text = (head + filler * length)[: len(head) + length]
+        for max_chars in caps + caps:
+            expected = contain_trusted_line_uncached(text, max_chars)
+            assert contain_trusted_line(text, max_chars) == expected
+
 
 # Fragments that each make some pass of the cleaning do something, mixed with plain text, so
 # that generated lines sit on both sides of the shortcut's conditions.

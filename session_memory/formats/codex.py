@@ -48,6 +48,7 @@ from session_memory.formats._base import (
     cap_text,
     join_texts,
 )
+from session_memory.lazy_regex import LazyPattern
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record
 
@@ -110,12 +111,12 @@ _EVENTS: Final = frozenset(
 _IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
 """Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
 _MAX_SESSIONS: Final = 256
-_RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
-_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
-_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
-_IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
+_RUNNING: Final = LazyPattern(r"^Process running with session ID (\d+)", re.M)
+_EXITED: Final = LazyPattern(r"^Process exited with code (-?\d+)", re.M)
+_PATCH_FILE: Final = LazyPattern(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_IDE_REQUEST: Final = LazyPattern(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
-_INJECTED: Final = re.compile(
+_INJECTED: Final = LazyPattern(
     r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
 )
 """User messages that are context the client injected, not what the user typed."""
