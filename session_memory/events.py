@@ -8,7 +8,6 @@ import msgspec
 from pydantic import BaseModel, ConfigDict, PlainValidator, StrictInt, StrictStr
 
 __all__ = [
-    "FIELD_DEFAULTS",
     "KNOWN_EVENT_TYPES",
     "AnyEvent",
     "DecodedEvent",
@@ -16,6 +15,7 @@ __all__ = [
     "JsonObject",
     "TranscriptEvent",
     "typed_event",
+    "without_defaults",
 ]
 
 JsonObject = dict[str, Any]
@@ -64,9 +64,12 @@ class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=F
     The fields of :class:`TranscriptEvent` in its order, with its types (checked by the
     decoder as strictly as the model's validator) and defaults; JSON with any other field
     does not decode to one (the model keeps unknown fields). The fold reads it as it reads
-    the model, without the cost of building one: a third of decoding an event, measured on
-    a worker. ``msgspec.json.Decoder(DecodedEvent)`` makes them; :meth:`model` is the public
-    model of the same event.
+    the model, without the cost of building one, which was most of decoding an event: a
+    worker's batches decode at 4.2 µs per event this way, 12.7 through orjson and the
+    validator. ``msgspec.json.Decoder(DecodedEvent)`` makes them; :meth:`model` is the
+    public model of the same event. One difference in what JSON decodes to: an integer
+    beyond 64 bits inside the payload stays an integer, where orjson makes it a float; no
+    encoder of 64-bit integers (orjson, the publisher's) writes one.
     """
 
     event_id: str
@@ -81,9 +84,7 @@ class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=F
 
     def model(self) -> TranscriptEvent:
         """The same event as the public model (its fields set: those not at their default)."""
-        return TranscriptEvent.model_validate(
-            {k: v for k, v in msgspec.structs.asdict(self).items() if v != FIELD_DEFAULTS[k]}
-        )
+        return TranscriptEvent.model_validate(without_defaults(msgspec.structs.asdict(self)))
 
 
 AnyEvent: TypeAlias = TranscriptEvent | DecodedEvent
@@ -92,11 +93,17 @@ AnyEvent: TypeAlias = TranscriptEvent | DecodedEvent
 _REQUIRED: Final = object()
 """Stands for the default of a field without one: equal to no value."""
 
-FIELD_DEFAULTS: Final = {
+_FIELD_DEFAULTS: Final = {
     name: _REQUIRED if info.is_required() else info.default
     for name, info in TranscriptEvent.model_fields.items()
 }
 """Each field's default (a required field's stands for none and equals no value)."""
+
+
+def without_defaults(fields: dict[str, Any]) -> dict[str, Any]:
+    """An event's fields, in their order, without those at their default."""
+    return {k: v for k, v in fields.items() if v != _FIELD_DEFAULTS[k]}
+
 
 _new: Final = object.__new__
 _set: Final = object.__setattr__

@@ -28,7 +28,7 @@ from typing import Any, Final
 import msgspec
 import orjson
 
-from session_memory.events import FIELD_DEFAULTS, AnyEvent, DecodedEvent, Int64, TranscriptEvent
+from session_memory.events import AnyEvent, DecodedEvent, Int64, without_defaults
 from session_memory.memory import SkippedLine
 from session_memory.reader import FoldRecord, Record, event_from_object
 
@@ -83,11 +83,9 @@ def event_object(event: AnyEvent) -> dict[str, Any]:
     publisher's cost per record); ``tests/distributed/test_wire_and_state.py`` proves it.
     A :class:`DecodedEvent` gives the object of its :meth:`~DecodedEvent.model`.
     """
-    if type(event) is DecodedEvent:
-        fields = msgspec.structs.asdict(event)
-        return {k: v for k, v in fields.items() if v != FIELD_DEFAULTS[k]}
-    assert isinstance(event, TranscriptEvent)
-    out = {k: v for k, v in event.__dict__.items() if v != FIELD_DEFAULTS[k]}
+    if isinstance(event, DecodedEvent):
+        return without_defaults(msgspec.structs.asdict(event))
+    out = without_defaults(event.__dict__)
     extra = event.__pydantic_extra__
     if extra:
         out.update(extra)
