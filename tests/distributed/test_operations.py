@@ -56,6 +56,18 @@ def latest_owned(log: Path) -> list[int]:
     return []
 
 
+def owner_of(logs: list[Path], partition: int, timeout: float = 10.0) -> int:
+    """The worker whose metrics say it owns ``partition``, waiting while it changes hands
+    (the workers go on balancing the partitions after each owns some)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for i, log in enumerate(logs):
+            if partition in latest_owned(log):
+                return i
+        time.sleep(0.1)
+    raise AssertionError(f"no worker owns partition {partition}")
+
+
 def wait_until_shared(logs: list[Path], timeout: float = 30.0) -> list[list[int]]:
     """Wait until every worker owns some partitions; what each owns then."""
     deadline = time.monotonic() + timeout
@@ -181,7 +193,7 @@ def test_a_dead_workers_sessions_are_taken_over_within_seconds(
         publish_once(server.url, [path], tmp_path / "pub")
         assert not wait_for_equality(server.url, [path], timeout=30)
         partition = partition_of(session_key(path.stem), 16)
-        owner = next(i for i, log in enumerate(logs) if partition in latest_owned(log))
+        owner = owner_of(logs, partition)
         workers[owner].send_signal(signal.SIGKILL)
         workers[owner].wait(10)
         killed = time.monotonic()
