@@ -464,18 +464,6 @@ class MemoryStore:
 
     def fit(self) -> None:
         """Evict the oldest items of the lowest tiers until the memory fits the budget."""
-        # Runs after every event that changed the memory, which mostly still fits: this sum
-        # bounds total_tokens() from above (a memory that renders empty has no items, and
-        # any budget the store accepts holds its header).
-        goal = self.goal
-        if (
-            self._header_tokens
-            + self._items_tokens
-            + self._structure_tokens
-            + (0 if goal is None else goal.tokens)
-            <= self.budget_tokens
-        ):
-            return
         while self.total_tokens() > self.budget_tokens:
             victim = self._next_victim()
             if victim is None:  # only the goal and markers are left; the cap keeps them in
