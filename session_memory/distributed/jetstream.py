@@ -14,19 +14,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 import nats
 import nats.errors
 import nats.js.errors
+import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.api import (
     AckPolicy,
     ConsumerConfig,
     DeliverPolicy,
+    Header,
     KeyValueConfig,
     StorageType,
     StreamConfig,
@@ -54,6 +58,13 @@ DEDUP_WINDOW_SECONDS: Final = 600.0
 
 PUBLISH_WINDOW: Final = 2000
 """Publishes in flight before waiting for their acks."""
+
+REQUEST_SECONDS: Final = 1.0
+"""How long a reader's pull request stays open (see :class:`_NatsReader`)."""
+_REQUEST_GRACE_SECONDS: Final = 1.0
+_REQUEST_OVER: Final = frozenset({"404", "408", "409"})
+"""Statuses that end a pull request: nothing left, expired, or cut short (a leader
+changed, too many waiting); a new request follows, except for a deleted consumer."""
 
 _CONFIG_KEY: Final = "config.partitions"
 _ERRORS: Final = (nats.errors.Error, nats.js.errors.Error, asyncio.TimeoutError, OSError)
@@ -258,23 +269,24 @@ class NatsTransport:
             raise TransportError(f"cannot look up {subject}: {exc!r}") from exc
         return found.seq
 
-    async def pull(self, subject: str, start: int) -> JetStreamContext.PullSubscription:
-        """An ephemeral, ack-less pull consumer of ``subject`` from log position ``start``."""
+    async def add_reader_consumer(self, subject: str, start: int) -> str:
+        """An ephemeral, ack-less consumer of ``subject`` from log position ``start``."""
         config = ConsumerConfig(
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
             opt_start_seq=max(1, start),
             ack_policy=AckPolicy.NONE,
+            filter_subject=subject,
             inactive_threshold=30.0,
             mem_storage=True,
             num_replicas=1,
             max_waiting=4,
         )
-        return await self._js.pull_subscribe(subject, stream=self._stream, config=config)
+        info = await self._js.add_consumer(self._stream, config=config)
+        return info.name
 
-    async def delete_consumer(self, sub: JetStreamContext.PullSubscription) -> None:
+    async def delete_consumer(self, name: str) -> None:
         """Delete a reader's consumer now rather than when it expires."""
-        info = await sub.consumer_info()
-        await self._js.delete_consumer(self._stream, info.name)
+        await self._js.delete_consumer(self._stream, name)
 
     # -- the stores -----------------------------------------------------------------------
 
@@ -329,21 +341,33 @@ class NatsTransport:
 
 
 class _NatsReader:
-    """A pull consumer created lazily and again after any error, from the last position."""
+    """A pull consumer with one pull request kept open, made again after any error.
+
+    A request asks for up to as many messages as :meth:`fetch` may return, for up to
+    :data:`REQUEST_SECONDS`: messages published while it is open arrive without another
+    request, and :meth:`fetch` returns those already here as soon as one has come. (The
+    client's own ``fetch`` sends two requests per call when nothing is waiting, a probe and
+    a lingering one: at a thousand single-event messages a second that was more work than
+    folding them.) A request ends when it is filled or the server says it expired; one
+    that neither delivers nor expires in time was lost (a restarted server), and the
+    consumer is made again from the last position handed out.
+    """
 
     def __init__(self, transport: NatsTransport, subject: str, after: int) -> None:
         self._t = transport
         self._subject = subject
         self._next = after + 1
-        self._sub: JetStreamContext.PullSubscription | None = None
+        self._consumer: str | None = None
+        self._sub: Subscription | None = None
+        self._inbox = ""
+        self._requested = 0
+        """Messages the open request may still deliver (0: no request is open)."""
+        self._ends = 0.0
+        """When the open request is over at the latest (its expiry, with a grace)."""
 
     async def fetch(self, max_messages: int, timeout: float) -> list[Delivered]:
         try:
-            if self._sub is None:
-                self._sub = await self._t.pull(self._subject, self._next)
-            msgs = await self._sub.fetch(max_messages, timeout=timeout)
-        except (nats.errors.TimeoutError, TimeoutError):
-            return []  # nothing came: the partition is idle
+            msgs = await self._receive(max_messages, timeout)
         except _ERRORS as exc:
             await self.close()
             raise TransportError(f"cannot read {self._subject}: {exc!r}") from exc
@@ -354,15 +378,66 @@ class _NatsReader:
             self._next = out[-1].seq + 1
         return out
 
+    async def _receive(self, max_messages: int, timeout: float) -> list[Msg]:
+        """Up to ``max_messages`` delivered messages: those here once one has come."""
+        sub = self._sub or await self._open()
+        deadline = time.monotonic() + timeout
+        msgs: list[Msg] = []
+        while len(msgs) < max_messages:
+            now = time.monotonic()
+            if self._requested and now > self._ends:
+                raise TransportError("a pull request neither delivered nor expired")
+            if not self._requested:
+                await self._request(max_messages)
+            if msgs and not sub.pending_msgs:
+                break
+            wait = deadline - now
+            if wait <= 0:
+                break
+            try:
+                msg = await sub.next_msg(timeout=min(wait, self._ends - now))
+            except nats.errors.TimeoutError:
+                continue  # the deadline, or a request that outlived its expiry
+            status = msg.headers.get(Header.STATUS) if msg.headers else None
+            if status is None:
+                msgs.append(msg)
+                self._requested -= 1
+            elif status in _REQUEST_OVER and not _consumer_deleted(msg):
+                self._requested = 0
+            else:
+                raise TransportError(f"pull request refused: {status} {msg.headers}")
+        return msgs
+
+    async def _open(self) -> Subscription:
+        nc = self._t._nc
+        self._consumer = await self._t.add_reader_consumer(self._subject, self._next)
+        self._inbox = nc.new_inbox()
+        self._sub = await nc.subscribe(self._inbox)
+        self._requested = 0
+        return self._sub
+
+    async def _request(self, batch: int) -> None:
+        body = orjson.dumps({"batch": batch, "expires": int(REQUEST_SECONDS * 1e9)})
+        subject = f"$JS.API.CONSUMER.MSG.NEXT.{self._t.stream}.{self._consumer}"
+        await self._t._nc.publish(subject, body, reply=self._inbox)
+        self._requested = batch
+        self._ends = time.monotonic() + REQUEST_SECONDS + _REQUEST_GRACE_SECONDS
+
     async def close(self) -> None:
         sub, self._sub = self._sub, None
-        if sub is None:
-            return
+        consumer, self._consumer = self._consumer, None
+        self._requested = 0
         try:
-            await sub.unsubscribe()
-            await self._t.delete_consumer(sub)
+            if sub is not None:
+                await sub.unsubscribe()
+            if consumer is not None:
+                await self._t.delete_consumer(consumer)
         except _ERRORS as exc:
             logger.debug("consumer of %s not deleted (it expires): %s", self._subject, exc)
+
+
+def _consumer_deleted(msg: Msg) -> bool:
+    return "deleted" in (msg.headers or {}).get(Header.DESCRIPTION, "").lower()
 
 
 def _delivered(msg: Msg) -> Delivered:

@@ -1,0 +1,105 @@
+"""A partition reader on a real JetStream server: prompt, in order, and recreated after loss."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from session_memory.distributed.jetstream import NatsTransport, connect
+from session_memory.distributed.transport import Outgoing, TransportError
+from session_memory.distributed.wire import partition_of
+from tests.distributed.nats_helpers import NatsServer
+
+SESSION = "reader-test"
+
+
+async def _publish(transport: NatsTransport, first: int, count: int) -> None:
+    await transport.publish(
+        [Outgoing(SESSION, f"m{n}".encode(), f"{SESSION}:{n}") for n in range(first, first + count)]
+    )
+
+
+def _partition(transport: NatsTransport) -> int:
+    return partition_of(SESSION, transport.partitions)
+
+
+def test_a_message_published_while_a_reader_waits_is_handed_out_at_once(
+    server: NatsServer,
+) -> None:
+    """A fetch waiting for up to ten seconds returns the message published meanwhile."""
+
+    async def run() -> tuple[list[bytes], float]:
+        transport = await connect(server.url)
+        reader = transport.reader(_partition(transport), 0)
+        try:
+            assert await reader.fetch(64, 0.2) == []  # idle: nothing came
+            later = asyncio.create_task(_publish(transport, 0, 1))
+            start = time.monotonic()
+            got = await reader.fetch(64, 10.0)
+            await later
+            return [d.body for d in got], time.monotonic() - start
+        finally:
+            await reader.close()
+            await transport.close()
+
+    bodies, waited = asyncio.run(run())
+    assert bodies == [b"m0"]
+    assert waited < 5.0
+
+
+def test_a_reader_hands_out_every_message_in_order_in_bounded_batches(
+    server: NatsServer,
+) -> None:
+    """Messages published before and while reading come out once each, in log order."""
+
+    async def run() -> list[list[int]]:
+        transport = await connect(server.url)
+        await _publish(transport, 0, 150)
+        reader = transport.reader(_partition(transport), 0)
+        batches: list[list[int]] = []
+        try:
+            while True:
+                got = await reader.fetch(64, 1.5)
+                if not got:
+                    return batches
+                batches.append([d.seq for d in got])
+                if len(batches) == 1:
+                    await _publish(transport, 150, 100)
+        finally:
+            await reader.close()
+            await transport.close()
+
+    batches = asyncio.run(run())
+    assert all(0 < len(b) <= 64 for b in batches)
+    assert [seq for b in batches for seq in b] == list(range(1, 251))
+
+
+def test_a_reader_whose_consumer_vanished_fails_and_a_new_one_goes_on(
+    server: NatsServer,
+) -> None:
+    """A consumer deleted behind a reader's back: an error, then a new reader resumes."""
+
+    async def run() -> list[int]:
+        transport = await connect(server.url)
+        await _publish(transport, 0, 10)
+        reader = transport.reader(_partition(transport), 0)
+        seen = [d.seq for d in await reader.fetch(64, 1.0)]
+        for name in await transport._js.consumers_info(transport.stream):
+            await transport._js.delete_consumer(transport.stream, name.name)
+        await _publish(transport, 10, 5)
+        with pytest.raises(TransportError):
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # a lost request ends in a few seconds
+                seen += [d.seq for d in await reader.fetch(64, 0.5)]
+        await reader.close()
+        fresh = transport.reader(_partition(transport), seen[-1])
+        try:
+            seen += [d.seq for d in await fresh.fetch(64, 1.0)]
+        finally:
+            await fresh.close()
+            await transport.close()
+        return seen
+
+    assert asyncio.run(run()) == list(range(1, 16))
