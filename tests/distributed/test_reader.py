@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from session_memory.distributed.jetstream import NatsTransport, connect
+from session_memory.distributed.jetstream import REQUEST_SECONDS, NatsTransport, connect
 from session_memory.distributed.transport import Outgoing, TransportError
 from session_memory.distributed.wire import partition_of
 from tests.distributed.nats_helpers import NatsServer
@@ -103,3 +103,22 @@ def test_a_reader_whose_consumer_vanished_fails_and_a_new_one_goes_on(
         return seen
 
     assert asyncio.run(run()) == list(range(1, 16))
+
+
+def test_an_idle_reader_outlives_its_requests_without_error(server: NatsServer) -> None:
+    """Idle for longer than a pull request lives: empty fetches, then the next message."""
+
+    async def run() -> list[bytes]:
+        transport = await connect(server.url)
+        reader = transport.reader(_partition(transport), 0)
+        try:
+            deadline = time.monotonic() + 3 * REQUEST_SECONDS
+            while time.monotonic() < deadline:
+                assert await reader.fetch(64, 0.2) == []
+            await _publish(transport, 0, 1)
+            return [d.body for d in await reader.fetch(64, 5.0)]
+        finally:
+            await reader.close()
+            await transport.close()
+
+    assert asyncio.run(run()) == [b"m0"]
