@@ -367,29 +367,33 @@ class _NatsReader:
 
     async def fetch(self, max_messages: int, timeout: float) -> list[Delivered]:
         try:
-            msgs = await self._receive(max_messages, timeout)
+            out = await self._receive(max_messages, timeout)
         except _ERRORS as exc:
             await self.close()
             raise TransportError(f"cannot read {self._subject}: {exc!r}") from exc
-        out = [_delivered(m) for m in msgs]
         # A recreated consumer starts at the first position not yet handed out.
         out = [d for d in out if d.seq >= self._next]
         if out:
             self._next = out[-1].seq + 1
         return out
 
-    async def _receive(self, max_messages: int, timeout: float) -> list[Msg]:
-        """Up to ``max_messages`` delivered messages: those here once one has come."""
+    async def _receive(self, max_messages: int, timeout: float) -> list[Delivered]:
+        """Up to ``max_messages`` messages, once one has come and the log has no more now.
+
+        Each message says how many follow it in the log: while some do, they are on their
+        way (the open request asks for them), so a backlog is handed out in full batches
+        and a lone message at once.
+        """
         sub = self._sub or await self._open()
         deadline = time.monotonic() + timeout
-        msgs: list[Msg] = []
-        while len(msgs) < max_messages:
+        out: list[Delivered] = []
+        while len(out) < max_messages:
             now = time.monotonic()
             if self._requested and now > self._ends:
                 raise TransportError("a pull request neither delivered nor expired")
             if not self._requested:
                 await self._request(max_messages)
-            if msgs and not sub.pending_msgs:
+            if out and not out[-1].pending and not sub.pending_msgs:
                 break
             wait = deadline - now
             if wait <= 0:
@@ -400,13 +404,13 @@ class _NatsReader:
                 continue  # the deadline, or a request that outlived its expiry
             status = msg.headers.get(Header.STATUS) if msg.headers else None
             if status is None:
-                msgs.append(msg)
+                out.append(_delivered(msg))
                 self._requested -= 1
             elif status in _REQUEST_OVER and not _consumer_deleted(msg):
                 self._requested = 0
             else:
                 raise TransportError(f"pull request refused: {status} {msg.headers}")
-        return msgs
+        return out
 
     async def _open(self) -> Subscription:
         nc = self._t._nc
