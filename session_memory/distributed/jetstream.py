@@ -61,7 +61,7 @@ PUBLISH_WINDOW: Final = 2000
 
 REQUEST_SECONDS: Final = 1.0
 """How long a reader's pull request stays open (see :class:`_NatsReader`)."""
-_REQUEST_GRACE_SECONDS: Final = 1.0
+_REQUEST_GRACE_SECONDS: Final = 2.0
 _REQUEST_OVER: Final = frozenset({"404", "408", "409"})
 """Statuses that end a pull request: nothing left, expired, or cut short (a leader
 changed, too many waiting); a new request follows, except for a deleted consumer."""
@@ -345,12 +345,13 @@ class _NatsReader:
 
     A request asks for up to as many messages as :meth:`fetch` may return, for up to
     :data:`REQUEST_SECONDS`: messages published while it is open arrive without another
-    request, and :meth:`fetch` returns those already here as soon as one has come. (The
+    request, and :meth:`fetch` hands them out as soon as the log has no more for now. (The
     client's own ``fetch`` sends two requests per call when nothing is waiting, a probe and
     a lingering one: at a thousand single-event messages a second that was more work than
-    folding them.) A request ends when it is filled or the server says it expired; one
-    that neither delivers nor expires in time was lost (a restarted server), and the
-    consumer is made again from the last position handed out.
+    folding them.) A request ends when it is filled or the server says it expired or cut
+    it short; a request sent before the connection was made again is asked again; one that
+    neither delivers nor ends in time was lost, and the fetch fails (the worker reads
+    again from its last position, with a new consumer).
     """
 
     def __init__(self, transport: NatsTransport, subject: str, after: int) -> None:
@@ -364,6 +365,8 @@ class _NatsReader:
         """Messages the open request may still deliver (0: no request is open)."""
         self._ends = 0.0
         """When the open request is over at the latest (its expiry, with a grace)."""
+        self._connection = 0
+        """The client's reconnect count when the open request was sent."""
 
     async def fetch(self, max_messages: int, timeout: float) -> list[Delivered]:
         try:
@@ -389,7 +392,9 @@ class _NatsReader:
         out: list[Delivered] = []
         while len(out) < max_messages:
             now = time.monotonic()
-            if self._requested and now > self._ends:
+            if self._connection != self._t._nc.stats["reconnects"]:
+                self._requested = 0  # sent on a connection since lost: the server forgot it
+            if self._requested and now > self._ends and not sub.pending_msgs:
                 raise TransportError("a pull request neither delivered nor expired")
             if not self._requested:
                 await self._request(max_messages)
@@ -423,7 +428,9 @@ class _NatsReader:
     async def _request(self, batch: int) -> None:
         body = orjson.dumps({"batch": batch, "expires": int(REQUEST_SECONDS * 1e9)})
         subject = f"$JS.API.CONSUMER.MSG.NEXT.{self._t.stream}.{self._consumer}"
-        await self._t._nc.publish(subject, body, reply=self._inbox)
+        nc = self._t._nc
+        self._connection = nc.stats["reconnects"]
+        await nc.publish(subject, body, reply=self._inbox)
         self._requested = batch
         self._ends = time.monotonic() + REQUEST_SECONDS + _REQUEST_GRACE_SECONDS
 

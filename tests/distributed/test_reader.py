@@ -122,3 +122,32 @@ def test_an_idle_reader_outlives_its_requests_without_error(server: NatsServer) 
             await transport.close()
 
     assert asyncio.run(run()) == [b"m0"]
+
+
+def test_a_reader_goes_on_after_the_server_restarts(server: NatsServer) -> None:
+    """Killed and restarted under an idle reader: its next fetches, or a new reader's, go on."""
+
+    async def run() -> list[int]:
+        transport = await connect(server.url)
+        await _publish(transport, 0, 3)
+        reader = transport.reader(_partition(transport), 0)
+        seen = [d.seq for d in await reader.fetch(64, 1.0)]
+        await asyncio.to_thread(server.kill)
+        await asyncio.to_thread(server.start)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                await _publish(transport, 3, 2)
+                break
+            except TransportError:
+                await asyncio.sleep(0.2)  # still reconnecting
+        while len(seen) < 5 and time.monotonic() < deadline:
+            try:
+                seen += [d.seq for d in await reader.fetch(64, 0.5)]
+            except TransportError:
+                reader = transport.reader(_partition(transport), seen[-1])  # as a worker does
+        await reader.close()
+        await transport.close()
+        return seen
+
+    assert asyncio.run(run()) == [1, 2, 3, 4, 5]
