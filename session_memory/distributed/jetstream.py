@@ -391,22 +391,13 @@ class _NatsReader:
         deadline = time.monotonic() + timeout
         out: list[Delivered] = []
         while len(out) < max_messages:
-            now = time.monotonic()
-            if self._connection != self._t._nc.stats["reconnects"]:
-                self._requested = 0  # sent on a connection since lost: the server forgot it
-            if self._requested and now > self._ends and not sub.pending_msgs:
-                raise TransportError("a pull request neither delivered nor expired")
-            if not self._requested:
-                await self._request(max_messages)
-            if out and not out[-1].pending and not sub.pending_msgs:
+            if not sub.pending_msgs:
+                if out and not out[-1].pending:
+                    break  # the log has no more for now
+                await self._keep_requested(max_messages)
+            msg = await self._message(sub, deadline)
+            if msg is None:
                 break
-            wait = deadline - now
-            if wait <= 0:
-                break
-            try:
-                msg = await sub.next_msg(timeout=min(wait, self._ends - now))
-            except nats.errors.TimeoutError:
-                continue  # the deadline, or a request that outlived its expiry
             status = msg.headers.get(Header.STATUS) if msg.headers else None
             if status is None:
                 out.append(_delivered(msg))
@@ -416,6 +407,30 @@ class _NatsReader:
             else:
                 raise TransportError(f"pull request refused: {status} {msg.headers}")
         return out
+
+    async def _keep_requested(self, batch: int) -> None:
+        """A request open on this connection (one sent before a reconnect is forgotten)."""
+        if self._connection != self._t._nc.stats["reconnects"]:
+            self._requested = 0
+        if not self._requested:
+            await self._request(batch)
+
+    async def _message(self, sub: Subscription, deadline: float) -> Msg | None:
+        """The next message (at once when one is here), None when none came by ``deadline``.
+
+        A wait that found nothing past the end of the open request means that it was lost.
+        """
+        if sub.pending_msgs:
+            return await sub.next_msg(timeout=None)
+        wait = deadline - time.monotonic()
+        if wait <= 0:
+            return None
+        try:
+            return await sub.next_msg(timeout=wait)
+        except nats.errors.TimeoutError:
+            if self._requested and time.monotonic() > self._ends:
+                raise TransportError("a pull request neither delivered nor ended") from None
+            return None
 
     async def _open(self) -> Subscription:
         nc = self._t._nc

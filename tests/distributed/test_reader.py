@@ -151,3 +151,25 @@ def test_a_reader_goes_on_after_the_server_restarts(server: NatsServer) -> None:
         return seen
 
     assert asyncio.run(run()) == [1, 2, 3, 4, 5]
+
+
+def test_messages_waiting_past_their_requests_end_are_still_handed_out(
+    server: NatsServer,
+) -> None:
+    """Delivered while the partition was busy, read after the request ended: all there."""
+
+    async def run() -> list[int]:
+        transport = await connect(server.url)
+        reader = transport.reader(_partition(transport), 0)
+        try:
+            assert await reader.fetch(64, 0.2) == []  # a request for 64 is open
+            await _publish(transport, 0, 10)
+            seen = [d.seq for d in await reader.fetch(4, 5.0)]
+            await asyncio.sleep(REQUEST_SECONDS + 2.5)  # the rest wait, the request ends
+            seen += [d.seq for d in await reader.fetch(64, 1.0)]
+            return seen
+        finally:
+            await reader.close()
+            await transport.close()
+
+    assert asyncio.run(run()) == list(range(1, 11))
