@@ -401,7 +401,8 @@ class _NatsReader:
             status = msg.headers.get(Header.STATUS) if msg.headers else None
             if status is None:
                 out.append(_delivered(msg))
-                self._requested -= 1
+                # Never below 0: a message of a request forgotten at a reconnect may still come.
+                self._requested = max(0, self._requested - 1)
             elif status in _REQUEST_OVER and not _consumer_deleted(msg):
                 self._requested = 0
             else:
