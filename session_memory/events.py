@@ -84,7 +84,11 @@ class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=F
 
     def model(self) -> TranscriptEvent:
         """The same event as the public model (its fields set: those not at their default)."""
-        return TranscriptEvent.model_validate(without_defaults(msgspec.structs.asdict(self)))
+        return TranscriptEvent.model_validate(self.fields_set())
+
+    def fields_set(self) -> dict[str, Any]:
+        """The fields not at their default, in their order: what the model's dump shows."""
+        return without_defaults(msgspec.structs.asdict(self))
 
 
 AnyEvent: TypeAlias = TranscriptEvent | DecodedEvent

@@ -84,7 +84,7 @@ def event_object(event: AnyEvent) -> dict[str, Any]:
     A :class:`DecodedEvent` gives the object of its :meth:`~DecodedEvent.model`.
     """
     if isinstance(event, DecodedEvent):
-        return without_defaults(msgspec.structs.asdict(event))
+        return event.fields_set()
     out = without_defaults(event.__dict__)
     extra = event.__pydantic_extra__
     if extra:
