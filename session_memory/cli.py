@@ -600,10 +600,10 @@ def _cache_tokenizer() -> None:
     :data:`_TOKEN_COUNTING`); nothing is read or written until a token is counted."""
     from pathlib import Path
 
-    from session_memory.current import TOKENIZER_DIRNAME, default_memory_path
+    from session_memory.current import default_memory_path, tokenizer_cache_path
     from session_memory.tokens import cache_encodings_in
 
-    cache_encodings_in(Path(default_memory_path(), TOKENIZER_DIRNAME))
+    cache_encodings_in(Path(tokenizer_cache_path(default_memory_path())))
 
 
 def _remote_reader(url: str, options: _HookOptions) -> Any:

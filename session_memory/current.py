@@ -48,6 +48,7 @@ __all__ = [
     "default_memory_path",
     "read_current_memory",
     "state_dir_of",
+    "tokenizer_cache_path",
 ]
 
 STATE_DIR_ENV: Final = "SESSION_MEMORY_STATE_DIR"
@@ -101,6 +102,11 @@ def default_memory_path() -> str:
         return os.path.expanduser(override)
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(cache, "session-memory")
+
+
+def tokenizer_cache_path(memory_dir: StrPath) -> str:
+    """Where the tokenizer's decoded ranks are kept inside a memory directory."""
+    return os.path.join(memory_dir, TOKENIZER_DIRNAME)
 
 
 def state_dir_of(memory_dir: Path) -> Path:

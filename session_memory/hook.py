@@ -42,11 +42,11 @@ import time
 
 from session_memory.current import (
     DEFAULT_BUDGET,
-    TOKENIZER_DIRNAME,
     CurrentMemory,
     current_memory,
     default_memory_path,
     read_current_memory,
+    tokenizer_cache_path,
 )
 from session_memory.errors import HookInputError, TranscriptError
 from session_memory.hashes import sha256
@@ -548,7 +548,7 @@ class _Folding:
     """
 
     def __init__(self, memory_dir: StrPath, log: _HookLog) -> None:
-        self.cache_dir = os.path.join(memory_dir, TOKENIZER_DIRNAME)
+        self.cache_dir = tokenizer_cache_path(memory_dir)
         self.log_path = log.path
 
     def __enter__(self) -> None:
