@@ -58,3 +58,12 @@ def test_the_model_of_a_decoded_event_is_the_validated_one() -> None:
     line = b'{"event_id":"e1","event_type":"message","payload":{"role":"user"},"step":3}'
     assert _decode(line).model() == TranscriptEvent.model_validate_json(line)
     assert _decode(line).model().model_fields_set == {"event_id", "event_type", "payload", "step"}
+
+
+def test_a_decoded_event_has_the_models_fields_in_order_with_its_defaults() -> None:
+    """The struct declares the model's fields again: same names, same order, same defaults."""
+    fields = TranscriptEvent.model_fields
+    assert DecodedEvent.__struct_fields__ == tuple(fields)
+    bare = msgspec.structs.asdict(DecodedEvent(event_id="e", event_type="t"))
+    defaults = {name: info.default for name, info in fields.items() if not info.is_required()}
+    assert {name: bare[name] for name in defaults} == defaults
