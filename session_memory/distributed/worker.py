@@ -99,6 +99,18 @@ def _heartbeat_key(worker_id: str) -> str:
     return f"w.{worker_id}"
 
 
+def _stop_if_cancelled() -> None:
+    """End the current task if it was asked to stop.
+
+    nats-py swallows a cancellation in places (a publish that waits for its flush returns
+    as if nothing happened), so a loop that only waits for CancelledError can outlive its
+    cancel, and then its event loop's shutdown. The request stays counted on the task.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerConfig:
     """How a worker folds and how fast it reacts (validated where it is built)."""
@@ -185,6 +197,7 @@ class _Partition:
         reader: PartitionReader | None = None
         try:
             while not self.release.is_set():
+                _stop_if_cancelled()
                 if reader is None:
                     reader = self._t.reader(self.number, self.position)
                 try:
@@ -450,6 +463,7 @@ class Worker:
         """Renew every ``interval`` from the start of the last renewal, until cancelled."""
         started = time.monotonic()  # just after the round run() made first
         while True:
+            _stop_if_cancelled()
             await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
             started = time.monotonic()
             await self._renewal_round()

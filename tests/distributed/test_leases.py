@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from session_memory.distributed.jetstream import connect
+import pytest
+
+from session_memory.distributed.jetstream import NatsTransport, connect
+from session_memory.distributed.transport import Delivered, PartitionReader
 from session_memory.distributed.worker import Worker, WorkerConfig
 from tests.distributed.nats_helpers import NatsServer
 
@@ -50,3 +53,55 @@ def test_a_lease_another_worker_holds_is_given_up(server: NatsServer) -> None:
     worker, held = asyncio.run(_with_lease_rewritten(server.url, b"someone-else"))
     assert 0 not in held
     assert worker.metrics.partitions_lost >= 1
+
+
+class _SwallowingReader:
+    """A real reader that, as nats-py's publish does, returns normally when cancelled."""
+
+    def __init__(self, inner: PartitionReader) -> None:
+        self._inner = inner
+
+    async def fetch(self, max_messages: int, timeout: float) -> list[Delivered]:
+        try:
+            return await self._inner.fetch(max_messages, timeout)
+        except asyncio.CancelledError:
+            return []
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def _drop_partition_zero(url: str) -> bool:
+    """Whether partition 0's fold ended after its lease went to another holder."""
+    transport = await connect(url, connect_seconds=20)
+    other = await connect(url, connect_seconds=20)
+    worker = Worker(transport, WorkerConfig(lease_seconds=3.0))
+    running = asyncio.create_task(worker.run())
+    try:
+        deadline = time.monotonic() + 30
+        while 0 not in worker.partitions:
+            assert time.monotonic() < deadline, "the worker never held partition 0"
+            await asyncio.sleep(0.1)
+        task = worker.partitions[0].task
+        assert task is not None
+        found = await other.get("leases", "p.0")
+        assert found is not None
+        await other.put("leases", "p.0", b"someone-else", found.revision)
+        await asyncio.wait({task}, timeout=5.0)  # a renewal round (every second) drops it
+        return task.done()
+    finally:
+        worker.stop.set()
+        await running
+        await other.close()
+        await transport.close()
+
+
+def test_a_dropped_partition_stops_when_the_client_swallows_its_cancel(
+    server: NatsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold asked to stop ends even when the client returns from the cancelled call."""
+    real = NatsTransport.reader
+    monkeypatch.setattr(
+        NatsTransport, "reader", lambda self, p, after: _SwallowingReader(real(self, p, after))
+    )
+    assert asyncio.run(_drop_partition_zero(server.url))
