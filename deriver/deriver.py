@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import orjson
@@ -20,14 +20,18 @@ from deriver.store import MemoryStore
 from deriver.token_budget import TokenArithmetic
 from session_memory.arguments import check_argument
 from session_memory.errors import ConfigError, SnapshotError
-from session_memory.events import AnyEvent, DecodedEvent, TranscriptEvent
-from session_memory.memory import (
-    Diagnostics,
-    SessionMemory,
+from session_memory.event_struct import AnyEvent, DecodedEvent
+from session_memory.memory_view import (
+    MEMORY_SCHEMA_VERSION,
+    DiagnosticsView,
+    MemoryView,
     SkippedLine,
 )
-from session_memory.reader import FoldRecord, event_from_object
 from session_memory.tokens import DEFAULT_ENCODING, counter
+
+if TYPE_CHECKING:
+    from session_memory.memory import SessionMemory
+    from session_memory.reader import FoldRecord
 
 __all__ = ["SessionMemoryDeriver"]
 
@@ -84,7 +88,9 @@ class SessionMemoryDeriver:
         self._session_id: str | None = None
         self._version = 0
         self._diag = _DiagnosticsState()
-        self._memory: SessionMemory | None = None
+        self._view: MemoryView | None = None
+        self._memory: tuple[MemoryView, SessionMemory] | None = None
+        """The model last built, with the view it was built from."""
         self._handlers = self._rules.handlers
 
     # -- the fold -----------------------------------------------------------------------
@@ -98,6 +104,10 @@ class SessionMemoryDeriver:
         if type(event) is DecodedEvent:
             unknown_fields = False  # a DecodedEvent has none
         else:
+            # Imported here: a fold of DecodedEvents (the service's) never needs pydantic.
+            from session_memory.events import TranscriptEvent
+            from session_memory.reader import event_from_object
+
             if not isinstance(event, TranscriptEvent):
                 record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
                 if not isinstance(record, TranscriptEvent):
@@ -124,7 +134,7 @@ class SessionMemoryDeriver:
         seen = self._seen
         if event_id in seen:
             self._diag.duplicate_events += 1
-            self._memory = None
+            self._view = None
             return False
         # Remember the id: a set for membership, a deque for age (dropping the oldest key of
         # an insertion-ordered dict instead would scan its deleted slots on every event).
@@ -139,7 +149,7 @@ class SessionMemoryDeriver:
             self._session_id = session_id
         if unknown_fields:
             self._diag.events_with_unknown_fields += 1
-        self._memory = None
+        self._view = None
         event_type = event.event_type
         handler = self._handlers.get(event_type)
         if handler is None:
@@ -162,7 +172,7 @@ class SessionMemoryDeriver:
         kept = self._diag.skipped
         if len(kept) < _MAX_SKIPPED_KEPT:
             kept.append(skip)
-        self._memory = None
+        self._view = None
 
     def apply_all(self, records: Iterable[FoldRecord | Mapping[str, Any]]) -> int:
         """Apply events and record skips in order; returns how many events were applied."""
@@ -212,15 +222,27 @@ class SessionMemoryDeriver:
     @property
     def memory(self) -> SessionMemory:
         """The memory as a frozen :class:`SessionMemory`, built on demand and cached."""
-        if self._memory is None:
-            self._memory = self._build_memory()
-        return self._memory
+        view = self.memory_view
+        if self._memory is None or self._memory[0] is not view:
+            from session_memory.memory import SessionMemory
 
-    def _build_memory(self) -> SessionMemory:
+            self._memory = (view, SessionMemory.from_view(view))
+        return self._memory[1]
+
+    @property
+    def memory_view(self) -> MemoryView:
+        """The same memory as a :class:`MemoryView`: what :attr:`memory` is built from, and
+        all that rendering it or writing its JSON needs (no pydantic)."""
+        if self._view is None:
+            self._view = self._build_view()
+        return self._view
+
+    def _build_view(self) -> MemoryView:
         store = self._store
         sections = {name: self._rules.ordered(name) for name in store.sections}
         diag = self._diag
-        return SessionMemory(
+        return MemoryView(
+            schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,
             current_goal=store.goal_view(),
             earlier_goals=tuple(i.view() for i in sections["earlier_goals"]),
@@ -237,13 +259,13 @@ class SessionMemoryDeriver:
             budget_tokens=store.budget_tokens,
             encoding=self._config.encoding,
             tokens_used=store.total_tokens(),
-            diagnostics=Diagnostics(
-                lines_skipped=diag.lines_skipped,
-                skipped=tuple(diag.skipped),
-                duplicate_events=diag.duplicate_events,
-                unknown_event_types=dict(sorted(diag.unknown_event_types.items())),
-                events_with_unknown_fields=diag.events_with_unknown_fields,
-                malformed_payloads=diag.malformed_payloads,
+            diagnostics=DiagnosticsView(
+                diag.lines_skipped,
+                tuple(diag.skipped),
+                diag.duplicate_events,
+                dict(sorted(diag.unknown_event_types.items())),
+                diag.events_with_unknown_fields,
+                diag.malformed_payloads,
             ),
         )
 
@@ -361,12 +383,19 @@ class _DiagnosticsState:
     def from_state(cls, state: dict[str, Any]) -> _DiagnosticsState:
         return cls(
             lines_skipped=state["lines_skipped"],
-            skipped=[SkippedLine(offset=s["offset"], reason=s["reason"]) for s in state["skipped"]],
+            skipped=[_skipped_line(s) for s in state["skipped"]],
             duplicate_events=state["duplicate_events"],
             unknown_event_types=dict(state["unknown_event_types"]),
             events_with_unknown_fields=state["events_with_unknown_fields"],
             malformed_payloads=state["malformed_payloads"],
         )
+
+
+def _skipped_line(state: dict[str, Any]) -> SkippedLine:
+    offset, reason = state["offset"], state["reason"]
+    if type(offset) is not int or type(reason) is not str:
+        raise SnapshotError("deriver snapshot is corrupt: a skipped line of the wrong types")
+    return SkippedLine(offset=offset, reason=reason)
 
 
 def _without_surrogates(event: AnyEvent) -> AnyEvent:

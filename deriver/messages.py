@@ -23,7 +23,7 @@ from deriver.wording import (
     relative_uncached,
     str_or_none,
 )
-from session_memory.events import AnyEvent
+from session_memory.event_struct import AnyEvent
 from session_memory.outcome import payload_text
 from session_memory.redact import contain_trusted_line, quote_untrusted
 

@@ -22,8 +22,8 @@ from deriver.messages import (
 from deriver.recording import Failures
 from deriver.store import Item, MemoryStore
 from deriver.tool_calls import ToolCallRules, parse_tool_event
-from session_memory.events import AnyEvent
-from session_memory.memory import SectionName
+from session_memory.event_struct import AnyEvent
+from session_memory.memory_view import SectionName
 
 __all__ = ["RULES", "Handler", "Rule", "Rules"]
 

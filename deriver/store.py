@@ -19,12 +19,7 @@ from session_memory.errors import SnapshotError
 from session_memory.layout import (
     RENDER_ORDER,
 )
-from session_memory.memory import (
-    Goal,
-    MemoryItem,
-    Provenance,
-    SectionName,
-)
+from session_memory.memory_view import GoalView, ItemView, ProvenanceView, SectionName
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
@@ -48,7 +43,7 @@ _SPARED_PER_TIER: Final = 3
 
 
 class Item:
-    """One mutable memory item; :meth:`view` freezes it into a :class:`MemoryItem`."""
+    """One mutable memory item; :meth:`view` freezes it into an :class:`ItemView`."""
 
     __slots__ = (
         "_view",
@@ -96,34 +91,35 @@ class Item:
         self.tier = tier
         self.body_tokens = body_tokens
         self.prefix_tokens = prefix_tokens
-        self._view: MemoryItem | None = None
+        self._view: ItemView | None = None
 
     @property
     def tokens(self) -> int:
         return self.prefix_tokens + self.body_tokens
 
-    def view(self) -> MemoryItem:
+    def view(self) -> ItemView:
         """The frozen item; cached, because most items outlive many events unchanged."""
         if self._view is None:
             self._view = self._build_view()
         return self._view
 
-    def _build_view(self) -> MemoryItem:
-        return MemoryItem(
-            id=self.id,
-            kind=self.kind,
-            text=self.text,
-            status=self.status,
-            count=self.count,
-            safe_to_replay=self.safe_to_replay,
-            tokens=self.tokens,
-            provenance=Provenance(
-                created_by=self.created[0],
-                created_step=self.created[1],
-                changed_by=self.changed[0],
-                changed_step=self.changed[1],
-                closed_by=self.closed[0] if self.closed else None,
-                closed_step=self.closed[1] if self.closed else None,
+    def _build_view(self) -> ItemView:
+        closed = self.closed
+        return ItemView(
+            self.id,
+            self.kind,
+            self.text,
+            self.status,
+            self.count,
+            self.safe_to_replay,
+            self.tokens,
+            ProvenanceView(
+                self.created[0],
+                self.created[1],
+                self.changed[0],
+                self.changed[1],
+                closed[0] if closed else None,
+                closed[1] if closed else None,
             ),
         )
 
@@ -488,19 +484,19 @@ class MemoryStore:
 
     # -- views and snapshots --------------------------------------------------------------
 
-    def goal_view(self) -> Goal | None:
+    def goal_view(self) -> GoalView | None:
         goal = self.goal
         if goal is None:
             return None
-        return Goal(
-            text=goal.text,
-            truncated=goal.truncated,
-            acknowledgements=goal.acknowledgements,
-            last_acknowledgement=goal.last_ack,
-            event_id=goal.source[0],
-            step=goal.source[1],
-            run_id=goal.run_id,
-            tokens=goal.tokens,
+        return GoalView(
+            goal.text,
+            goal.truncated,
+            goal.acknowledgements,
+            goal.last_ack,
+            goal.source[0],
+            goal.source[1],
+            goal.run_id,
+            goal.tokens,
         )
 
     def to_state(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from session_memory.layout import (
     marker_line,
     section_header,
 )
-from session_memory.memory import SectionName
+from session_memory.memory_view import SectionName
 from session_memory.tokens import TokenCounter
 
 __all__ = ["MAX_MARKER_DIGITS", "TokenArithmetic"]

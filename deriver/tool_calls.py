@@ -48,7 +48,7 @@ from deriver.wording import (
     str_or_none,
     uncertain_text,
 )
-from session_memory.events import AnyEvent
+from session_memory.event_struct import AnyEvent
 from session_memory.outcome import ToolOutcome, payload_text, tool_outcome
 from session_memory.redact import quote_untrusted
 

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, TypeAlias
+from typing import Annotated, Final
 
-import msgspec
 from pydantic import BaseModel, ConfigDict, PlainValidator, StrictInt, StrictStr
+
+from session_memory.event_struct import (
+    KNOWN_EVENT_TYPES,
+    AnyEvent,
+    DecodedEvent,
+    Int64,
+    JsonObject,
+    without_defaults,
+)
 
 __all__ = [
     "KNOWN_EVENT_TYPES",
@@ -17,13 +25,6 @@ __all__ = [
     "typed_event",
     "without_defaults",
 ]
-
-JsonObject = dict[str, Any]
-"""A decoded JSON object, as orjson returns it."""
-
-KNOWN_EVENT_TYPES: Final = frozenset(
-    {"message", "state_transition", "tool_lifecycle", "checkpoint", "terminal"}
-)
 
 
 def _json_object(value: object) -> JsonObject:
@@ -52,61 +53,6 @@ class TranscriptEvent(BaseModel):
     step: StrictInt | None = None
     reference_id: StrictStr | None = None
     schema_version: StrictInt = 1
-
-
-Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
-"""For msgspec: an integer orjson decodes as an ``int`` too (beyond 64 bits, a float)."""
-
-
-class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
-    """A native event decoded from JSON bytes in one step, for the fold.
-
-    The fields of :class:`TranscriptEvent` in its order, with its types (checked by the
-    decoder as strictly as the model's validator) and defaults; JSON with any other field
-    does not decode to one (the model keeps unknown fields). The fold reads it as it reads
-    the model, without the cost of building one, which was most of decoding an event: a
-    worker's batches decode at 4.2 µs per event this way, 12.7 through orjson and the
-    validator. ``msgspec.json.Decoder(DecodedEvent)`` makes them; :meth:`model` is the
-    public model of the same event. One difference in what JSON decodes to: an integer
-    beyond 64 bits inside the payload stays an integer, where orjson makes it a float; no
-    encoder of 64-bit integers (orjson, the publisher's) writes one.
-    """
-
-    event_id: str
-    event_type: str
-    payload: JsonObject = {}
-    timestamp: str | None = None
-    session_id: str | None = None
-    run_id: str | None = None
-    step: Int64 | None = None
-    reference_id: str | None = None
-    schema_version: Int64 = 1
-
-    def model(self) -> TranscriptEvent:
-        """The same event as the public model (its fields set: those not at their default)."""
-        return TranscriptEvent.model_validate(self.fields_set())
-
-    def fields_set(self) -> dict[str, Any]:
-        """The fields not at their default, in their order: what the model's dump shows."""
-        return without_defaults(msgspec.structs.asdict(self))
-
-
-AnyEvent: TypeAlias = TranscriptEvent | DecodedEvent
-"""An event the fold applies: the public model, or a :class:`DecodedEvent`."""
-
-_REQUIRED: Final = object()
-"""Stands for the default of a field without one: equal to no value."""
-
-_FIELD_DEFAULTS: Final = {
-    name: _REQUIRED if info.is_required() else info.default
-    for name, info in TranscriptEvent.model_fields.items()
-}
-"""Each field's default (a required field's stands for none and equals no value)."""
-
-
-def without_defaults(fields: dict[str, Any]) -> dict[str, Any]:
-    """An event's fields, in their order, without those at their default."""
-    return {k: v for k, v in fields.items() if v != _FIELD_DEFAULTS[k]}
 
 
 _new: Final = object.__new__

@@ -290,7 +290,7 @@ def _rederive(transcript: str, budget: int) -> CurrentMemory | None:
     except ConfigError:
         return None
     deriver.apply_all(read_transcript(transcript, "auto"))
-    memory = deriver.memory
+    memory = deriver.memory_view
     return CurrentMemory(
         transcript, render_memory(memory), memory.tokens_used, memory.session_id, budget, True
     )

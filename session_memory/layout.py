@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from session_memory.memory import SectionName
+from session_memory.memory_view import SectionName
 
 __all__ = [
     "GOAL_TITLE",

@@ -13,15 +13,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from typing import IO, Final, cast
+from typing import IO, TYPE_CHECKING, Any, Final, TypeAlias, cast
 
 import orjson
-import pydantic
 
 from session_memory.arguments import check_argument, check_source
 from session_memory.errors import ConfigError, TranscriptError
-from session_memory.events import AnyEvent, JsonObject, TranscriptEvent
-from session_memory.memory import SkippedLine
+from session_memory.event_struct import JsonObject
+from session_memory.memory_view import SkippedLine
+
+if TYPE_CHECKING:
+    from session_memory.event_struct import AnyEvent
+    from session_memory.events import TranscriptEvent
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -48,9 +51,9 @@ ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
 """The first four bytes of a zstd frame."""
 
 Source = str | os.PathLike[str] | IO[bytes]
-Record = TranscriptEvent | SkippedLine
+Record: TypeAlias = "TranscriptEvent | SkippedLine"
 """What reading yields: an event to apply, or a line that was skipped and why."""
-FoldRecord = AnyEvent | SkippedLine
+FoldRecord: TypeAlias = "AnyEvent | SkippedLine"
 """What the fold applies: a :data:`Record`, or an event decoded as a ``DecodedEvent``."""
 
 
@@ -102,17 +105,28 @@ def _reason(line: bytes | None, max_line_bytes: int) -> str:
     return f"not a JSON object but {type(obj).__name__}"
 
 
-# The model's own validator, called directly: ``model_validate`` wraps it in a Python call
-# that costs a measurable share of the validation itself, on every line of a rebuild.
-_validate_event: Final = TranscriptEvent.__pydantic_validator__.validate_python
+_validation: list[Any] = []
+"""The model's own validator and its error class, found on first use: ``model_validate``
+wraps the validator in a Python call that costs a measurable share of the validation
+itself, on every line of a rebuild; and reading other formats never needs pydantic."""
 
 
 def event_from_object(obj: JsonObject, offset: int) -> Record:
     """Validate a decoded JSON object as a :class:`TranscriptEvent`."""
+    if not _validation:
+        import pydantic
+
+        from session_memory.events import TranscriptEvent
+
+        _validation[:] = [
+            TranscriptEvent.__pydantic_validator__.validate_python,
+            pydantic.ValidationError,
+        ]
+    validate, invalid = _validation
     try:
-        event: TranscriptEvent = _validate_event(obj)
+        event: TranscriptEvent = validate(obj)
         return event
-    except pydantic.ValidationError as exc:
+    except invalid as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "event"
         return SkippedLine(offset=offset, reason=f"invalid event: {where}: {err['msg']}")
@@ -289,10 +303,11 @@ def read_events(
     if on_skip is not None and not callable(on_skip):
         raise ConfigError(f"on_skip must be a function or None, not {type(on_skip).__name__}")
     for record in read_records(source):
-        if isinstance(record, TranscriptEvent):
+        if isinstance(record, SkippedLine):
+            if on_skip is not None:
+                on_skip(record)
+        else:
             yield record
-        elif on_skip is not None:
-            on_skip(record)
 
 
 def _first_line(text: str) -> str:

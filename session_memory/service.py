@@ -44,10 +44,10 @@ import orjson
 from deriver import SessionMemoryDeriver
 from session_memory.arguments import check_argument, check_paths
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
 from session_memory.hashes import sha256
-from session_memory.memory import SessionMemory, SkippedLine
+from session_memory.memory_view import MemoryView, SkippedLine
 from session_memory.store import (
     JSON_SUFFIX,
     MD_SUFFIX,
@@ -360,7 +360,7 @@ class MemoryService:
         self._dir_reals = [os.path.realpath(d) for d in self._dirs]
         # Fail at construction on an impossible budget, an unknown encoding or format.
         SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding)
-        make_adapter(format)
+        _new_adapter(format)
         self.budget_tokens = budget_tokens
         self.encoding = encoding
         self.format = format
@@ -555,7 +555,7 @@ class MemoryService:
             path=real,
             tail=tail,
             deriver=deriver,
-            adapter=restore_adapter(d.adapter),
+            adapter=_restored_adapter(d.adapter),
             name=write.name,
             outputs_stale=not done.outputs,
             state_stale=not done.state,
@@ -715,7 +715,7 @@ class MemoryService:
             path=real,
             tail=FileTail(real, resolved=True),
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
-            adapter=make_adapter(self.format),
+            adapter=_new_adapter(self.format),
         )
 
     def _load_dormant(self, real: str, spath: Path) -> _Dormant | None:
@@ -797,7 +797,7 @@ class MemoryService:
             if state.name is not None and self._names.get(state.name, real) != real:
                 raise StateError(f"state names its outputs {state.name!r}, taken by another")
             if state.name is not None and state.name not in self._names_for(
-                real, deriver.memory.session_id
+                real, deriver.session_id
             ):
                 raise StateError(
                     f"state names its outputs {state.name[:80]!r}, not a name of its own"
@@ -985,7 +985,7 @@ class MemoryService:
     def _reset_memory(self, t: _Transcript) -> None:
         """A fresh deriver and adapter, the tailed position left as it is."""
         t.deriver = SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding)
-        t.adapter = make_adapter(self.format)
+        t.adapter = _new_adapter(self.format)
         t.outputs_stale = t.state_stale = True
         t.restored = t.unreadable = False
 
@@ -1058,7 +1058,7 @@ class MemoryService:
         if t.outputs_stale and t.tail.offset > 0 and _format_told(t.adapter):
             pair = OutputPair(render_memory(memory).encode(), memory_json)
             if t.name is None:
-                t.name = self._claim(t.path, t.deriver.memory.session_id)
+                t.name = self._claim(t.path, t.deriver.session_id)
         shown = pair if pair is not None else t.published
         write = _Write(
             name=t.name,
@@ -1356,7 +1356,7 @@ def _derive_whole(
         path=path,
         tail=FileTail(path, resolved=True),
         deriver=SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding),
-        adapter=make_adapter(transcript_format),
+        adapter=_new_adapter(transcript_format),
     )
     skipped: list[tuple[int, str]] = []
     try:
@@ -1379,7 +1379,7 @@ def _derive_whole(
         identity=identity,
         snapshot=t.deriver.snapshot(),
         adapter=t.adapter.snapshot(),
-        session_id=t.deriver.memory.session_id,
+        session_id=t.deriver.session_id,
         memory_json=memory.to_json(),
         markdown=render_memory(memory).encode() if _format_told(t.adapter) else None,
         events_read=t.events_read,
@@ -1402,9 +1402,9 @@ def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]
     """
     deriver = SessionMemoryDeriver.restore(state.snapshot)
     adapter = (
-        make_adapter(state.transcript_format)
+        _new_adapter(state.transcript_format)
         if state.adapter is None
-        else restore_adapter(state.adapter)
+        else _restored_adapter(state.adapter)
     )
     if deriver.snapshot() != state.snapshot:
         raise StateError("the snapshot does not restore to itself")
@@ -1435,7 +1435,18 @@ def _is_regular(path: str) -> bool:
         return False
 
 
-def _memory_so_far(t: _Transcript) -> SessionMemory:
+def _new_adapter(fmt: str) -> AdapterBase:
+    """An adapter for ``fmt`` that makes its events as DecodedEvents: the service folds them
+    without building pydantic models (nor importing pydantic, for Claude Code and Codex)."""
+    return make_adapter(fmt).decoding()
+
+
+def _restored_adapter(state: JsonObject) -> AdapterBase:
+    """:func:`session_memory.formats.restore_adapter`, making DecodedEvents from then on."""
+    return restore_adapter(state).decoding()
+
+
+def _memory_so_far(t: _Transcript) -> MemoryView:
     """The memory a full read of the transcript as it stands gives.
 
     An adapter may hold a record back until a later one says what it was (Claude Code's
@@ -1443,9 +1454,9 @@ def _memory_so_far(t: _Transcript) -> SessionMemory:
     releases it at the end of the file. The outputs show it released, computed on copies,
     while the tailed adapter and deriver keep waiting for the next line.
     """
-    held = restore_adapter(t.adapter.snapshot()).finish()
+    held = _restored_adapter(t.adapter.snapshot()).finish()
     if not held:
-        return t.deriver.memory
+        return t.deriver.memory_view
     copy = SessionMemoryDeriver.restore(t.deriver.snapshot())
     copy.apply_all(held)
-    return copy.memory
+    return copy.memory_view

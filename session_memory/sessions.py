@@ -22,7 +22,7 @@ import orjson
 from session_memory.current import state_dir_of
 from session_memory.events import TranscriptEvent
 from session_memory.formats import make_adapter
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import iter_objects
 from session_memory.store import StateError, load_state
 

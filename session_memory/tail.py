@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 
 from session_memory.errors import TranscriptError, TranscriptReplaced
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.files import fd_path, open_regular
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
     ZSTD_MAGIC,

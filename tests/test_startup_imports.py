@@ -165,6 +165,21 @@ def test_a_cold_hook_call_loads_no_process_pool_nor_package_metadata(tmp_path: P
     assert loaded_by(argv, compact_event(transcript), heavy) == {"deriver"}
 
 
+@pytest.mark.parametrize("fmt", ["claude_code", "codex"])
+def test_a_cold_hook_call_on_a_client_transcript_loads_no_pydantic(
+    tmp_path: Path, fmt: str
+) -> None:
+    """Deriving a Claude Code or Codex transcript for the hook builds no pydantic model and
+    imports no pydantic: the service's adapters make DecodedEvents and the outputs are
+    written from the deriver's view of the memory."""
+    fixture = sorted((Path(__file__).parent / "fixtures" / fmt).glob("*.jsonl"))[0]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(fixture.read_bytes())
+    argv = ["hook", "--state-dir", str(tmp_path / "state")]
+    assert loaded_by(argv, compact_event(transcript)) & {"deriver", "pydantic"} == {"deriver"}
+    assert any((tmp_path / "state").glob("*.memory.md"))
+
+
 # After a cold hook call in this process: pydantic's own plugin loader, and models that
 # still validate (a new one built after the call included).
 _AFTER_A_FOLD_PROBE = """

@@ -1,15 +1,25 @@
-"""Rendering the session memory and building the messages of a model call."""
+"""Rendering the session memory and building the messages of a model call.
 
-from viewbuilder.cache import MessageTokenCache
-from viewbuilder.render import render_memory
-from viewbuilder.view import (
-    ModelView,
-    ViewInputError,
-    build_model_view,
-    clear_message_token_cache,
-    message_token_cache_info,
-    message_tokens,
-)
+The names below are imported on first use (PEP 562): the service and the hook render
+memories without loading the view builder (and its hashing, or pydantic).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from viewbuilder.cache import MessageTokenCache
+    from viewbuilder.render import render_memory
+    from viewbuilder.view import (
+        ModelView,
+        ViewInputError,
+        build_model_view,
+        clear_message_token_cache,
+        message_token_cache_info,
+        message_tokens,
+    )
 
 __all__ = [
     "MessageTokenCache",
@@ -21,3 +31,27 @@ __all__ = [
     "message_tokens",
     "render_memory",
 ]
+
+_HOME: Final[dict[str, str]] = {
+    "MessageTokenCache": "cache",
+    "render_memory": "render",
+    "ModelView": "view",
+    "ViewInputError": "view",
+    "build_model_view": "view",
+    "clear_message_token_cache": "view",
+    "message_token_cache_info": "view",
+    "message_tokens": "view",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'viewbuilder' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"viewbuilder.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,8 +1,8 @@
-"""Rendering a :class:`SessionMemory` to Markdown, byte-stable."""
+"""Rendering a :class:`SessionMemory` (or its view) to Markdown, byte-stable."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from session_memory.arguments import check_argument
 from session_memory.errors import ViewInputError
@@ -15,19 +15,27 @@ from session_memory.layout import (
     marker_line,
     section_header,
 )
-from session_memory.memory import MemoryItem, SessionMemory
+from session_memory.memory_view import ItemView, MemoryView
 from session_memory.per_object import PerObject
+
+if TYPE_CHECKING:
+    from session_memory.memory import MemoryItem, SessionMemory
 
 __all__ = ["render_memory"]
 
 
-def render_memory(memory: SessionMemory) -> str:
+def render_memory(memory: SessionMemory | MemoryView) -> str:
     """Render the memory as Markdown; the empty memory renders as the empty string.
 
     The same memory always renders to the same text: no clock, no dict-order accident.
-    Anything but a :class:`SessionMemory` is a :class:`ViewInputError`.
+    ``memory`` is a :class:`SessionMemory`, or the deriver's
+    :attr:`~deriver.SessionMemoryDeriver.memory_view` of it (the same text, without
+    building the model); anything else is a :class:`ViewInputError`.
     """
-    check_argument("memory", memory, SessionMemory, error=ViewInputError)
+    if type(memory) is not MemoryView:
+        from session_memory.memory import SessionMemory
+
+        check_argument("memory", memory, SessionMemory, error=ViewInputError)
     if memory.is_empty:
         return ""
     parts = [HEADER]
@@ -48,7 +56,7 @@ def render_memory(memory: SessionMemory) -> str:
     return "".join(parts)
 
 
-def _item_line(item: MemoryItem) -> str:
+def _item_line(item: MemoryItem | ItemView) -> str:
     return item_prefix(item.status, item.count, item.safe_to_replay) + body(item.text)
 
 

@@ -37,7 +37,7 @@ from session_memory.distributed.wire import (
 from session_memory.errors import ConfigError, SessionMemoryError, TranscriptError
 from session_memory.events import TranscriptEvent
 from session_memory.formats import AdapterBase, make_adapter, restore_adapter
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import Record, event_from_object
 from session_memory.store import atomic_write, ensure_private_dir
 from session_memory.tail import (

@@ -16,7 +16,7 @@ import orjson
 from deriver import SessionMemoryDeriver
 from session_memory.distributed.wire import Decoded, Position, record_object, record_of
 from session_memory.errors import SnapshotError
-from session_memory.memory import SessionMemory, SkippedLine
+from session_memory.memory_view import MemoryView, SkippedLine
 from session_memory.reader import FoldRecord
 
 __all__ = ["STATE_FORMAT", "SessionState", "load_session", "memory_of"]
@@ -123,10 +123,10 @@ def load_session(key: str, data: bytes, revision: int) -> SessionState:
     )
 
 
-def memory_of(state: SessionState) -> SessionMemory:
+def memory_of(state: SessionState) -> MemoryView:
     """The memory a complete read gives: held records shown released, on a copy."""
     if not state.held:
-        return state.deriver.memory
+        return state.deriver.memory_view
     copy = SessionMemoryDeriver.restore(state.deriver.snapshot())
     copy.apply_all(state.held)
-    return copy.memory
+    return copy.memory_view

@@ -29,7 +29,7 @@ import msgspec
 import orjson
 
 from session_memory.events import AnyEvent, DecodedEvent, Int64, without_defaults
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import FoldRecord, Record, event_from_object
 
 __all__ = [

@@ -34,7 +34,7 @@ from session_memory.distributed.transport import (
 )
 from session_memory.distributed.wire import decode
 from session_memory.errors import SnapshotError
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from viewbuilder import render_memory
 
 __all__ = [

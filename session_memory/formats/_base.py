@@ -10,15 +10,20 @@ next to the deriver snapshot and resume after a restart.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Final, Protocol, TypeVar, cast
 
 import orjson
 
 from session_memory.errors import SnapshotError
-from session_memory.events import JsonObject, TranscriptEvent, typed_event
+from session_memory.event_struct import DecodedEvent, JsonObject
 from session_memory.formats.names import FormatName
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import Record, decode_line
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from session_memory.events import TranscriptEvent
 
 __all__ = [
     "MAX_OPEN_CALLS",
@@ -115,6 +120,18 @@ class AdapterBase:
         """The session's working directory as the format last stated it."""
         self._cwd_sent: list[str | None] | None = None
         """[run id, cwd] of the last event that carried ``payload["cwd"]``."""
+        self._decoded = False
+        """Events are made as :class:`DecodedEvent` structs, not models (:meth:`decoding`)."""
+
+    def decoding(self: A) -> A:
+        """This adapter, making its events as :class:`DecodedEvent` structs from now on.
+
+        The fold applies them as it applies the public models, without pydantic: the
+        service's adapters make them, so that a ``session-memory hook`` call that derives a
+        Claude Code or Codex transcript never imports pydantic. Not part of the state.
+        """
+        self._decoded = True
+        return self
 
     # -- the protocol -------------------------------------------------------------------
 
@@ -197,6 +214,8 @@ class AdapterBase:
         timestamp: str | None,
         run_id: str | _Current | None = _CURRENT,
     ) -> TranscriptEvent:
+        # Typed as the public model: a decoding adapter (the service's, see decoding()) makes
+        # DecodedEvents, which nothing but the fold receives, and the fold reads either.
         step = self._step
         self._step += 1
         run = self._run_id if isinstance(run_id, _Current) else run_id
@@ -207,7 +226,14 @@ class AdapterBase:
             if sent != self._cwd_sent:
                 payload = {**payload, "cwd": self._cwd}
                 self._cwd_sent = sent
-        return typed_event(event_id, event_type, payload, timestamp, self._session_id, run, step)
+        if self._decoded:
+            decoded = DecodedEvent(
+                event_id, event_type, payload, timestamp, self._session_id, run, step
+            )
+            return cast("TranscriptEvent", decoded)
+        return (_typed_event or _load_typed_event())(
+            event_id, event_type, payload, timestamp, self._session_id, run, step
+        )
 
     def _tool_call(
         self,
@@ -278,3 +304,16 @@ class AdapterBase:
 def join_texts(parts: Iterable[str]) -> str:
     """Non-blank parts joined by blank lines."""
     return "\n\n".join(p.strip() for p in parts if p.strip())
+
+
+_typed_event: Callable[..., TranscriptEvent] | None = None
+
+
+def _load_typed_event() -> Callable[..., TranscriptEvent]:
+    """:func:`session_memory.events.typed_event`, imported on the first model event (the
+    module needs pydantic, which a decoding adapter never does)."""
+    global _typed_event
+    from session_memory.events import typed_event
+
+    _typed_event = typed_event
+    return typed_event

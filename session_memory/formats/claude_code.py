@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Final
 
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.formats._base import (
     AdapterBase,
     as_dict,
@@ -55,7 +55,7 @@ from session_memory.formats.claude_tasks import (
     tasks_are_valid,
 )
 from session_memory.lazy_regex import LazyPattern
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import Record
 
 __all__ = ["ClaudeCodeAdapter"]

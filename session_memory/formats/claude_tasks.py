@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.formats._base import as_dict, as_str
 from session_memory.lazy_regex import LazyPattern
 

@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Final
 
 import orjson
 
-from session_memory.events import JsonObject, TranscriptEvent
+from session_memory.event_struct import JsonObject
 from session_memory.formats._base import (
     AdapterBase,
     as_dict,
@@ -49,7 +49,7 @@ from session_memory.formats._base import (
     join_texts,
 )
 from session_memory.lazy_regex import LazyPattern
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import Record
 
 __all__ = ["CodexAdapter"]
@@ -217,7 +217,7 @@ class CodexAdapter(AdapterBase):
                 self._response_item(ptype, payload, offset, eid, ts, out)
             else:
                 self._event_msg(ptype, payload, offset, eid, ts, out)
-        events = [r for r in out[mark:] if isinstance(r, TranscriptEvent)]
+        events = [r for r in out[mark:] if not isinstance(r, SkippedLine)]
         if events and events[-1].payload.get("role") != "user":
             self._last_prompt = None  # something followed: a later copy is a new prompt
 

@@ -8,10 +8,10 @@ from typing import ClassVar, Final
 
 from session_memory.arguments import check_argument, check_source
 from session_memory.errors import ConfigError, SnapshotError
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.formats._base import AdapterBase
 from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
-from session_memory.memory import SkippedLine
+from session_memory.memory_view import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
     Record,
@@ -155,7 +155,16 @@ class AutoAdapter(AdapterBase):
             if fmt is None:
                 return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
             self.inner = _adapter_class(fmt)()
+            if self._decoded:
+                self.inner.decoding()
         return self.inner.feed(record, offset)
+
+    def decoding(self) -> AutoAdapter:
+        """This adapter and the one it delegates to, making DecodedEvents from now on."""
+        super().decoding()
+        if self.inner is not None:
+            self.inner.decoding()
+        return self
 
     def finish(self) -> list[Record]:
         """Delegate."""

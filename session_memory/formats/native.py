@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from session_memory.events import JsonObject
+from session_memory.event_struct import JsonObject
 from session_memory.formats._base import AdapterBase
 from session_memory.reader import Record, event_from_object
 

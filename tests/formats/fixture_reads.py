@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from session_memory.events import TranscriptEvent
 from session_memory.formats import read_transcript
 from session_memory.memory import SkippedLine
+from session_memory.reader import Record
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("*/*.jsonl"))
+
+
+def dumped(record: Record) -> object:
+    """A record as plain data, to compare reads: an event's dump, a skip's fields."""
+    return dataclasses.asdict(record) if isinstance(record, SkippedLine) else record.model_dump()
 
 
 class Read:

@@ -27,13 +27,13 @@ from session_memory.formats import (
 )
 from session_memory.memory import SkippedLine
 from session_memory.reader import Record, iter_lines, read_records
-from tests.formats.fixture_reads import ALL_FIXTURES, FIXTURES
+from tests.formats.fixture_reads import ALL_FIXTURES, FIXTURES, dumped
 
 FORMAT_OF_DIR = {"claude_code": "claude-code", "codex": "codex"}
 
 
 def dump(records: list[Record]) -> list[Any]:
-    return [r.model_dump() for r in records]
+    return [dumped(r) for r in records]
 
 
 def fed_line_by_line(path: Path, split: int) -> list[Record]:

@@ -13,7 +13,7 @@ import zstandard
 from session_memory.cli import main
 from session_memory.errors import TranscriptError
 from session_memory.formats import read_transcript
-from tests.formats.fixture_reads import ALL_FIXTURES
+from tests.formats.fixture_reads import ALL_FIXTURES, dumped
 
 ROLLOUT = next(p for p in ALL_FIXTURES if p.parent.name == "codex")
 
@@ -27,8 +27,8 @@ def compressed(path: Path, tmp_path: Path) -> Path:
 class TestZstd:
     def test_a_compressed_rollout_reads_as_the_plain_file(self, tmp_path: Path) -> None:
         """`rollout-*.jsonl.zst` gives exactly the records of the uncompressed rollout."""
-        plain = [r.model_dump() for r in read_transcript(ROLLOUT)]
-        packed = [r.model_dump() for r in read_transcript(compressed(ROLLOUT, tmp_path))]
+        plain = [dumped(r) for r in read_transcript(ROLLOUT)]
+        packed = [dumped(r) for r in read_transcript(compressed(ROLLOUT, tmp_path))]
         assert packed == plain and plain
 
     def test_compression_is_recognised_by_content_not_name(self, tmp_path: Path) -> None:
@@ -61,8 +61,8 @@ class TestZstd:
         target.write_bytes(
             cctx.compress(b"".join(lines[:half])) + cctx.compress(b"".join(lines[half:]))
         )
-        plain = [r.model_dump() for r in read_transcript(ROLLOUT)]
-        assert [r.model_dump() for r in read_transcript(target)] == plain
+        plain = [dumped(r) for r in read_transcript(ROLLOUT)]
+        assert [dumped(r) for r in read_transcript(target)] == plain
 
     def test_derive_prints_the_memory_of_a_compressed_rollout(
         self, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]

@@ -1,0 +1,294 @@
+"""The memory as plain frozen objects: what the fold publishes, without pydantic.
+
+:class:`~session_memory.memory.SessionMemory` is the public model. Building it means
+importing pydantic and creating its models, a fifth of a cold ``session-memory hook`` call,
+for a memory the hook only renders and writes. So the deriver makes a :class:`MemoryView`
+(the same fields, read the same way), :func:`memory_json` and the renderer work on either,
+and the model is built from the view only when it is asked for. ``SkippedLine`` lives here
+too: every reader makes them, and the hook's path must not need pydantic to do so.
+
+``tests/session_memory/test_memory_view.py`` holds the two declarations together (the same
+fields, in the same order) and the JSON of both to the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
+
+import orjson
+
+from session_memory.per_object import PerObject
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = [
+    "GOAL_FIELDS",
+    "ITEM_FIELDS",
+    "MEMORY_FIELDS",
+    "MEMORY_SCHEMA_VERSION",
+    "PROVENANCE_FIELDS",
+    "SECTION_NAMES",
+    "GoalView",
+    "ItemView",
+    "MemoryView",
+    "ProvenanceView",
+    "SectionName",
+    "SkippedLine",
+    "fields_of",
+    "memory_json",
+]
+
+MEMORY_SCHEMA_VERSION: Final = 1
+
+SectionName = Literal[
+    "earlier_goals",
+    "todo_items",
+    "completed_work",
+    "key_decisions",
+    "failed_attempts",
+    "verification_status",
+]
+SECTION_NAMES: Final[tuple[SectionName, ...]] = get_args(SectionName)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedLine:
+    """A transcript line that was not applied, with where it was and why."""
+
+    offset: int
+    reason: str
+
+
+class ProvenanceView:
+    """The fields of :class:`~session_memory.memory.Provenance`."""
+
+    __slots__ = PROVENANCE_FIELDS = (
+        "created_by",
+        "created_step",
+        "changed_by",
+        "changed_step",
+        "closed_by",
+        "closed_step",
+    )
+
+    def __init__(
+        self,
+        created_by: str,
+        created_step: int | None,
+        changed_by: str,
+        changed_step: int | None,
+        closed_by: str | None,
+        closed_step: int | None,
+    ) -> None:
+        self.created_by = created_by
+        self.created_step = created_step
+        self.changed_by = changed_by
+        self.changed_step = changed_step
+        self.closed_by = closed_by
+        self.closed_step = closed_step
+
+
+class ItemView:
+    """The fields of :class:`~session_memory.memory.MemoryItem`."""
+
+    __slots__ = ITEM_FIELDS = (
+        "id",
+        "kind",
+        "text",
+        "status",
+        "count",
+        "safe_to_replay",
+        "tokens",
+        "provenance",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        text: str,
+        status: str | None,
+        count: int,
+        safe_to_replay: bool | None,
+        tokens: int,
+        provenance: ProvenanceView,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.text = text
+        self.status = status
+        self.count = count
+        self.safe_to_replay = safe_to_replay
+        self.tokens = tokens
+        self.provenance = provenance
+
+
+class GoalView:
+    """The fields of :class:`~session_memory.memory.Goal`."""
+
+    __slots__ = GOAL_FIELDS = (
+        "text",
+        "truncated",
+        "acknowledgements",
+        "last_acknowledgement",
+        "event_id",
+        "step",
+        "run_id",
+        "tokens",
+    )
+
+    def __init__(
+        self,
+        text: str,
+        truncated: bool,
+        acknowledgements: int,
+        last_acknowledgement: str,
+        event_id: str,
+        step: int | None,
+        run_id: str | None,
+        tokens: int,
+    ) -> None:
+        self.text = text
+        self.truncated = truncated
+        self.acknowledgements = acknowledgements
+        self.last_acknowledgement = last_acknowledgement
+        self.event_id = event_id
+        self.step = step
+        self.run_id = run_id
+        self.tokens = tokens
+
+
+class DiagnosticsView:
+    """The fields of :class:`~session_memory.memory.Diagnostics`."""
+
+    __slots__ = DIAGNOSTICS_FIELDS = (
+        "lines_skipped",
+        "skipped",
+        "duplicate_events",
+        "unknown_event_types",
+        "events_with_unknown_fields",
+        "malformed_payloads",
+    )
+
+    def __init__(
+        self,
+        lines_skipped: int,
+        skipped: tuple[SkippedLine, ...],
+        duplicate_events: int,
+        unknown_event_types: dict[str, int],
+        events_with_unknown_fields: int,
+        malformed_payloads: int,
+    ) -> None:
+        self.lines_skipped = lines_skipped
+        self.skipped = skipped
+        self.duplicate_events = duplicate_events
+        self.unknown_event_types = unknown_event_types
+        self.events_with_unknown_fields = events_with_unknown_fields
+        self.malformed_payloads = malformed_payloads
+
+
+class MemoryView:
+    """The fields of :class:`~session_memory.memory.SessionMemory`, as the deriver made them."""
+
+    __slots__ = MEMORY_FIELDS = (
+        "schema_version",
+        "session_id",
+        "current_goal",
+        *SECTION_NAMES,
+        "omitted",
+        "omitted_kinds",
+        "event_count",
+        "last_event_id",
+        "version",
+        "budget_tokens",
+        "encoding",
+        "tokens_used",
+        "diagnostics",
+    )
+    schema_version: int
+    session_id: str | None
+    current_goal: GoalView | None
+    earlier_goals: tuple[ItemView, ...]
+    todo_items: tuple[ItemView, ...]
+    completed_work: tuple[ItemView, ...]
+    key_decisions: tuple[ItemView, ...]
+    failed_attempts: tuple[ItemView, ...]
+    verification_status: tuple[ItemView, ...]
+    omitted: dict[str, int]
+    omitted_kinds: dict[str, int]
+    event_count: int
+    last_event_id: str | None
+    version: int
+    budget_tokens: int
+    encoding: str
+    tokens_used: int
+    diagnostics: DiagnosticsView
+
+    def __init__(self, **fields: Any) -> None:
+        for name in MEMORY_FIELDS:
+            setattr(self, name, fields[name])
+
+    def section(self, name: SectionName) -> tuple[ItemView, ...]:
+        """The items of one section by name."""
+        items: tuple[ItemView, ...] = getattr(self, name)
+        return items
+
+    @property
+    def is_empty(self) -> bool:
+        """True when there is nothing to show: no goal and no items."""
+        return self.current_goal is None and not any(self.section(n) for n in SECTION_NAMES)
+
+    def to_json(self) -> bytes:
+        """The bytes :meth:`SessionMemory.to_json` gives for the same memory."""
+        return memory_json(self)
+
+
+PROVENANCE_FIELDS: Final = ProvenanceView.PROVENANCE_FIELDS
+ITEM_FIELDS: Final = ItemView.ITEM_FIELDS
+GOAL_FIELDS: Final = GoalView.GOAL_FIELDS
+DIAGNOSTICS_FIELDS: Final = DiagnosticsView.DIAGNOSTICS_FIELDS
+MEMORY_FIELDS: Final = MemoryView.MEMORY_FIELDS
+
+
+class _Memory(Protocol):
+    """What :func:`memory_json` reads: a :class:`MemoryView` or a ``SessionMemory``."""
+
+    def section(self, name: SectionName) -> Sequence[Any]: ...
+
+
+def fields_of(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
+    """The named attributes of ``obj``, in order."""
+    return {name: getattr(obj, name) for name in names}
+
+
+def _item_fields(item: Any) -> dict[str, Any]:
+    fields = fields_of(item, ITEM_FIELDS)
+    fields["provenance"] = fields_of(item.provenance, PROVENANCE_FIELDS)
+    return fields
+
+
+_item_json: Final = PerObject(_item_fields)
+"""An item's JSON fields, made once per (frozen) item object: the items of one memory are
+mostly those of the memory before, and dumping them was two thirds of the cost."""
+
+
+def _diagnostics_fields(diag: Any) -> dict[str, Any]:
+    fields = fields_of(diag, DIAGNOSTICS_FIELDS)
+    fields["skipped"] = [{"offset": s.offset, "reason": s.reason} for s in diag.skipped]
+    return fields
+
+
+def memory_json(memory: _Memory) -> bytes:
+    """A memory as indented JSON bytes, newline-terminated: what ``derive --json`` prints
+    and ``watch`` writes to ``<session>.memory.json``; the fields in the model's order, as
+    ``model_dump(mode="json")`` gives them."""
+    data: dict[str, Any] = fields_of(memory, MEMORY_FIELDS)
+    goal = data["current_goal"]
+    if goal is not None:
+        data["current_goal"] = fields_of(goal, GOAL_FIELDS)
+    for name in SECTION_NAMES:
+        data[name] = [_item_json(item) for item in memory.section(name)]
+    data["diagnostics"] = _diagnostics_fields(data["diagnostics"])
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
