@@ -14,7 +14,7 @@ fields, in the same order) and the JSON of both to the same bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Protocol, get_args
 
 import orjson
 
@@ -61,152 +61,57 @@ class SkippedLine:
     reason: str
 
 
-class ProvenanceView:
+class ProvenanceView(NamedTuple):
     """The fields of :class:`~session_memory.memory.Provenance`."""
 
-    __slots__ = PROVENANCE_FIELDS = (
-        "created_by",
-        "created_step",
-        "changed_by",
-        "changed_step",
-        "closed_by",
-        "closed_step",
-    )
-
-    def __init__(
-        self,
-        created_by: str,
-        created_step: int | None,
-        changed_by: str,
-        changed_step: int | None,
-        closed_by: str | None,
-        closed_step: int | None,
-    ) -> None:
-        self.created_by = created_by
-        self.created_step = created_step
-        self.changed_by = changed_by
-        self.changed_step = changed_step
-        self.closed_by = closed_by
-        self.closed_step = closed_step
+    created_by: str
+    created_step: int | None
+    changed_by: str
+    changed_step: int | None
+    closed_by: str | None
+    closed_step: int | None
 
 
-class ItemView:
+class ItemView(NamedTuple):
     """The fields of :class:`~session_memory.memory.MemoryItem`."""
 
-    __slots__ = ITEM_FIELDS = (
-        "id",
-        "kind",
-        "text",
-        "status",
-        "count",
-        "safe_to_replay",
-        "tokens",
-        "provenance",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        kind: str,
-        text: str,
-        status: str | None,
-        count: int,
-        safe_to_replay: bool | None,
-        tokens: int,
-        provenance: ProvenanceView,
-    ) -> None:
-        self.id = id
-        self.kind = kind
-        self.text = text
-        self.status = status
-        self.count = count
-        self.safe_to_replay = safe_to_replay
-        self.tokens = tokens
-        self.provenance = provenance
+    id: str
+    kind: str
+    text: str
+    status: str | None
+    count: int  # type: ignore[assignment]  # the model's name; hides tuple.count, unused here
+    safe_to_replay: bool | None
+    tokens: int
+    provenance: ProvenanceView
 
 
-class GoalView:
+class GoalView(NamedTuple):
     """The fields of :class:`~session_memory.memory.Goal`."""
 
-    __slots__ = GOAL_FIELDS = (
-        "text",
-        "truncated",
-        "acknowledgements",
-        "last_acknowledgement",
-        "event_id",
-        "step",
-        "run_id",
-        "tokens",
-    )
-
-    def __init__(
-        self,
-        text: str,
-        truncated: bool,
-        acknowledgements: int,
-        last_acknowledgement: str,
-        event_id: str,
-        step: int | None,
-        run_id: str | None,
-        tokens: int,
-    ) -> None:
-        self.text = text
-        self.truncated = truncated
-        self.acknowledgements = acknowledgements
-        self.last_acknowledgement = last_acknowledgement
-        self.event_id = event_id
-        self.step = step
-        self.run_id = run_id
-        self.tokens = tokens
+    text: str
+    truncated: bool
+    acknowledgements: int
+    last_acknowledgement: str
+    event_id: str
+    step: int | None
+    run_id: str | None
+    tokens: int
 
 
-class DiagnosticsView:
+class DiagnosticsView(NamedTuple):
     """The fields of :class:`~session_memory.memory.Diagnostics`."""
 
-    __slots__ = DIAGNOSTICS_FIELDS = (
-        "lines_skipped",
-        "skipped",
-        "duplicate_events",
-        "unknown_event_types",
-        "events_with_unknown_fields",
-        "malformed_payloads",
-    )
-
-    def __init__(
-        self,
-        lines_skipped: int,
-        skipped: tuple[SkippedLine, ...],
-        duplicate_events: int,
-        unknown_event_types: dict[str, int],
-        events_with_unknown_fields: int,
-        malformed_payloads: int,
-    ) -> None:
-        self.lines_skipped = lines_skipped
-        self.skipped = skipped
-        self.duplicate_events = duplicate_events
-        self.unknown_event_types = unknown_event_types
-        self.events_with_unknown_fields = events_with_unknown_fields
-        self.malformed_payloads = malformed_payloads
+    lines_skipped: int
+    skipped: tuple[SkippedLine, ...]
+    duplicate_events: int
+    unknown_event_types: dict[str, int]
+    events_with_unknown_fields: int
+    malformed_payloads: int
 
 
-class MemoryView:
+class MemoryView(NamedTuple):
     """The fields of :class:`~session_memory.memory.SessionMemory`, as the deriver made them."""
 
-    __slots__ = MEMORY_FIELDS = (
-        "schema_version",
-        "session_id",
-        "current_goal",
-        *SECTION_NAMES,
-        "omitted",
-        "omitted_kinds",
-        "event_count",
-        "last_event_id",
-        "version",
-        "budget_tokens",
-        "encoding",
-        "tokens_used",
-        "diagnostics",
-    )
     schema_version: int
     session_id: str | None
     current_goal: GoalView | None
@@ -226,10 +131,6 @@ class MemoryView:
     tokens_used: int
     diagnostics: DiagnosticsView
 
-    def __init__(self, **fields: Any) -> None:
-        for name in MEMORY_FIELDS:
-            setattr(self, name, fields[name])
-
     def section(self, name: SectionName) -> tuple[ItemView, ...]:
         """The items of one section by name."""
         items: tuple[ItemView, ...] = getattr(self, name)
@@ -245,11 +146,11 @@ class MemoryView:
         return memory_json(self)
 
 
-PROVENANCE_FIELDS: Final = ProvenanceView.PROVENANCE_FIELDS
-ITEM_FIELDS: Final = ItemView.ITEM_FIELDS
-GOAL_FIELDS: Final = GoalView.GOAL_FIELDS
-DIAGNOSTICS_FIELDS: Final = DiagnosticsView.DIAGNOSTICS_FIELDS
-MEMORY_FIELDS: Final = MemoryView.MEMORY_FIELDS
+PROVENANCE_FIELDS: Final = ProvenanceView._fields
+ITEM_FIELDS: Final = ItemView._fields
+GOAL_FIELDS: Final = GoalView._fields
+DIAGNOSTICS_FIELDS: Final = DiagnosticsView._fields
+MEMORY_FIELDS: Final = MemoryView._fields
 
 
 class _Memory(Protocol):
