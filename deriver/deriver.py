@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import msgspec
 import orjson
@@ -30,6 +30,7 @@ from session_memory.memory_view import (
 from session_memory.tokens import DEFAULT_ENCODING, counter
 
 if TYPE_CHECKING:
+    from session_memory.events import TranscriptEvent
     from session_memory.memory import SessionMemory
     from session_memory.reader import FoldRecord
 
@@ -104,21 +105,11 @@ class SessionMemoryDeriver:
         if type(event) is DecodedEvent:
             unknown_fields = False  # a DecodedEvent has none
         else:
-            # Imported here: a fold of DecodedEvents (the service's) never needs pydantic.
-            from session_memory.events import TranscriptEvent
-            from session_memory.reader import event_from_object
-
-            if not isinstance(event, TranscriptEvent):
-                record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
-                if not isinstance(record, TranscriptEvent):
-                    self.record_skip(
-                        record
-                        if isinstance(record, SkippedLine)
-                        else SkippedLine(offset=-1, reason="not an event object")
-                    )
-                    return False
-                event = record
-            unknown_fields = bool(event.__pydantic_extra__)
+            model = self._as_model(event)
+            if model is None:
+                return False
+            event = model
+            unknown_fields = bool(model.__pydantic_extra__)
         event_id = event.event_id
         run_id = event.run_id
         session_id = event.session_id
@@ -165,6 +156,22 @@ class SessionMemoryDeriver:
             self._store.fit()
             self._version += 1
         return True
+
+    def _as_model(self, event: object) -> TranscriptEvent | None:
+        """``event`` as the public model (a mapping is validated into one); None, and the
+        skip counted, when it is not an event."""
+        model_type, event_from_object = _model_path or _import_model_path()
+        if isinstance(event, model_type):
+            return cast("TranscriptEvent", event)
+        record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
+        if isinstance(record, model_type):
+            return cast("TranscriptEvent", record)
+        self.record_skip(
+            record
+            if isinstance(record, SkippedLine)
+            else SkippedLine(offset=-1, reason="not an event object")
+        )
+        return None
 
     def record_skip(self, skip: SkippedLine) -> None:
         """Count a transcript line that could not be applied, keeping the first few."""
@@ -389,6 +396,19 @@ class _DiagnosticsState:
             events_with_unknown_fields=state["events_with_unknown_fields"],
             malformed_payloads=state["malformed_payloads"],
         )
+
+
+_model_path: list[Any] = []
+"""The public event model and its validator, imported on the first event that is not a
+DecodedEvent: a fold of DecodedEvents (the service's) never needs pydantic."""
+
+
+def _import_model_path() -> list[Any]:
+    from session_memory.events import TranscriptEvent
+    from session_memory.reader import event_from_object
+
+    _model_path[:] = [TranscriptEvent, event_from_object]
+    return _model_path
 
 
 def _skipped_line(state: dict[str, Any]) -> SkippedLine:

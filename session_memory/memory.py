@@ -129,8 +129,8 @@ class SessionMemory(BaseModel):
 
     def to_json(self) -> bytes:
         """The memory as indented JSON bytes, newline-terminated: what ``derive --json``
-        prints and ``watch`` writes to ``<session>.memory.json`` (``model_dump`` in JSON
-        mode, each item's fields made once per item object)."""
+        prints and ``watch`` writes to ``<session>.memory.json``: the bytes of
+        ``model_dump`` in JSON mode, each item's fields made once per item object."""
         return memory_json(self)
 
     @classmethod

@@ -24,12 +24,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "DIAGNOSTICS_FIELDS",
     "GOAL_FIELDS",
     "ITEM_FIELDS",
     "MEMORY_FIELDS",
     "MEMORY_SCHEMA_VERSION",
     "PROVENANCE_FIELDS",
     "SECTION_NAMES",
+    "DiagnosticsView",
     "GoalView",
     "ItemView",
     "MemoryView",
