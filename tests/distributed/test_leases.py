@@ -13,11 +13,12 @@ from session_memory.distributed.worker import Worker, WorkerConfig
 from tests.distributed.nats_helpers import NatsServer
 
 
-async def _with_lease_rewritten(url: str, holder: bytes | None) -> tuple[Worker, list[int]]:
+async def _with_lease_rewritten(url: str, holder: bytes | None) -> tuple[Worker, list[int], bool]:
     """Run a worker holding every partition; rewrite partition 0's lease behind its back.
 
     ``holder`` None writes the worker's own id (a renewal that landed, its reply lost);
-    else that holder's. Returns the worker and the partitions it holds two rounds later.
+    else that holder's. Returns the worker, the partitions it holds two rounds later, and
+    whether partition 0's fold has ended by then.
     """
     transport = await connect(url, connect_seconds=20)
     other = await connect(url, connect_seconds=20)
@@ -28,12 +29,14 @@ async def _with_lease_rewritten(url: str, holder: bytes | None) -> tuple[Worker,
         while len(worker.partitions) < transport.partitions:
             assert time.monotonic() < deadline, "the worker never held every partition"
             await asyncio.sleep(0.1)
+        fold = worker.partitions[0].task
+        assert fold is not None
         found = await other.get("leases", "p.0")
         assert found is not None
         value = worker.config.worker_id.encode() if holder is None else holder
         await other.put("leases", "p.0", value, found.revision)
         await asyncio.sleep(2.5)  # two renewal rounds (one every second)
-        return worker, sorted(worker.partitions)
+        return worker, sorted(worker.partitions), fold.done()
     finally:
         worker.stop.set()
         await running
@@ -43,15 +46,15 @@ async def _with_lease_rewritten(url: str, holder: bytes | None) -> tuple[Worker,
 
 def test_a_renewal_stored_without_its_reply_keeps_the_partition(server: NatsServer) -> None:
     """A lease that holds the worker's own id at a revision it did not see stays its own."""
-    worker, held = asyncio.run(_with_lease_rewritten(server.url, None))
-    assert 0 in held
+    worker, held, ended = asyncio.run(_with_lease_rewritten(server.url, None))
+    assert 0 in held and not ended
     assert worker.metrics.partitions_lost == 0
 
 
 def test_a_lease_another_worker_holds_is_given_up(server: NatsServer) -> None:
     """A lease rewritten by another holder makes the worker drop that partition."""
-    worker, held = asyncio.run(_with_lease_rewritten(server.url, b"someone-else"))
-    assert 0 not in held
+    worker, held, ended = asyncio.run(_with_lease_rewritten(server.url, b"someone-else"))
+    assert 0 not in held and ended
     assert worker.metrics.partitions_lost >= 1
 
 
@@ -71,31 +74,6 @@ class _SwallowingReader:
         await self._inner.close()
 
 
-async def _drop_partition_zero(url: str) -> bool:
-    """Whether partition 0's fold ended after its lease went to another holder."""
-    transport = await connect(url, connect_seconds=20)
-    other = await connect(url, connect_seconds=20)
-    worker = Worker(transport, WorkerConfig(lease_seconds=3.0))
-    running = asyncio.create_task(worker.run())
-    try:
-        deadline = time.monotonic() + 30
-        while 0 not in worker.partitions:
-            assert time.monotonic() < deadline, "the worker never held partition 0"
-            await asyncio.sleep(0.1)
-        task = worker.partitions[0].task
-        assert task is not None
-        found = await other.get("leases", "p.0")
-        assert found is not None
-        await other.put("leases", "p.0", b"someone-else", found.revision)
-        await asyncio.wait({task}, timeout=5.0)  # a renewal round (every second) drops it
-        return task.done()
-    finally:
-        worker.stop.set()
-        await running
-        await other.close()
-        await transport.close()
-
-
 def test_a_dropped_partition_stops_when_the_client_swallows_its_cancel(
     server: NatsServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,4 +82,5 @@ def test_a_dropped_partition_stops_when_the_client_swallows_its_cancel(
     monkeypatch.setattr(
         NatsTransport, "reader", lambda self, p, after: _SwallowingReader(real(self, p, after))
     )
-    assert asyncio.run(_drop_partition_zero(server.url))
+    _, held, ended = asyncio.run(_with_lease_rewritten(server.url, b"someone-else"))
+    assert 0 not in held and ended
