@@ -105,9 +105,10 @@ processes, one a core, while the service writes what they derived: starting the 
 costs about half a second, deriving a transcript of 50 events a few milliseconds."""
 
 SYNC_ONCE_MIN: Final = 16
-"""A catch-up of at least this many transcripts writes them without fsyncs and has them made
-durable by one ``sync`` at its end; a smaller one (a hook call's single transcript) fsyncs
-each file as it is written, rather than flush every file system of the machine."""
+"""A catch-up of at least this many transcripts, or a notification naming at least this many
+changed ones, writes them without fsyncs and has them made durable by one ``sync`` at its
+end; fewer (a hook call's single transcript) are fsynced file by file as they are written,
+rather than flush every file system of the machine."""
 
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
@@ -613,11 +614,16 @@ class MemoryService:
             force_polling=self._polling,
             on_polling=self._now_polling,
         ):
+            # Many transcripts changed at once are written as a catch-up writes them: without
+            # fsyncs, made durable together by one sync once all are out.
+            self._sync_once = len(changes) >= SYNC_ONCE_MIN
             for path in sorted(changes):
                 if self._stop.is_set():
                     break
                 self._on_change(path)
             self._drain()
+            self._sync_once = False
+            self._sync_catch_up()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.

@@ -423,6 +423,55 @@ class TestDurability:
         MemoryService([watched], out).run_once()
         assert events == ["state"] * 3 + ["sync"]
 
+    def test_a_burst_of_changes_is_written_without_fsyncs_and_synced_once(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """When one notification names SYNC_ONCE_MIN transcripts or more, they are written as
+        a catch-up writes them, without fsyncs, and one sync follows once all are out; a
+        notification naming fewer fsyncs what it writes.
+
+        The notifications are scripted (the behaviour under test is what the service does
+        with a batch, not how watchfiles groups changes into one)."""
+        watched, out = dirs
+        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
+        paths = [watched / f"t{k}.jsonl" for k in range(3)]
+        lines = {p: varied_lines(40, session=f"s-{k}") for k, p in enumerate(paths)}
+        for p in paths:
+            p.write_bytes(b"".join(lines[p][:20]))
+        events: list[str] = []
+        real_save, real_fsync = store.save_state, os.fsync
+
+        def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
+            events.append("state")
+            real_save(state_dir, state, **kwargs)
+
+        def fsync(fd: int) -> None:
+            events.append("fsync")
+            real_fsync(fd)
+
+        def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
+            for p in paths:
+                append(p, b"".join(lines[p][20:30]))
+            events.clear()  # what the catch-up wrote is not under test
+            yield {str(p) for p in paths}
+            events.append("small")
+            append(paths[0], b"".join(lines[paths[0]][30:]))
+            yield {str(paths[0])}
+            stop_event.set()
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
+        monkeypatch.setattr(service_module, "save_state", save_state)
+        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        service = MemoryService([watched], out)
+        service.run()
+        burst, small = events[: events.index("small")], events[events.index("small") + 1 :]
+        assert burst.count("state") == 3 and "fsync" not in burst
+        assert "sync" in events
+        assert small.count("state") == 1 and "fsync" in small
+        for k, p in enumerate(paths):
+            assert output(out, f"s-{k}") == rebuild(p)
+
     def test_a_catch_up_of_few_transcripts_fsyncs_its_files_and_never_syncs_the_machine(
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
     ) -> None:
