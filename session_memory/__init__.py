@@ -7,6 +7,8 @@ models and the readers at start-up, nor even for :mod:`typing` and :mod:`importl
 
 from __future__ import annotations
 
+from session_memory.lazy_names import lazy_names
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
@@ -68,16 +70,4 @@ _HOME: Final[dict[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'session_memory' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_names(__name__, _HOME, globals())

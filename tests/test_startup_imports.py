@@ -49,6 +49,7 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
         "session_memory.hashes",
         "session_memory.hook",
         "session_memory.json_codec",
+        "session_memory.lazy_names",
         "session_memory.state_files",
         "session_memory.typed_tuple",
         "session_memory.writes",

@@ -6,8 +6,9 @@ memories without loading the view builder (and its hashing, or pydantic).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Final
+
+from session_memory.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from viewbuilder.cache import MessageTokenCache
@@ -33,25 +34,15 @@ __all__ = [
 ]
 
 _HOME: Final[dict[str, str]] = {
-    "MessageTokenCache": "cache",
-    "render_memory": "render",
-    "ModelView": "view",
-    "ViewInputError": "view",
-    "build_model_view": "view",
-    "clear_message_token_cache": "view",
-    "message_token_cache_info": "view",
-    "message_tokens": "view",
+    "MessageTokenCache": ".cache",
+    "render_memory": ".render",
+    "ModelView": ".view",
+    "ViewInputError": ".view",
+    "build_model_view": ".view",
+    "clear_message_token_cache": ".view",
+    "message_token_cache_info": ".view",
+    "message_tokens": ".view",
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'viewbuilder' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"viewbuilder.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_names(__name__, _HOME, globals())

@@ -8,8 +8,15 @@ imported on first use, so the command line's parsers cost nothing to build. See
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from session_memory.lazy_names import lazy_names
+
+if TYPE_CHECKING:
+    from session_memory.distributed.jetstream import connect
+    from session_memory.distributed.publisher import FilePublisher, Publisher, PublishSummary
+    from session_memory.distributed.transport import Conflict, Transport, TransportError
+    from session_memory.distributed.worker import Worker, WorkerConfig
 
 __all__ = [
     "Conflict",
@@ -24,20 +31,16 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Conflict": "transport",
-    "FilePublisher": "publisher",
-    "PublishSummary": "publisher",
-    "Publisher": "publisher",
-    "Transport": "transport",
-    "TransportError": "transport",
-    "Worker": "worker",
-    "WorkerConfig": "worker",
-    "connect": "jetstream",
+    "Conflict": ".transport",
+    "FilePublisher": ".publisher",
+    "PublishSummary": ".publisher",
+    "Publisher": ".publisher",
+    "Transport": ".transport",
+    "TransportError": ".transport",
+    "Worker": ".worker",
+    "WorkerConfig": ".worker",
+    "connect": ".jetstream",
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

@@ -6,8 +6,9 @@ names (:mod:`session_memory.formats.names`) to build its parser, not the adapter
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Final
+
+from session_memory.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from session_memory.formats._base import Adapter, AdapterBase
@@ -44,32 +45,22 @@ __all__ = [
 ]
 
 _HOME: Final[dict[str, str]] = {
-    "Adapter": "_base",
-    "AdapterBase": "_base",
-    "ClaudeCodeAdapter": "claude_code",
-    "CodexAdapter": "codex",
-    "AutoAdapter": "detect",
-    "NO_KNOWN_FORMAT": "detect",
-    "classify_object": "detect",
-    "detect_format": "detect",
-    "make_adapter": "detect",
-    "read_transcript": "detect",
-    "restore_adapter": "detect",
-    "FORMAT_CHOICES": "names",
-    "FormatChoice": "names",
-    "FormatName": "names",
-    "NativeAdapter": "native",
+    "Adapter": "._base",
+    "AdapterBase": "._base",
+    "ClaudeCodeAdapter": ".claude_code",
+    "CodexAdapter": ".codex",
+    "AutoAdapter": ".detect",
+    "NO_KNOWN_FORMAT": ".detect",
+    "classify_object": ".detect",
+    "detect_format": ".detect",
+    "make_adapter": ".detect",
+    "read_transcript": ".detect",
+    "restore_adapter": ".detect",
+    "FORMAT_CHOICES": ".names",
+    "FormatChoice": ".names",
+    "FormatName": ".names",
+    "NativeAdapter": ".native",
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'session_memory.formats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"session_memory.formats.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_names(__name__, _HOME, globals())
