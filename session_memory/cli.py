@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from session_memory.hook import ClientName, OnClear
     from session_memory.memory import SessionMemory
-    from session_memory.reader import Record
+    from session_memory.reader import FoldRecord
 
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
     Runner = Callable[[argparse.Namespace], int]
@@ -181,7 +181,7 @@ class _FormatTold:
     def unknown(self) -> bool:
         return self.events == 0 and self.untold > 0
 
-    def watch(self, records: Iterator[Record]) -> Iterator[Record]:
+    def watch(self, records: Iterator[FoldRecord]) -> Iterator[FoldRecord]:
         from session_memory.formats import NO_KNOWN_FORMAT
         from session_memory.memory import SkippedLine
 
@@ -200,15 +200,16 @@ def _add_derive_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.set_defaults(run=_run_derive)
 
 
-def open_records(path: str, format: str = "auto") -> Iterator[Record]:
-    """The records of a transcript named on the command line (``-`` is standard input)."""
-    from session_memory.formats import read_transcript
+def open_records(path: str, format: str = "auto") -> Iterator[FoldRecord]:
+    """The records of a transcript named on the command line (``-`` is standard input), for
+    a deriver to fold (see :func:`~session_memory.formats.read_fold_records`)."""
+    from session_memory.formats import read_fold_records
 
     if path == "-":
         stdin: IO[bytes] = sys.stdin.buffer
-        return read_transcript(stdin, format)
+        return read_fold_records(stdin, format)
     _refuse_special(path)
-    return read_transcript(path, format)
+    return read_fold_records(path, format)
 
 
 def _refuse_special(path: str) -> None:

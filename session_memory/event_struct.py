@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any, Final, TypeAlias
 
 import msgspec
+import orjson
 
 if TYPE_CHECKING:
     from session_memory.events import TranscriptEvent
@@ -20,6 +21,7 @@ __all__ = [
     "DecodedEvent",
     "Int64",
     "JsonObject",
+    "decode_event",
     "without_defaults",
 ]
 
@@ -67,6 +69,55 @@ class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=F
     def fields_set(self) -> dict[str, Any]:
         """The fields not at their default, in their order: what the model's dump shows."""
         return without_defaults(msgspec.structs.asdict(self))
+
+
+class _Line(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """A native line as :class:`DecodedEvent` reads it, its payload left as raw JSON."""
+
+    event_id: str
+    event_type: str
+    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    timestamp: str | None = None
+    session_id: str | None = None
+    run_id: str | None = None
+    step: Int64 | None = None
+    reference_id: str | None = None
+    schema_version: Int64 = 1
+
+
+_decode_line: Final = msgspec.json.Decoder(_Line).decode
+_loads: Final = orjson.loads
+_DecodeError: Final = (msgspec.DecodeError, orjson.JSONDecodeError)
+
+
+def decode_event(line: bytes) -> DecodedEvent | None:
+    """The event one native line holds, decoded in one step; None when that is not certain.
+
+    None for a line that is not such an event as it stands, or one whose reading by
+    ``orjson.loads`` and the model's validator might differ: unknown fields (the model keeps
+    them), a wrong type, a payload that is not an object, malformed JSON. The caller reads
+    those the checked way, which gives the same event or says why the line is skipped. The
+    payload is decoded by orjson, as the checked way does, so its values are the same to the
+    bit (an integer beyond 64 bits is a float, where msgspec would keep an integer).
+    """
+    try:
+        line_event = _decode_line(line)
+        payload = _loads(memoryview(line_event.payload))
+    except _DecodeError:
+        return None
+    if type(payload) is not dict:
+        return None
+    return DecodedEvent(
+        line_event.event_id,
+        line_event.event_type,
+        payload,
+        line_event.timestamp,
+        line_event.session_id,
+        line_event.run_id,
+        line_event.step,
+        line_event.reference_id,
+        line_event.schema_version,
+    )
 
 
 AnyEvent: TypeAlias = "TranscriptEvent | DecodedEvent"

@@ -32,14 +32,15 @@ __all__ = [
     "FoldRecord",
     "Record",
     "Source",
-    "decode_line",
     "event_from_object",
+    "iter_line_items",
     "iter_lines",
     "iter_objects",
     "object_of_line",
     "open_source",
     "read_events",
     "read_records",
+    "too_long",
     "zstd_stream",
 ]
 
@@ -80,22 +81,22 @@ def object_of_line(
     return _skipped(line, offset, max_line_bytes, end)
 
 
-def decode_line(line: bytes, offset: int) -> JsonObject | SkippedLine:
-    """:func:`object_of_line` for one complete line (without its newline)."""
-    return object_of_line(line, offset)
+def too_long(offset: int, max_line_bytes: int) -> SkippedLine:
+    """The skip of a line longer than ``max_line_bytes`` (:func:`iter_lines` gives None)."""
+    return SkippedLine(offset=offset, reason=f"line longer than {max_line_bytes} bytes")
 
 
 def _skipped(line: bytes | None, offset: int, max_line_bytes: int, end: int | None) -> SkippedLine:
     """Why a line that is not one JSON object is skipped."""
-    skip = SkippedLine(offset=offset, reason=_reason(line, max_line_bytes))
-    if line is not None and end == offset + len(line):
+    if line is None:
+        return too_long(offset, max_line_bytes)
+    skip = SkippedLine(offset=offset, reason=_reason(line))
+    if end == offset + len(line):
         skip = SkippedLine(offset=offset, reason=f"incomplete last line: {skip.reason}")
     return skip
 
 
-def _reason(line: bytes | None, max_line_bytes: int) -> str:
-    if line is None:
-        return f"line longer than {max_line_bytes} bytes"
+def _reason(line: bytes) -> str:
     if not line.strip():
         return "blank line"
     try:
@@ -263,6 +264,26 @@ class _Zstd:
         return None
 
 
+def iter_line_items(
+    stream: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes | SkippedLine, int]]:
+    """Yield ``(offset, line or skip, end)`` for every line of a whole stream.
+
+    A line longer than ``max_line_bytes`` is a skip here; any other is left for its reader
+    to decode (an adapter's ``feed_line``, with ``end``). A read error is a
+    :class:`TranscriptError`.
+    """
+    try:
+        for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
+            yield (
+                offset,
+                too_long(offset, max_line_bytes) if line is None else line,
+                end,
+            )
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript: {exc}") from exc
+
+
 def iter_objects(
     stream: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, JsonObject | SkippedLine]]:
@@ -271,11 +292,11 @@ def iter_objects(
     Blank lines are skipped and counted like any other line that is not an event; a read
     error is a :class:`TranscriptError`.
     """
-    try:
-        for offset, line, end in iter_lines(stream, max_line_bytes=max_line_bytes):
-            yield offset, object_of_line(line, offset, max_line_bytes, end)
-    except OSError as exc:
-        raise TranscriptError(f"cannot read transcript: {exc}") from exc
+    for offset, item, end in iter_line_items(stream, max_line_bytes=max_line_bytes):
+        yield (
+            offset,
+            item if isinstance(item, SkippedLine) else object_of_line(item, offset, end=end),
+        )
 
 
 def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[Record]:

@@ -69,6 +69,7 @@ from session_memory.tail import (
     FileTail,
     Look,
     StopEvent,
+    Tailed,
     TailStatus,
     discover_transcripts,
     is_compressed,
@@ -1020,8 +1021,8 @@ class MemoryService:
         if t.tail.offset > 0:
             return TailStatus.REPLACED
         try:
-            for offset, item in look.whole():
-                self._fold_item(t, item, offset)
+            for line in look.whole():
+                self._fold_item(t, line)
                 if self._stop.is_set():
                     self._reset_memory(t)  # nothing consumed: read again on the next start
                     return TailStatus.UNCHANGED
@@ -1035,11 +1036,11 @@ class MemoryService:
 
     def _fold(self, t: _Transcript, look: Look) -> None:
         for line in look.lines(self._stop):
-            self._fold_item(t, line.item, line.offset)
+            self._fold_item(t, line)
 
-    def _fold_item(self, t: _Transcript, item: JsonObject | SkippedLine, offset: int) -> None:
-        """Feed one line's object (or skip) through the adapter into the deriver."""
-        skipped = _fold_item(t, item, offset)
+    def _fold_item(self, t: _Transcript, line: Tailed) -> None:
+        """Feed one line (or its skip) through the adapter into the deriver."""
+        skipped = _fold_item(t, line)
         first = t.lines_skipped - len(skipped)
         for n, record in enumerate(skipped, start=first + 1):
             _log_skip(t.path, n, record.offset, record.reason)
@@ -1209,12 +1210,17 @@ class MemoryService:
         )
 
 
-def _fold_item(t: _Transcript, item: JsonObject | SkippedLine, offset: int) -> list[SkippedLine]:
-    """Feed one line's object (or skip) through the adapter into the deriver; the lines
-    skipped (each counted in ``t.lines_skipped`` as it is recorded)."""
+def _fold_item(t: _Transcript, line: Tailed) -> list[SkippedLine]:
+    """Feed one line (or its skip) through the adapter into the deriver; the lines skipped
+    (each counted in ``t.lines_skipped`` as it is recorded)."""
     skipped = []
+    item = line.item
     try:
-        records = [item] if isinstance(item, SkippedLine) else t.adapter.feed(item, offset)
+        records = (
+            [item]
+            if isinstance(item, SkippedLine)
+            else t.adapter.feed_line(item, line.offset, line.end)
+        )
         for record in records:
             if isinstance(record, SkippedLine):
                 t.deriver.record_skip(record)
@@ -1370,7 +1376,7 @@ def _derive_whole(
             if look.status is not TailStatus.GROWN or look.size > FARM_MAX_BYTES:
                 return None
             for line in look.lines():
-                for record in _fold_item(t, line.item, line.offset):
+                for record in _fold_item(t, line):
                     if len(skipped) < SKIPS_LOGGED:
                         skipped.append((record.offset, record.reason))
     except TranscriptError:

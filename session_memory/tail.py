@@ -22,15 +22,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 
 from session_memory.errors import TranscriptError, TranscriptReplaced
-from session_memory.event_struct import JsonObject
 from session_memory.files import fd_path, open_regular
 from session_memory.memory_view import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
     ZSTD_MAGIC,
+    iter_line_items,
     iter_lines,
-    iter_objects,
-    object_of_line,
+    too_long,
     zstd_stream,
 )
 from session_memory.store import FINGERPRINT_WINDOW, fingerprint
@@ -112,9 +111,13 @@ class FileIdentity(NamedTuple):
 
 
 class Tailed(NamedTuple):
-    """One complete line: the JSON object it holds (or why it is skipped) and where it lies."""
+    """One complete line (or why it is skipped unread: it is too long) and where it lies.
 
-    item: JsonObject | SkippedLine
+    The line, without its newline, is decoded by whoever reads it: an adapter's
+    ``feed_line``, which for a native transcript decodes it straight to an event.
+    """
+
+    item: bytes | SkippedLine
     offset: int
     end: int
 
@@ -259,7 +262,8 @@ class Look:
             )
             for offset, line, end in lines:
                 tail.offset = end
-                yield Tailed(object_of_line(line, offset, tail._max_line_bytes), offset, end)
+                item = too_long(offset, tail._max_line_bytes) if line is None else line
+                yield Tailed(item, offset, end)
                 if stop_event is not None and stop_event.is_set():
                     break
         except OSError as exc:
@@ -267,11 +271,11 @@ class Look:
         finally:
             tail.fingerprint = fingerprint(self._fd, tail.offset)
 
-    def whole(self) -> Iterator[tuple[int, JsonObject | SkippedLine]]:
+    def whole(self) -> Iterator[Tailed]:
         """Every line of the whole file as seen at the open, decompressed when it is zstd.
 
         For a file read once and never tailed (a compressed transcript is immutable): the
-        offsets are those of the decompressed lines, as :func:`iter_objects` gives them when
+        offsets are those of the decompressed lines, as :func:`iter_line_items` gives them when
         deriving the file whole, and the tail's position is not moved (see :meth:`consume`).
         Raises :class:`TranscriptError` on corrupt or truncated data, and like :meth:`lines`
         when the look found nothing it may read.
@@ -283,7 +287,8 @@ class Look:
                 stream = zstd_stream(stream)
         except OSError as exc:
             raise TranscriptError(f"cannot read {self.tail.path}: {exc}") from exc
-        yield from iter_objects(stream, max_line_bytes=self.tail._max_line_bytes)
+        for offset, item, end in iter_line_items(stream, max_line_bytes=self.tail._max_line_bytes):
+            yield Tailed(item, offset, end)
 
     def consume(self) -> None:
         """Count the whole file as seen at the open consumed: offset and fingerprint at its end."""

@@ -135,7 +135,8 @@ def test_hook_with_current_state_loads_nothing_heavy(tmp_path: Path) -> None:
 
 
 def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
-    """When the transcript grew since the state, the hook loads the deriver and folds."""
+    """When the transcript grew since the state, the hook loads the deriver and folds; a
+    native line is decoded straight to an event, without pydantic."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
     event = compact_event(transcript)
@@ -143,7 +144,9 @@ def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
     loaded_by(argv, event)
     with transcript.open("ab") as f:
         f.write(b'{"event_id": "e2", "event_type": "message", "payload": {}}\n')
-    assert {"deriver", "pydantic"} <= loaded_by(argv, event)
+    loaded = loaded_by(argv, event)
+    assert "deriver" in loaded
+    assert "pydantic" not in loaded
 
 
 def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:

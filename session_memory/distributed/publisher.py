@@ -355,7 +355,7 @@ class FilePublisher:
                     records: list[Record] = (
                         [item]
                         if isinstance(item, SkippedLine)
-                        else f.adapter.feed(item, line.offset)
+                        else f.adapter.feed_line(item, line.offset, line.end)
                     )
                     for i, record in enumerate(records):
                         batches.add(record, (line.offset, i))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         classify_object,
         detect_format,
         make_adapter,
+        read_fold_records,
         read_transcript,
         restore_adapter,
     )
@@ -40,6 +41,7 @@ __all__ = [
     "classify_object",
     "detect_format",
     "make_adapter",
+    "read_fold_records",
     "read_transcript",
     "restore_adapter",
 ]
@@ -54,6 +56,7 @@ _HOME: Final[dict[str, str]] = {
     "classify_object": ".detect",
     "detect_format": ".detect",
     "make_adapter": ".detect",
+    "read_fold_records": ".detect",
     "read_transcript": ".detect",
     "restore_adapter": ".detect",
     "FORMAT_CHOICES": ".names",

@@ -18,7 +18,7 @@ from session_memory.errors import SnapshotError
 from session_memory.event_struct import DecodedEvent, JsonObject
 from session_memory.formats.names import FormatName
 from session_memory.memory_view import SkippedLine
-from session_memory.reader import Record, decode_line
+from session_memory.reader import Record, object_of_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -65,7 +65,7 @@ class Adapter(Protocol):
         """Translate one decoded record (at byte ``offset``) into native records."""
         ...
 
-    def feed_line(self, line: bytes, offset: int) -> list[Record]:
+    def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
         """Decode one line (without its newline) and :meth:`feed` it."""
         ...
 
@@ -145,9 +145,13 @@ class AdapterBase:
             out.append(SkippedLine(offset=offset, reason=f"internal error: {type(exc).__name__}"))
         return out
 
-    def feed_line(self, line: bytes, offset: int) -> list[Record]:
-        """Decode one line (without its newline) and feed it."""
-        obj = decode_line(line, offset)
+    def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
+        """Decode one line (without its newline) and feed it.
+
+        ``end`` is the offset after the line when it is the last of a whole stream and has no
+        newline: a skip then says the line is incomplete (see :func:`object_of_line`).
+        """
+        obj = object_of_line(line, offset, end=end)
         return [obj] if isinstance(obj, SkippedLine) else self.feed(obj, offset)
 
     def finish(self) -> list[Record]:

@@ -14,9 +14,10 @@ from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatNam
 from session_memory.memory_view import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
+    FoldRecord,
     Record,
     Source,
-    iter_objects,
+    iter_line_items,
     open_source,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "classify_object",
     "detect_format",
     "make_adapter",
+    "read_fold_records",
     "read_transcript",
     "restore_adapter",
 ]
@@ -159,6 +161,12 @@ class AutoAdapter(AdapterBase):
                 self.inner.decoding()
         return self.inner.feed(record, offset)
 
+    def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
+        """Detect on the first telling record, then delegate the line itself."""
+        if self.inner is None:
+            return super().feed_line(line, offset, end)
+        return self.inner.feed_line(line, offset, end)
+
     def decoding(self) -> AutoAdapter:
         """This adapter and the one it delegates to, making DecodedEvents from now on."""
         super().decoding()
@@ -201,32 +209,51 @@ def read_transcript(
     unreadable file is a :class:`TranscriptError` and an unknown format a
     :class:`ConfigError`; nothing in the file's content raises.
     """
+    return _read(source, make_adapter(format), max_line_bytes)
+
+
+def read_fold_records(
+    source: Source, format: str = "auto", *, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[FoldRecord]:
+    """:func:`read_transcript` for the fold: its events are ``DecodedEvent`` structs.
+
+    The same events, read without pydantic (see ``AdapterBase.decoding``): a native line
+    is decoded in one step by ``decode_event``. For a deriver, not for code that wants the
+    public model (``DecodedEvent.model()`` gives it).
+    """
+    return _read(source, make_adapter(format).decoding(), max_line_bytes)
+
+
+def _read(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
     check_source("source", source)
     check_argument("max_line_bytes", max_line_bytes, int)
-    adapter = make_adapter(format)
+    return _records(source, adapter, max_line_bytes)
+
+
+def _records(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
     with open_source(source) as stream:
-        objects = iter_objects(stream, max_line_bytes=max_line_bytes)
-        feed = adapter.feed
+        items = iter_line_items(stream, max_line_bytes=max_line_bytes)
+        feed = adapter.feed_line
         if isinstance(adapter, AutoAdapter):
-            yield from _until_detected(adapter, objects)
+            yield from _until_detected(adapter, items)
             # Detection is done: from here the wrapper would only delegate, on every line.
-            feed = feed if adapter.inner is None else adapter.inner.feed
-        for offset, obj in objects:
-            if isinstance(obj, dict):
-                yield from feed(obj, offset)
+            feed = feed if adapter.inner is None else adapter.inner.feed_line
+        for offset, item, end in items:
+            if isinstance(item, SkippedLine):
+                yield item
             else:
-                yield obj
+                yield from feed(item, offset, end)
     yield from adapter.finish()
 
 
 def _until_detected(
-    adapter: AutoAdapter, objects: Iterator[tuple[int, JsonObject | SkippedLine]]
+    adapter: AutoAdapter, items: Iterator[tuple[int, bytes | SkippedLine, int]]
 ) -> Iterator[Record]:
-    """Feed ``objects`` to ``adapter`` up to and including the record that tells the format."""
-    for offset, obj in objects:
-        if not isinstance(obj, dict):
-            yield obj
+    """Feed ``items`` to ``adapter`` up to and including the record that tells the format."""
+    for offset, item, end in items:
+        if isinstance(item, SkippedLine):
+            yield item
             continue
-        yield from adapter.feed(obj, offset)
+        yield from adapter.feed_line(item, offset, end)
         if adapter.inner is not None:
             return

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
-from session_memory.event_struct import JsonObject
+from session_memory.event_struct import JsonObject, decode_event
 from session_memory.formats._base import AdapterBase
 from session_memory.reader import Record, event_from_object
+
+if TYPE_CHECKING:
+    from session_memory.events import TranscriptEvent
 
 __all__ = ["NativeAdapter"]
 
@@ -18,3 +21,14 @@ class NativeAdapter(AdapterBase):
 
     def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         out.append(event_from_object(record, offset))
+
+    def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
+        """Decode one line; a decoding adapter decodes it straight to a ``DecodedEvent``.
+
+        That takes a third of the time of ``orjson.loads`` and the model's validator; a line
+        :func:`decode_event` is not certain of goes the checked way, so both give the same.
+        """
+        if self._decoded and (event := decode_event(line)) is not None:
+            # Typed as the public model, like every event a decoding adapter makes.
+            return [cast("TranscriptEvent", event)]
+        return super().feed_line(line, offset, end)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from session_memory.errors import TranscriptError
-from session_memory.memory import SkippedLine
+from session_memory.reader import object_of_line, too_long
 from session_memory.tail import (
     FileTail,
     Tailed,
@@ -23,7 +23,8 @@ from tests.service.service_helpers import append, user, wait_for
 
 
 def _ids(items: list[Tailed]) -> list[str]:
-    return [t.item["event_id"] for t in items if not isinstance(t.item, SkippedLine)]
+    objects = [object_of_line(t.item, t.offset) for t in items if isinstance(t.item, bytes)]
+    return [obj["event_id"] for obj in objects if isinstance(obj, dict)]
 
 
 def read(tail: FileTail, stop: threading.Event | None = None) -> list[Tailed]:
@@ -53,16 +54,20 @@ class TestFileTail:
         assert status(tail) is TailStatus.UNCHANGED
 
     def test_corrupt_and_blank_lines(self, tmp_path: Path) -> None:
-        """Corrupt and blank lines are SkippedLines with their offsets; both advance."""
+        """Corrupt and blank lines are offered as lines with their offsets, for the reader to
+        skip; an over-long line is a SkippedLine; all advance."""
         path = tmp_path / "t.jsonl"
         first = user(1, "a")
-        path.write_bytes(first + b"{not json\n" + b"\n" + user(3, "c"))
-        items = read(FileTail(path))
-        assert isinstance(items[1].item, SkippedLine)
-        assert items[1].item.offset == len(first)
-        assert isinstance(items[2].item, SkippedLine)
-        assert items[2].item.reason == "blank line"
-        assert _ids(items) == ["evt-1", "evt-3"]
+        path.write_bytes(first + b"{not json\n" + b"\n" + b"x" * 3000 + b"\n" + user(4, "d"))
+        tail = FileTail(path, max_line_bytes=1000)
+        items = read(tail)
+        assert [(t.item, t.offset) for t in items[1:3]] == [
+            (b"{not json", len(first)),
+            (b"", len(first) + 10),
+        ]
+        assert items[3].item == too_long(len(first) + 11, 1000)
+        assert _ids(items) == ["evt-1", "evt-4"]
+        assert tail.offset == path.stat().st_size
 
     def test_resume_from_saved_position(self, tmp_path: Path) -> None:
         """A tail built from a saved offset, fingerprint and identity reads only new lines."""
