@@ -379,7 +379,7 @@ def _section_throughput(results: Results) -> list[str]:
         + " events/s.",
         "",
         f"Of the full rebuild, about {fold / tp.rebuild_s:.0%} ({fmt_time(fold)}) is the fold "
-        f"and {tp.parse_s / tp.rebuild_s:.0%} reading and validating. Rates are from wall-clock "
+        f"and {tp.parse_s / tp.rebuild_s:.0%} reading and decoding. Rates are from wall-clock "
         "time; the CPU time column shows how much of it other processes took.",
         "",
     ]

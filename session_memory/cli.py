@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from typing import IO, Any, Final, NoReturn
 
+    from deriver import SessionMemoryDeriver
     from session_memory.hook import ClientName, OnClear
-    from session_memory.memory import SessionMemory
     from session_memory.reader import FoldRecord
 
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -154,8 +154,9 @@ def _add_transcript_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
 
 
-def _derive(args: argparse.Namespace) -> SessionMemory:
-    """The memory of the transcript named by ``path``, ``--budget`` and ``--format``."""
+def _derive(args: argparse.Namespace) -> SessionMemoryDeriver:
+    """The deriver of the transcript named by ``path``, ``--budget`` and ``--format``: its
+    ``memory_view`` is all that printing the memory needs, without the public model."""
     from deriver import SessionMemoryDeriver
 
     deriver = SessionMemoryDeriver(budget_tokens=args.budget)
@@ -165,9 +166,9 @@ def _derive(args: argparse.Namespace) -> SessionMemory:
         where = "standard input" if args.path == "-" else repr(args.path)
         raise TranscriptError(
             f"{where} is in no known transcript format (native, claude-code, codex): "
-            f"{deriver.memory.diagnostics.lines_skipped} lines skipped"
+            f"{deriver.memory_view.diagnostics.lines_skipped} lines skipped"
         )
-    return deriver.memory
+    return deriver
 
 
 class _FormatTold:
@@ -183,7 +184,7 @@ class _FormatTold:
 
     def watch(self, records: Iterator[FoldRecord]) -> Iterator[FoldRecord]:
         from session_memory.formats import NO_KNOWN_FORMAT
-        from session_memory.memory import SkippedLine
+        from session_memory.memory_view import SkippedLine
 
         for record in records:
             if isinstance(record, SkippedLine):
@@ -228,7 +229,7 @@ def _refuse_special(path: str) -> None:
 def _run_derive(args: argparse.Namespace) -> int:
     from viewbuilder import render_memory
 
-    memory = _derive(args)
+    memory = _derive(args).memory_view
     if args.json:
         sys.stdout.buffer.write(memory.to_json())
     else:
@@ -284,7 +285,7 @@ def _run_view(args: argparse.Namespace) -> int:
     try:
         view = build_model_view(
             system_prompt,
-            _derive(args),
+            _derive(args).memory,
             history,  # type: ignore[arg-type]  # checked message by message by build_model_view
             shape=args.shape,
             context_window=args.context_window,

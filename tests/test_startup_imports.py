@@ -150,13 +150,14 @@ def test_hook_with_appended_bytes_still_derives(tmp_path: Path) -> None:
 
 
 def test_a_cold_hook_call_folds_without_the_watcher(tmp_path: Path) -> None:
-    """The first hook call derives the transcript once: no file watcher, no asyncio."""
+    """The first hook call derives the transcript once: no file watcher, no asyncio, and
+    no pydantic (a native line, the first too, is decoded straight to an event)."""
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
     event = compact_event(transcript)
     loaded = loaded_by(["hook", "--state-dir", str(tmp_path / "state")], event)
     assert "deriver" in loaded
-    assert not loaded & {"watchfiles", "asyncio", "nats"}
+    assert not loaded & {"watchfiles", "asyncio", "nats", "pydantic"}
 
 
 def test_a_cold_hook_call_loads_no_process_pool_nor_package_metadata(tmp_path: Path) -> None:
@@ -182,6 +183,16 @@ def test_a_cold_hook_call_on_a_client_transcript_loads_no_pydantic(
     argv = ["hook", "--state-dir", str(tmp_path / "state")]
     assert loaded_by(argv, compact_event(transcript)) & {"deriver", "pydantic"} == {"deriver"}
     assert any((tmp_path / "state").glob("*.memory.md"))
+
+
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_derive_of_a_native_transcript_loads_no_pydantic(tmp_path: Path, json: list[str]) -> None:
+    """``derive`` decodes native lines straight to events and prints the deriver's view of
+    the memory: the public models are never built, so pydantic is not imported."""
+    transcript = tmp_path / "t.jsonl"
+    native_transcript(transcript)
+    loaded = loaded_by(["derive", *json, str(transcript)])
+    assert loaded & {"deriver", "pydantic"} == {"deriver"}
 
 
 # After a cold hook call in this process: pydantic's own plugin loader, and models that

@@ -18,6 +18,7 @@ from session_memory.reader import (
     Record,
     Source,
     iter_line_items,
+    object_of_line,
     open_source,
 )
 
@@ -152,20 +153,33 @@ class AutoAdapter(AdapterBase):
 
     def feed(self, record: JsonObject, offset: int) -> list[Record]:
         """Detect on the first telling record, then delegate."""
-        if self.inner is None:
-            fmt = classify_object(record)
-            if fmt is None:
-                return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
-            self.inner = _adapter_class(fmt)()
-            if self._decoded:
-                self.inner.decoding()
-        return self.inner.feed(record, offset)
+        inner = self.inner or self._detect(record)
+        if inner is None:
+            return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
+        return inner.feed(record, offset)
 
     def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
-        """Detect on the first telling record, then delegate the line itself."""
-        if self.inner is None:
-            return super().feed_line(line, offset, end)
-        return self.inner.feed_line(line, offset, end)
+        """Detect on the first telling record, then delegate the line itself (a decoding
+        native adapter reads it without pydantic, the first line too)."""
+        inner = self.inner
+        if inner is None:
+            obj = object_of_line(line, offset, end=end)
+            if isinstance(obj, SkippedLine):
+                return [obj]
+            inner = self._detect(obj)
+            if inner is None:
+                return [SkippedLine(offset=offset, reason=NO_KNOWN_FORMAT)]
+        return inner.feed_line(line, offset, end)
+
+    def _detect(self, record: JsonObject) -> AdapterBase | None:
+        """The adapter of the format ``record`` tells, from now on; None if it tells none."""
+        fmt = classify_object(record)
+        if fmt is None:
+            return None
+        self.inner = _adapter_class(fmt)()
+        if self._decoded:
+            self.inner.decoding()
+        return self.inner
 
     def decoding(self) -> AutoAdapter:
         """This adapter and the one it delegates to, making DecodedEvents from now on."""
