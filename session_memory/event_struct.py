@@ -71,21 +71,23 @@ class DecodedEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=F
         return without_defaults(msgspec.structs.asdict(self))
 
 
-class _Line(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
-    """A native line as :class:`DecodedEvent` reads it, its payload left as raw JSON."""
+def _line_struct() -> type[msgspec.Struct]:
+    """:class:`DecodedEvent`'s fields, types and defaults, its payload left as raw JSON."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(DecodedEvent):
+        if f.name == "payload":
+            fields.append((f.name, msgspec.Raw, msgspec.Raw(b"{}")))
+        elif f.required:
+            fields.append((f.name, f.type))
+        else:
+            fields.append((f.name, f.type, f.default))
+    return msgspec.defstruct(
+        "_Line", fields, frozen=True, forbid_unknown_fields=True, gc=False, module=__name__
+    )
 
-    event_id: str
-    event_type: str
-    payload: msgspec.Raw = msgspec.Raw(b"{}")
-    timestamp: str | None = None
-    session_id: str | None = None
-    run_id: str | None = None
-    step: Int64 | None = None
-    reference_id: str | None = None
-    schema_version: Int64 = 1
 
-
-_decode_line: Final = msgspec.json.Decoder(_Line).decode
+_decode_line: Final = msgspec.json.Decoder(_line_struct()).decode
+_astuple: Final = msgspec.structs.astuple
 _loads: Final = orjson.loads
 _DecodeError: Final = (msgspec.DecodeError, orjson.JSONDecodeError)
 
@@ -101,23 +103,13 @@ def decode_event(line: bytes) -> DecodedEvent | None:
     bit (an integer beyond 64 bits is a float, where msgspec would keep an integer).
     """
     try:
-        line_event = _decode_line(line)
-        payload = _loads(memoryview(line_event.payload))
+        event_id, event_type, raw, *rest = _astuple(_decode_line(line))
+        payload = _loads(memoryview(raw))
     except _DecodeError:
         return None
     if type(payload) is not dict:
         return None
-    return DecodedEvent(
-        line_event.event_id,
-        line_event.event_type,
-        payload,
-        line_event.timestamp,
-        line_event.session_id,
-        line_event.run_id,
-        line_event.step,
-        line_event.reference_id,
-        line_event.schema_version,
-    )
+    return DecodedEvent(event_id, event_type, payload, *rest)
 
 
 AnyEvent: TypeAlias = "TranscriptEvent | DecodedEvent"
