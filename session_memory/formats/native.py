@@ -25,7 +25,8 @@ class NativeAdapter(AdapterBase):
     def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
         """Decode one line; a decoding adapter decodes it straight to a ``DecodedEvent``.
 
-        That takes a third of the time of ``orjson.loads`` and the model's validator; a line
+        That takes about three quarters of the time of ``orjson.loads`` and the model's
+        validator (2.7 µs a line against 3.6, generated events) and needs no pydantic; a line
         :func:`decode_event` is not certain of goes the checked way, so both give the same.
         """
         if self._decoded and (event := decode_event(line)) is not None:
