@@ -162,6 +162,7 @@ class _File:
     session: str
     tail: FileTail
     adapter: AdapterBase
+    """Decoding (``AdapterBase.decoding``): a native line is read straight to an event."""
     generation: int = 0
     held_sent: str | None = None
     """Digest of the held records last published (None: nothing held was announced)."""
@@ -222,7 +223,7 @@ class FilePublisher:
 
     def _load(self, path: str) -> _File:
         session = session_key(Path(path).name.removesuffix(".jsonl"))
-        fresh = _File(path, session, FileTail(path), make_adapter(self.format))
+        fresh = _File(path, session, FileTail(path), make_adapter(self.format).decoding())
         try:
             data = orjson.loads(self._state_path(path).read_bytes())
             if data.get("format") != _STATE_FORMAT or data.get("path") != path:
@@ -236,7 +237,7 @@ class FilePublisher:
                     data["fingerprint"],
                     FileIdentity(int(data["dev"]), int(data["ino"])),
                 ),
-                restore_adapter(data["adapter"]),
+                restore_adapter(data["adapter"]).decoding(),
                 int(data["generation"]),
                 data["held_sent"],
             )
@@ -325,7 +326,7 @@ class FilePublisher:
             # The log is append-only: the rewritten file's records follow the old ones.
             logger.warning("transcript rewritten; publishing it again", extra={"path": f.path})
             f.tail = FileTail(f.path)
-            f.adapter = make_adapter(self.format)
+            f.adapter = make_adapter(self.format).decoding()
             f.generation += 1
             f.held_sent = None
         if status is TailStatus.UNCHANGED:
