@@ -9,8 +9,9 @@ missing). It then times the raw limit (each line read and given to ``orjson.load
 nothing else), ``read_fold_records`` alone (what ``derive``, ``watch`` and the hook read
 with) and ``read_fold_records`` + the deriver's ``apply_all``, and prints milliseconds per
 MB, the ratio to the native path and the derive rate as a share of the raw limit's on the
-same file (the two run back to back in each round; the median of the rounds' ratios). The targets: at most 2x native per MB; a derive at 30% of the raw limit or more
-for Claude Code and Codex (40% for native, measured on the generated file by ``make bench``).
+same file (the two run back to back in each round; the median of the rounds' ratios). The
+targets: at most 2x native per MB; a derive at 30% of the raw limit or more for Claude Code
+and Codex (40% for native, measured on the generated file by ``make bench``).
 """
 
 from __future__ import annotations
