@@ -282,14 +282,14 @@ def _rederive(transcript: str, budget: int) -> CurrentMemory | None:
     the memory at the usual budget is too long for the client)."""
     from deriver import SessionMemoryDeriver
     from session_memory.errors import ConfigError
-    from session_memory.formats import read_transcript
+    from session_memory.formats import read_fold_records
     from viewbuilder import render_memory
 
     try:
         deriver = SessionMemoryDeriver(budget_tokens=budget)
     except ConfigError:
         return None
-    deriver.apply_all(read_transcript(transcript, "auto"))
+    deriver.apply_all(read_fold_records(transcript, "auto"))
     memory = deriver.memory_view
     return CurrentMemory(
         transcript, render_memory(memory), memory.tokens_used, memory.session_id, budget, True
