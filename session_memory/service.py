@@ -45,7 +45,12 @@ from deriver import SessionMemoryDeriver
 from session_memory.arguments import check_argument, check_paths
 from session_memory.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
 from session_memory.event_struct import JsonObject
-from session_memory.formats import AdapterBase, AutoAdapter, make_adapter, restore_adapter
+from session_memory.formats import (
+    AdapterBase,
+    AutoAdapter,
+    fold_adapter,
+    restore_fold_adapter,
+)
 from session_memory.hashes import sha256
 from session_memory.memory_view import MemoryView, SkippedLine
 from session_memory.store import (
@@ -362,7 +367,7 @@ class MemoryService:
         self._dir_reals = [os.path.realpath(d) for d in self._dirs]
         # Fail at construction on an impossible budget, an unknown encoding or format.
         SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding)
-        _new_adapter(format)
+        fold_adapter(format)
         self.budget_tokens = budget_tokens
         self.encoding = encoding
         self.format = format
@@ -557,7 +562,7 @@ class MemoryService:
             path=real,
             tail=tail,
             deriver=deriver,
-            adapter=_restored_adapter(d.adapter),
+            adapter=restore_fold_adapter(d.adapter),
             name=write.name,
             outputs_stale=not done.outputs,
             state_stale=not done.state,
@@ -722,7 +727,7 @@ class MemoryService:
             path=real,
             tail=FileTail(real, resolved=True),
             deriver=SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding),
-            adapter=_new_adapter(self.format),
+            adapter=fold_adapter(self.format),
         )
 
     def _load_dormant(self, real: str, spath: Path) -> _Dormant | None:
@@ -992,7 +997,7 @@ class MemoryService:
     def _reset_memory(self, t: _Transcript) -> None:
         """A fresh deriver and adapter, the tailed position left as it is."""
         t.deriver = SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding)
-        t.adapter = _new_adapter(self.format)
+        t.adapter = fold_adapter(self.format)
         t.outputs_stale = t.state_stale = True
         t.restored = t.unreadable = False
 
@@ -1368,7 +1373,7 @@ def _derive_whole(
         path=path,
         tail=FileTail(path, resolved=True),
         deriver=SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding),
-        adapter=_new_adapter(transcript_format),
+        adapter=fold_adapter(transcript_format),
     )
     skipped: list[tuple[int, str]] = []
     try:
@@ -1414,9 +1419,9 @@ def _restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]
     """
     deriver = SessionMemoryDeriver.restore(state.snapshot)
     adapter = (
-        _new_adapter(state.transcript_format)
+        fold_adapter(state.transcript_format)
         if state.adapter is None
-        else _restored_adapter(state.adapter)
+        else restore_fold_adapter(state.adapter)
     )
     if deriver.snapshot() != state.snapshot:
         raise StateError("the snapshot does not restore to itself")
@@ -1447,17 +1452,6 @@ def _is_regular(path: str) -> bool:
         return False
 
 
-def _new_adapter(fmt: str) -> AdapterBase:
-    """An adapter for ``fmt`` that makes its events as DecodedEvents: the service folds them
-    without building pydantic models (nor importing pydantic, for Claude Code and Codex)."""
-    return make_adapter(fmt).decoding()
-
-
-def _restored_adapter(state: JsonObject) -> AdapterBase:
-    """:func:`session_memory.formats.restore_adapter`, making DecodedEvents from then on."""
-    return restore_adapter(state).decoding()
-
-
 def _memory_so_far(t: _Transcript) -> MemoryView:
     """The memory a full read of the transcript as it stands gives.
 
@@ -1466,7 +1460,7 @@ def _memory_so_far(t: _Transcript) -> MemoryView:
     releases it at the end of the file. The outputs show it released, computed on copies,
     while the tailed adapter and deriver keep waiting for the next line.
     """
-    held = _restored_adapter(t.adapter.snapshot()).finish()
+    held = restore_fold_adapter(t.adapter.snapshot()).finish()
     if not held:
         return t.deriver.memory_view
     copy = SessionMemoryDeriver.restore(t.deriver.snapshot())

@@ -36,7 +36,7 @@ from session_memory.distributed.wire import (
 )
 from session_memory.errors import ConfigError, SessionMemoryError, TranscriptError
 from session_memory.events import TranscriptEvent
-from session_memory.formats import AdapterBase, make_adapter, restore_adapter
+from session_memory.formats import AdapterBase, fold_adapter, restore_fold_adapter
 from session_memory.memory_view import SkippedLine
 from session_memory.reader import Record, event_from_object
 from session_memory.store import atomic_write, ensure_private_dir
@@ -162,7 +162,7 @@ class _File:
     session: str
     tail: FileTail
     adapter: AdapterBase
-    """Decoding (``AdapterBase.decoding``): a native line is read straight to an event."""
+    """A fold adapter (``fold_adapter``): a native line is read straight to an event."""
     generation: int = 0
     held_sent: str | None = None
     """Digest of the held records last published (None: nothing held was announced)."""
@@ -191,7 +191,7 @@ class FilePublisher:
     ) -> None:
         if not paths:
             raise ConfigError("nothing to publish: give at least one transcript or directory")
-        make_adapter(format)
+        fold_adapter(format)
         self.transport = transport
         self.format = format
         self.state_dir = Path(state_dir).absolute()
@@ -223,7 +223,7 @@ class FilePublisher:
 
     def _load(self, path: str) -> _File:
         session = session_key(Path(path).name.removesuffix(".jsonl"))
-        fresh = _File(path, session, FileTail(path), make_adapter(self.format).decoding())
+        fresh = _File(path, session, FileTail(path), fold_adapter(self.format))
         try:
             data = orjson.loads(self._state_path(path).read_bytes())
             if data.get("format") != _STATE_FORMAT or data.get("path") != path:
@@ -237,7 +237,7 @@ class FilePublisher:
                     data["fingerprint"],
                     FileIdentity(int(data["dev"]), int(data["ino"])),
                 ),
-                restore_adapter(data["adapter"]).decoding(),
+                restore_fold_adapter(data["adapter"]),
                 int(data["generation"]),
                 data["held_sent"],
             )
@@ -326,7 +326,7 @@ class FilePublisher:
             # The log is append-only: the rewritten file's records follow the old ones.
             logger.warning("transcript rewritten; publishing it again", extra={"path": f.path})
             f.tail = FileTail(f.path)
-            f.adapter = make_adapter(self.format).decoding()
+            f.adapter = fold_adapter(self.format)
             f.generation += 1
             f.held_sent = None
         if status is TailStatus.UNCHANGED:
@@ -368,7 +368,7 @@ class FilePublisher:
 
     async def _announce_held(self, f: _File) -> None:
         """Tell the workers which records the adapter holds back now (if that changed)."""
-        held = restore_adapter(f.adapter.snapshot()).finish()
+        held = restore_fold_adapter(f.adapter.snapshot()).finish()
         body = encode_held(held)
         digest = hashlib.blake2b(body, digest_size=8).hexdigest()
         if (not held and f.held_sent is None) or digest == f.held_sent:

@@ -19,10 +19,12 @@ if TYPE_CHECKING:
         AutoAdapter,
         classify_object,
         detect_format,
+        fold_adapter,
         make_adapter,
         read_fold_records,
         read_transcript,
         restore_adapter,
+        restore_fold_adapter,
     )
     from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
     from session_memory.formats.native import NativeAdapter
@@ -40,10 +42,12 @@ __all__ = [
     "NativeAdapter",
     "classify_object",
     "detect_format",
+    "fold_adapter",
     "make_adapter",
     "read_fold_records",
     "read_transcript",
     "restore_adapter",
+    "restore_fold_adapter",
 ]
 
 _HOME: Final[dict[str, str]] = {
@@ -55,10 +59,12 @@ _HOME: Final[dict[str, str]] = {
     "NO_KNOWN_FORMAT": ".detect",
     "classify_object": ".detect",
     "detect_format": ".detect",
+    "fold_adapter": ".detect",
     "make_adapter": ".detect",
     "read_fold_records": ".detect",
     "read_transcript": ".detect",
     "restore_adapter": ".detect",
+    "restore_fold_adapter": ".detect",
     "FORMAT_CHOICES": ".names",
     "FormatChoice": ".names",
     "FormatName": ".names",

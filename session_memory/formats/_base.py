@@ -127,8 +127,9 @@ class AdapterBase:
         """This adapter, making its events as :class:`DecodedEvent` structs from now on.
 
         The fold applies them as it applies the public models, without pydantic: the
-        service's adapters make them, so that a ``session-memory hook`` call that derives a
-        Claude Code or Codex transcript never imports pydantic. Not part of the state.
+        readers of a fold make them (``fold_adapter``), so that a ``session-memory hook``
+        call or ``derive`` never imports pydantic for a transcript of any format. Not part
+        of the state.
         """
         self._decoded = True
         return self

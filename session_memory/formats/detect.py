@@ -29,10 +29,12 @@ __all__ = [
     "FormatChoice",
     "classify_object",
     "detect_format",
+    "fold_adapter",
     "make_adapter",
     "read_fold_records",
     "read_transcript",
     "restore_adapter",
+    "restore_fold_adapter",
 ]
 
 
@@ -122,6 +124,17 @@ def make_adapter(fmt: str) -> AdapterBase:
             f"unknown transcript format {fmt!r}; choose from {', '.join(FORMAT_CHOICES)}"
         ) from None
     return cls()
+
+
+def fold_adapter(fmt: str) -> AdapterBase:
+    """:func:`make_adapter` for a fold: its events are ``DecodedEvent`` structs
+    (``AdapterBase.decoding``), which a deriver applies without pydantic."""
+    return make_adapter(fmt).decoding()
+
+
+def restore_fold_adapter(state: JsonObject) -> AdapterBase:
+    """:func:`restore_adapter` for a fold, making ``DecodedEvent`` structs from then on."""
+    return restore_adapter(state).decoding()
 
 
 def restore_adapter(state: JsonObject) -> AdapterBase:
@@ -235,7 +248,7 @@ def read_fold_records(
     is decoded in one step by ``decode_event``. For a deriver, not for code that wants the
     public model (``DecodedEvent.model()`` gives it).
     """
-    return _read(source, make_adapter(format).decoding(), max_line_bytes)
+    return _read(source, fold_adapter(format), max_line_bytes)
 
 
 def _read(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
