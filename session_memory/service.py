@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import signal
 import stat
@@ -116,6 +117,14 @@ changed ones, writes them without fsyncs and has them made durable by one ``sync
 end; fewer (a hook call's single transcript) are fsynced file by file as they are written,
 rather than flush every file system of the machine."""
 
+BURST_STATE_SECONDS: Final = 1.0
+"""While notifications name many transcripts at once (a burst), each one's state is saved at
+most this often; its outputs still follow every append. The state, a snapshot of the whole
+memory, was about a quarter of the work of an append in a burst. The next tick of the slow
+timer saves what a burst left (so does a stop), and a transcript is never kept only on disk
+before its state is saved. Killed in between, a restart reads on from the older state, to
+the same outputs."""
+
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
 
@@ -170,6 +179,7 @@ class _Transcript:
     events_read: int = 0
     lines_skipped: int = 0
     last_active: float = 0.0  # the clock when it last grew (or was derived, or woken)
+    state_saved: float = -math.inf  # the clock when its state was last saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +414,7 @@ class MemoryService:
         self._adopting: dict[str, tuple[_Derived, _Write, Future[_Written]]] = {}
         self._catching_up = False
         self._sync_once = False  # this catch-up writes without fsyncs and syncs at its end
+        self._burst = False  # this notification names many transcripts: states may wait
         self._unsynced = False  # the catch-up wrote without fsyncs: sync at its end
         self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
@@ -595,12 +606,14 @@ class MemoryService:
     def run(self) -> ServiceSummary:
         """Catch up, then follow every transcript until the stop event is set.
 
-        State is written after every change, so stopping needs no extra flush: each
-        transcript's state and outputs are complete when this returns.
+        Each transcript's state and outputs are complete when this returns: the states a
+        burst left to save are saved first.
         """
         with self._writers():
             self._catch_up()
             self._follow()
+            for t in list(self._transcripts.values()):
+                self._publish(t)
         logger.info("stopped; state and outputs are up to date")
         return self._summary()
 
@@ -622,13 +635,13 @@ class MemoryService:
         ):
             # Many transcripts changed at once are written as a catch-up writes them: without
             # fsyncs, made durable together by one sync once all are out.
-            self._sync_once = len(changes) >= SYNC_ONCE_MIN
+            self._burst = self._sync_once = len(changes) >= SYNC_ONCE_MIN
             for path in sorted(changes):
                 if self._stop.is_set():
                     break
                 self._on_change(path)
             self._drain()
-            self._sync_once = False
+            self._burst = self._sync_once = False
             self._sync_catch_up()
             self._enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
@@ -1051,7 +1064,8 @@ class MemoryService:
             _log_skip(t.path, n, record.offset, record.reason)
 
     def _publish(self, t: _Transcript) -> None:
-        """Write the outputs if the memory changed, then the state if anything was read.
+        """Write the outputs if the memory changed, then the state if anything was read
+        (in a burst, the state at most every :data:`BURST_STATE_SECONDS`).
 
         What to write is computed here; the writing itself (:meth:`_commit`) goes to the
         writer threads while the service runs, so the fsyncs of many transcripts overlap.
@@ -1062,7 +1076,10 @@ class MemoryService:
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        if t.unreadable or not (t.outputs_stale or t.state_stale):
+        save_state = t.state_stale and not (
+            self._burst and self._clock() - t.state_saved < BURST_STATE_SECONDS
+        )
+        if t.unreadable or not (t.outputs_stale or save_state):
             return  # an unreadable file has no memory and no state: a restart tells it again
         memory = _memory_so_far(t)
         memory_json = memory.to_json()
@@ -1077,7 +1094,7 @@ class MemoryService:
             pair=pair,
             published=t.published,
             synced=t.outputs_synced,
-            state=self._state_of(t, memory_json, shown) if t.state_stale else None,
+            state=self._state_of(t, memory_json, shown) if save_state else None,
             durable=not self._sync_once,
         )
         self._unsynced |= self._sync_once
@@ -1153,6 +1170,7 @@ class MemoryService:
             t.outputs_stale = False
         if done.state:
             t.state_stale = False
+            t.state_saved = self._clock()
         if done.error is not None:
             self._failures.failed(t.path, done.error)
         else:

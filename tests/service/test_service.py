@@ -423,15 +423,18 @@ class TestDurability:
         MemoryService([watched], out).run_once()
         assert events == ["state"] * 3 + ["sync"]
 
+    @pytest.mark.parametrize("since_saved", [0.0, service_module.BURST_STATE_SECONDS])
     def test_a_burst_of_changes_is_written_without_fsyncs_and_synced_once(
-        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, since_saved: float
     ) -> None:
-        """When one notification names SYNC_ONCE_MIN transcripts or more, they are written as
-        a catch-up writes them, without fsyncs, and one sync follows once all are out; a
-        notification naming fewer fsyncs what it writes.
+        """When one notification names SYNC_ONCE_MIN transcripts or more, their outputs are
+        written as a catch-up writes them, without fsyncs, and one sync follows once all are
+        out; their states only when saved BURST_STATE_SECONDS ago or more, else at the next
+        chance (here, the stop). A notification naming fewer fsyncs what it writes, state
+        included.
 
-        The notifications are scripted (the behaviour under test is what the service does
-        with a batch, not how watchfiles groups changes into one)."""
+        The notifications and the clock are scripted (the behaviour under test is what the
+        service does with a batch, not how watchfiles groups changes into one)."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
         paths = [watched / f"t{k}.jsonl" for k in range(3)]
@@ -440,6 +443,7 @@ class TestDurability:
             p.write_bytes(b"".join(lines[p][:20]))
         events: list[str] = []
         real_save, real_fsync = store.save_state, os.fsync
+        now = [100.0]
 
         def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
             events.append("state")
@@ -453,22 +457,70 @@ class TestDurability:
             for p in paths:
                 append(p, b"".join(lines[p][20:30]))
             events.clear()  # what the catch-up wrote is not under test
+            now[0] += since_saved
             yield {str(p) for p in paths}
             events.append("small")
             append(paths[0], b"".join(lines[paths[0]][30:]))
             yield {str(paths[0])}
+            events.append("stop")
             stop_event.set()
 
         monkeypatch.setattr(os, "fsync", fsync)
         monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
         monkeypatch.setattr(service_module, "save_state", save_state)
         monkeypatch.setattr(service_module, "watch_changes", scripted)
-        service = MemoryService([watched], out)
+        service = MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=60.0)
         service.run()
-        burst, small = events[: events.index("small")], events[events.index("small") + 1 :]
-        assert burst.count("state") == 3 and "fsync" not in burst
+        burst = events[: events.index("small")]
+        small = events[events.index("small") + 1 : events.index("stop")]
+        stop = events[events.index("stop") + 1 :]
+        saved_in_burst = 3 if since_saved else 0
+        assert burst.count("state") == saved_in_burst and "fsync" not in burst
         assert "sync" in events
         assert small.count("state") == 1 and "fsync" in small
+        assert stop.count("state") == (0 if since_saved else 2)  # t0's: saved with its small change
+        for k, p in enumerate(paths):
+            assert output(out, f"s-{k}") == rebuild(p)
+            state = store.load_state(state_path(service.state_dir, str(p.resolve())))
+            assert state.offset == p.stat().st_size
+
+    def test_the_next_tick_saves_the_states_a_burst_left(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """States a burst did not save are saved by the slow timer's next tick, before any
+        stop, and the transcripts can then go to disk."""
+        watched, out = dirs
+        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
+        paths = [watched / f"t{k}.jsonl" for k in range(3)]
+        lines = {p: varied_lines(30, session=f"s-{k}") for k, p in enumerate(paths)}
+        for p in paths:
+            p.write_bytes(b"".join(lines[p][:20]))
+        now = [100.0]
+        offsets: list[list[int]] = []
+
+        def saved_offsets() -> list[int]:
+            return [
+                store.load_state(state_path(service.state_dir, str(p.resolve()))).offset
+                for p in paths
+            ]
+
+        def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
+            for p in paths:
+                append(p, b"".join(lines[p][20:]))
+            yield {str(p) for p in paths}
+            offsets.append(saved_offsets())
+            now[0] += 1.0
+            yield set()  # the slow timer's cue
+            offsets.append(saved_offsets())
+            stop_event.set()
+
+        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        service = MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=1.0)
+        service.run()
+        sizes = [p.stat().st_size for p in paths]
+        after_burst, after_tick = offsets
+        assert all(o < size for o, size in zip(after_burst, sizes, strict=True))
+        assert after_tick == sizes
         for k, p in enumerate(paths):
             assert output(out, f"s-{k}") == rebuild(p)
 
