@@ -69,9 +69,12 @@ logger = logging.getLogger(__name__)
 # defaults (debounce 1600, step 50) notice an append after 50-100 ms and, under a steady
 # stream of appends, would hold changes back for up to 1.6 s; step=10 notices after ~15 ms
 # at negligible CPU; step=1 after ~2 ms but costs ~2% of a core per watcher, for no gain a
-# reader of the memory could see. debounce=100 caps the grouping so a transcript that is
-# written continuously is still refreshed at least every ~100 ms.
-DEBOUNCE_MS: Final = 100
+# reader of the memory could see. debounce caps the grouping so a transcript that is written
+# continuously is still refreshed at least every ~50 ms. It also runs again from each call,
+# even when the changes made while the service was busy are already waiting: when a hundred
+# transcripts are appended at once, every round of work is followed by a full debounce, so
+# 100 ms there cost ~100 ms of every append's latency (bench_watch_scale.py).
+DEBOUNCE_MS: Final = 50
 STEP_MS: Final = 10
 
 SWEEP_SECONDS: Final = 1.0
