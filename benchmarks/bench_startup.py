@@ -26,9 +26,10 @@ that run the hook in-process (after the interpreter's start): the imports a fold
 (service, deriver, viewbuilder, adapters, pydantic, tiktoken's Python side), loading the
 tokenizer from its cache, the fold of the transcript and the rest (state, outputs, the
 hook's own work). The fold is split again by running it twice more with a part taken out
-(the deriver's ``apply``, then the adapter's ``feed``): reading (lines, JSON) is the fold
-without the adapter, the adapter what the deriver-less fold adds to that, the deriver what
-the whole fold adds to the deriver-less one. Medians of ``--rounds`` runs of each.
+(the deriver's ``apply``, then the adapter's ``feed_line``): reading (splitting lines) is
+the fold without the adapter, the adapter (decoding and adapting each line) what the
+deriver-less fold adds to that, the deriver what the whole fold adds to the deriver-less
+one. Medians of ``--rounds`` runs of each.
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ if mode == "no-deriver":
     deriver.SessionMemoryDeriver.apply = lambda self, event: True
 elif mode == "no-adapter":
     from session_memory.formats.detect import AutoAdapter
-    AutoAdapter.feed = lambda self, record, offset: []
+    AutoAdapter.feed_line = lambda self, line, offset, end=None: []
 with open(event_path, "rb") as f:
     hook.run_hook(f.read(), hook.HookConfig(memory_dir=state))
 parts["total"] = T() - start
