@@ -119,11 +119,11 @@ rather than flush every file system of the machine."""
 
 BURST_STATE_SECONDS: Final = 1.0
 """While notifications name many transcripts at once (a burst), each one's state is saved at
-most this often; its outputs still follow every append. The state, a snapshot of the whole
-memory, was about a quarter of the work of an append in a burst. The next tick of the slow
-timer saves what a burst left (so does a stop), and a transcript is never kept only on disk
-before its state is saved. Killed in between, a restart reads on from the older state, to
-the same outputs."""
+most this often; its outputs still follow every append. Saving a state (a snapshot of the
+whole memory, serialised, then a file replaced) is a large part of an append's work. The
+next tick of the slow timer saves what a burst left (so does a stop), and a transcript is
+never kept only on disk before its state is saved. Killed in between, a restart reads on
+from the older state, to the same outputs."""
 
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
