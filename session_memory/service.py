@@ -626,6 +626,7 @@ class MemoryService:
             len(self._transcripts),
         )
         last_sweep = self._clock()
+        swept = False
         for changes in watch_changes(
             watched,
             stop_event=self._stop,
@@ -647,7 +648,10 @@ class MemoryService:
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
             if self._clock() - last_sweep >= self._sweep_seconds:
-                self._sweep()
+                # The first tick visits everything: what was appended after the catch-up
+                # read it and before the notifications began is reported by nothing else.
+                self._sweep(whole=not swept)
+                swept = True
                 self._drain()
                 self._evict_idle()
                 last_sweep = self._clock()
@@ -864,13 +868,14 @@ class MemoryService:
                 return not os.path.basename(path).startswith(".")
         return False
 
-    def _sweep(self) -> None:
+    def _sweep(self, *, whole: bool = False) -> None:
         """The slow timer: pick up missed files and compare sizes with offsets.
 
         Its cost follows what changed, not what exists: a cycle starts with a walk that
         resolves only paths it has not seen, then ``stat``s each transcript once. Polling,
         a cycle is one tick; with inotify, whose notifications are trusted, a cycle is
-        :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick.
+        :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick (``whole``: the rest
+        of the cycle in this tick).
         """
         if not self._sweep_queue:
             for path in self._found():
@@ -882,6 +887,8 @@ class MemoryService:
             queue.reverse()
             self._sweep_queue = queue
             self._sweep_slice = -(-len(queue) // (1 if self._polling else SWEEP_TICKS))
+        if whole:
+            self._sweep_slice = len(self._sweep_queue)
         for _ in range(min(self._sweep_slice, len(self._sweep_queue))):
             if self._stop.is_set():
                 return

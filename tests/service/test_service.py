@@ -334,6 +334,31 @@ class TestLive:
             append(path, user(i, f"m{i}"))
         assert wait_for(lambda: output(out, "s-1") == rebuild(path), timeout=1.5)
 
+    def test_the_first_tick_sees_appends_made_before_the_notifications_began(
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An append made after the catch-up read a transcript and before the watch began is
+        in no notification: the slow timer's first tick visits every transcript, not the
+        slice of a cycle that later ticks visit."""
+        watched, out = dirs
+        paths = [watched / f"t{k}.jsonl" for k in range(3)]
+        lines = {p: varied_lines(20, session=f"s-{k}") for k, p in enumerate(paths)}
+        for p in paths:
+            p.write_bytes(b"".join(lines[p][:10]))
+        now = [0.0]
+
+        def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
+            for p in paths:
+                append(p, b"".join(lines[p][10:]))  # before the notifications began
+            now[0] += 1.0
+            yield set()  # the slow timer's cue
+            stop_event.set()
+
+        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=1.0).run()
+        for k, p in enumerate(paths):
+            assert output(out, f"s-{k}") == rebuild(p)
+
 
 class ManualClock:
     """A clock the test moves by hand."""

@@ -1,0 +1,80 @@
+"""A real `watch` process killed after a burst, while states it left to save are behind the
+outputs: the restart reads on from those states and loses or repeats nothing."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import orjson
+
+from session_memory import service as service_module
+from session_memory.service import MemoryService
+from session_memory.store import load_state, state_path
+from tests.service.service_helpers import WatchProcess, append, varied_lines, wait_for
+from tests.service.test_service import output, rebuild
+
+TRANSCRIPTS = service_module.SYNC_ONCE_MIN + 4
+FIRST, BURST = 12, 6
+ATTEMPTS = 3  # a tick of the slow timer between the burst and the kill saves every state
+
+
+def event_count(out: Path, name: str) -> int:
+    path = out / f"{name}.memory.json"
+    try:
+        count: int = orjson.loads(path.read_bytes())["event_count"]
+    except (OSError, orjson.JSONDecodeError, KeyError):
+        return -1
+    return count
+
+
+def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
+    """Transcripts caught up, appended twice at once, the watch killed once the second
+    burst is in the outputs; how many states were then behind their file."""
+    watched, out = base / "transcripts", base / "out"
+    watched.mkdir(parents=True)
+    paths = [watched / f"t{k:02d}.jsonl" for k in range(TRANSCRIPTS)]
+    lines = {p: varied_lines(FIRST + 2 * BURST, session=f"s-{k}") for k, p in enumerate(paths)}
+    for p in paths:
+        p.write_bytes(b"".join(lines[p][:FIRST]))
+    names = [f"s-{k}" for k in range(TRANSCRIPTS)]
+    with WatchProcess(watched, "--out", out, log=base / "watch.log") as watch:
+
+        def all_at(count: int) -> bool:
+            return all(event_count(out, name) == count for name in names)
+
+        assert wait_for(lambda: all_at(FIRST), timeout=60), watch.log()
+        assert wait_for(lambda: "watching" in watch.log(), timeout=60), watch.log()
+        # The first burst may come a second after the catch-up saved the states (and save
+        # them); the second comes right after it, so its states wait.
+        for end in (FIRST + BURST, FIRST + 2 * BURST):
+            for p in paths:
+                append(p, b"".join(lines[p][end - BURST : end]))
+
+            def appended(end: int = end) -> bool:
+                return all_at(end)
+
+            assert wait_for(appended, timeout=60), watch.log()
+        watch.proc.send_signal(signal.SIGKILL)
+        watch.proc.wait(10)
+    states = [load_state(state_path(out / ".session-memory-state", str(p))) for p in paths]
+    behind = sum(s.offset < p.stat().st_size for s, p in zip(states, paths, strict=True))
+    return watched, out, paths, behind
+
+
+def test_a_kill_after_a_burst_restarts_from_the_states_it_left_behind(tmp_path: Path) -> None:
+    for attempt in range(ATTEMPTS):
+        watched, out, paths, behind = killed_after_a_burst(tmp_path / f"attempt-{attempt}")
+        if behind:
+            break
+    assert behind, "every attempt had its states saved before the kill"
+    published = {p: output(out, f"s-{k}") for k, p in enumerate(paths)}
+    MemoryService([watched], out).run_once()
+    for k, p in enumerate(paths):
+        expected = rebuild(p)
+        assert expected["event_count"] == FIRST + 2 * BURST
+        assert published[p] == expected  # what the killed service had published
+        assert output(out, f"s-{k}") == expected
+        assert load_state(state_path(out / ".session-memory-state", str(p))).offset == (
+            p.stat().st_size
+        )
