@@ -104,7 +104,10 @@ IDLE_SECONDS: Final = 300.0
 
 WRITERS: Final = 8
 """Threads writing outputs and states: the fsyncs of transcripts changed together overlap
-(the file system commits them together) instead of queueing one behind the other."""
+(the file system commits them together) instead of queueing one behind the other. A burst
+(see :data:`SYNC_ONCE_MIN`) writes without fsyncs, on the service's own thread: there, eight
+threads handing the interpreter lock back and forth with it took more time than they saved
+(``bench_watch_scale.py``, 100 transcripts appended at once)."""
 
 FARM_MIN: Final = 64
 """A catch-up with at least this many transcripts to derive from byte 0 folds them in worker
@@ -1077,7 +1080,9 @@ class MemoryService:
         What to write is computed here; the writing itself (:meth:`_commit`) goes to the
         writer threads while the service runs, so the fsyncs of many transcripts overlap.
         Each transcript's writes keep their order (outputs, then state), and a transcript
-        is not read again before they are done (:meth:`_drain`).
+        is not read again before they are done (:meth:`_drain`). A burst's writes, which
+        have no fsyncs to overlap, are done here: threads taking turns at the interpreter
+        cost more than they saved (see :data:`WRITERS`).
 
         A failed write (disk full, permissions) is retried on the next change or sweep and
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
@@ -1105,7 +1110,7 @@ class MemoryService:
             durable=not self._sync_once,
         )
         self._unsynced |= self._sync_once
-        if self._pool is None:
+        if self._pool is None or self._burst:
             self._finish(t, write, self._commit(write))
         else:
             self._in_flight[t.path] = (t, write, self._pool.submit(self._commit, write))

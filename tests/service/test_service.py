@@ -453,10 +453,10 @@ class TestDurability:
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, since_saved: float
     ) -> None:
         """When one notification names SYNC_ONCE_MIN transcripts or more, their outputs are
-        written as a catch-up writes them, without fsyncs, and one sync follows once all are
-        out; their states only when saved BURST_STATE_SECONDS ago or more, else at the next
-        chance (here, the stop). A notification naming fewer fsyncs what it writes, state
-        included.
+        written as a catch-up writes them, without fsyncs (on the service's own thread), and
+        one sync follows once all are out; their states only when saved BURST_STATE_SECONDS
+        ago or more, else at the next chance (here, the stop). A notification naming fewer
+        fsyncs what it writes, state included.
 
         The notifications and the clock are scripted (the behaviour under test is what the
         service does with a batch, not how watchfiles groups changes into one)."""
@@ -470,6 +470,9 @@ class TestDurability:
         real_save, real_fsync = store.save_state, os.fsync
         now = [100.0]
 
+        real_publish = store.Outputs.publish
+        publishers: list[threading.Thread] = []
+
         def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
             events.append("state")
             real_save(state_dir, state, **kwargs)
@@ -478,12 +481,18 @@ class TestDurability:
             events.append("fsync")
             real_fsync(fd)
 
+        def publish(self: store.Outputs, *args: Any, **kwargs: Any) -> None:
+            publishers.append(threading.current_thread())
+            real_publish(self, *args, **kwargs)
+
         def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
             for p in paths:
                 append(p, b"".join(lines[p][20:30]))
             events.clear()  # what the catch-up wrote is not under test
+            publishers.clear()
             now[0] += since_saved
             yield {str(p) for p in paths}
+            assert publishers == [threading.current_thread()] * len(paths)
             events.append("small")
             append(paths[0], b"".join(lines[paths[0]][30:]))
             yield {str(paths[0])}
@@ -494,6 +503,7 @@ class TestDurability:
         monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
         monkeypatch.setattr(service_module, "save_state", save_state)
         monkeypatch.setattr(service_module, "watch_changes", scripted)
+        monkeypatch.setattr(store.Outputs, "publish", publish)
         service = MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=60.0)
         service.run()
         burst = events[: events.index("small")]
