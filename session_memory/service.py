@@ -122,11 +122,12 @@ rather than flush every file system of the machine."""
 
 BURST_STATE_SECONDS: Final = 1.0
 """While notifications name many transcripts at once (a burst), each one's state is saved at
-most this often; its outputs still follow every append. Saving a state (a snapshot of the
-whole memory, serialised, then a file replaced) is a large part of an append's work. The
-next tick of the slow timer saves what a burst left (so does a stop), and a transcript is
-never kept only on disk before its state is saved. Killed in between, a restart reads on
-from the older state, to the same outputs."""
+most this often (a transcript restored from its state counts as saved then); its outputs
+still follow every append. Saving a state (a snapshot of the whole memory, serialised, then
+a file replaced) is a large part of an append's work. The next tick of the slow timer saves
+what a burst left (so does a stop), and a transcript is never kept only on disk before its
+state is saved. Killed in between, a restart reads on from the older state, to the same
+outputs."""
 
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
@@ -852,6 +853,7 @@ class MemoryService:
             adapter=adapter,
             name=state.name,
             restored=True,
+            state_saved=self._clock(),  # what it holds is on disk: a burst need not save it
         )
 
     def _on_change(self, path: str) -> None:

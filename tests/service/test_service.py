@@ -519,11 +519,13 @@ class TestDurability:
             state = store.load_state(state_path(service.state_dir, str(p.resolve())))
             assert state.offset == p.stat().st_size
 
+    @pytest.mark.parametrize("idle_seconds", [300.0, 0.0], ids=["in memory", "restored"])
     def test_the_next_tick_saves_the_states_a_burst_left(
-        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+        self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, idle_seconds: float
     ) -> None:
         """States a burst did not save are saved by the slow timer's next tick, before any
-        stop, and the transcripts can then go to disk."""
+        stop, and the transcripts can then go to disk. A transcript the burst restored from
+        its state (kept on disk since the catch-up) counts as saved when restored."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
         paths = [watched / f"t{k}.jsonl" for k in range(3)]
@@ -550,7 +552,9 @@ class TestDurability:
             stop_event.set()
 
         monkeypatch.setattr(service_module, "watch_changes", scripted)
-        service = MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=1.0)
+        service = MemoryService(
+            [watched], out, clock=lambda: now[0], sweep_seconds=1.0, idle_seconds=idle_seconds
+        )
         service.run()
         sizes = [p.stat().st_size for p in paths]
         after_burst, after_tick = offsets
