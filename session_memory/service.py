@@ -124,10 +124,10 @@ BURST_STATE_SECONDS: Final = 1.0
 """While notifications name many transcripts at once (a burst), each one's state is saved at
 most this often (a transcript restored from its state counts as saved then); its outputs
 still follow every append. Saving a state (a snapshot of the whole memory, serialised, then
-a file replaced) is a large part of an append's work. The next tick of the slow timer saves
-what a burst left (so does a stop), and a transcript is never kept only on disk before its
-state is saved. Killed in between, a restart reads on from the older state, to the same
-outputs."""
+a file replaced) is a large part of an append's work. Once a transcript has been quiet that
+long, the next tick of the slow timer saves what a burst left (so does a stop), and a
+transcript is never kept only on disk before its state is saved. Killed in between, a
+restart reads on from the older state, to the same outputs."""
 
 FARM_CHUNK: Final = 8
 """Transcripts one task of a worker derives (fewer round trips)."""
@@ -419,6 +419,7 @@ class MemoryService:
         self._catching_up = False
         self._sync_once = False  # this catch-up writes without fsyncs and syncs at its end
         self._burst = False  # this notification names many transcripts: states may wait
+        self._sweeping = False  # a tick of the slow timer is running
         self._unsynced = False  # the catch-up wrote without fsyncs: sync at its end
         self._sweep_slice = 0
         self._aliases: dict[str, str] = {}
@@ -882,6 +883,13 @@ class MemoryService:
         :data:`SWEEP_TICKS` ticks, a slice of the transcripts a tick (``whole``: the rest
         of the cycle in this tick).
         """
+        self._sweeping = True
+        try:
+            self._tick(whole)
+        finally:
+            self._sweeping = False
+
+    def _tick(self, whole: bool) -> None:
         if not self._sweep_queue:
             for path in self._found():
                 if path not in self._aliases:
@@ -898,12 +906,20 @@ class MemoryService:
             if self._stop.is_set():
                 return
             self._visit(self._sweep_queue.pop(), hint=True)
-        # What is not yet on disk (a write failed) is retried on every tick.
+        # What is not yet on disk (a write failed, a state a burst left) is written on every
+        # tick: many at once as a burst writes them, without fsyncs, then one sync.
         self._drain()
-        for t in [t for t in self._transcripts.values() if not self._evictable(t)]:
-            if self._stop.is_set():
-                return
-            self._advance(t, hint=True)
+        pending = [t for t in self._transcripts.values() if not self._evictable(t)]
+        self._sync_once = len(pending) >= SYNC_ONCE_MIN
+        try:
+            for t in pending:
+                if self._stop.is_set():
+                    break
+                self._advance(t, hint=True)
+            self._drain()
+        finally:
+            self._sync_once = False
+        self._sync_catch_up()
 
     def _now_polling(self) -> None:
         """The watch fell back to polling: sweep everything on every tick from now on."""
@@ -1090,9 +1106,7 @@ class MemoryService:
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
         which stay consistent.
         """
-        save_state = t.state_stale and not (
-            self._burst and self._clock() - t.state_saved < BURST_STATE_SECONDS
-        )
+        save_state = t.state_stale and not self._state_waits(t)
         if t.unreadable or not (t.outputs_stale or save_state):
             return  # an unreadable file has no memory and no state: a restart tells it again
         memory = _memory_so_far(t)
@@ -1116,6 +1130,15 @@ class MemoryService:
             self._finish(t, write, self._commit(write))
         else:
             self._in_flight[t.path] = (t, write, self._pool.submit(self._commit, write))
+
+    def _state_waits(self, t: _Transcript) -> bool:
+        """Whether saving ``t``'s state is left for later: in a burst, while it was saved (or
+        restored) less than :data:`BURST_STATE_SECONDS` ago; on a tick of the slow timer,
+        while ``t`` grew less than that ago (a burst may be going on)."""
+        now = self._clock()
+        if self._burst:
+            return now - t.state_saved < BURST_STATE_SECONDS
+        return self._sweeping and now - t.last_active < BURST_STATE_SECONDS
 
     def _state_of(
         self, t: _Transcript, memory_json: bytes, shown: OutputPair | None

@@ -523,9 +523,11 @@ class TestDurability:
     def test_the_next_tick_saves_the_states_a_burst_left(
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, idle_seconds: float
     ) -> None:
-        """States a burst did not save are saved by the slow timer's next tick, before any
-        stop, and the transcripts can then go to disk. A transcript the burst restored from
-        its state (kept on disk since the catch-up) counts as saved when restored."""
+        """States a burst did not save are saved by the slow timer's first tick once their
+        transcript has been quiet for BURST_STATE_SECONDS (before, the burst may go on and
+        save them itself), before any stop, and the transcripts can then go to disk. A
+        transcript the burst restored from its state (kept on disk since the catch-up)
+        counts as saved when restored."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
         paths = [watched / f"t{k}.jsonl" for k in range(3)]
@@ -546,20 +548,26 @@ class TestDurability:
                 append(p, b"".join(lines[p][20:]))
             yield {str(p) for p in paths}
             offsets.append(saved_offsets())
-            now[0] += 1.0
-            yield set()  # the slow timer's cue
-            offsets.append(saved_offsets())
+            for _tick in range(2):
+                now[0] += service_module.BURST_STATE_SECONDS / 2
+                yield set()  # the slow timer's cue
+                offsets.append(saved_offsets())
             stop_event.set()
 
         monkeypatch.setattr(service_module, "watch_changes", scripted)
         service = MemoryService(
-            [watched], out, clock=lambda: now[0], sweep_seconds=1.0, idle_seconds=idle_seconds
+            [watched],
+            out,
+            clock=lambda: now[0],
+            sweep_seconds=service_module.BURST_STATE_SECONDS / 2,
+            idle_seconds=idle_seconds,
         )
         service.run()
         sizes = [p.stat().st_size for p in paths]
-        after_burst, after_tick = offsets
+        after_burst, after_half, after_whole = offsets
         assert all(o < size for o, size in zip(after_burst, sizes, strict=True))
-        assert after_tick == sizes
+        assert after_half == after_burst
+        assert after_whole == sizes
         for k, p in enumerate(paths):
             assert output(out, f"s-{k}") == rebuild(p)
 
