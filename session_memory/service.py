@@ -639,8 +639,9 @@ class MemoryService:
             force_polling=self._polling,
             on_polling=self._now_polling,
         ):
-            # Many transcripts changed at once are written as a catch-up writes them: without
-            # fsyncs, made durable together by one sync once all are out.
+            # Many transcripts changed at once (a burst) are written as a catch-up writes
+            # them, without fsyncs, made durable together by one sync once all are out; here,
+            # on this thread, and their states at most every BURST_STATE_SECONDS.
             self._burst = self._sync_once = len(changes) >= SYNC_ONCE_MIN
             for path in sorted(changes):
                 if self._stop.is_set():
@@ -890,6 +891,7 @@ class MemoryService:
             self._sweeping = False
 
     def _tick(self, whole: bool) -> None:
+        """One tick of :meth:`_sweep`: its slice of the cycle, then what is not on disk."""
         if not self._sweep_queue:
             for path in self._found():
                 if path not in self._aliases:
