@@ -39,6 +39,18 @@ def output(out: Path, name: str) -> dict[str, Any] | None:
     return result
 
 
+def three_transcripts(
+    watched: Path, total: int, *, written: int
+) -> tuple[list[Path], dict[Path, list[bytes]]]:
+    """Transcripts t0-t2 of ``total`` varied lines each (sessions s-0 to s-2), the first
+    ``written`` of them on disk; the paths, and each one's lines."""
+    paths = [watched / f"t{k}.jsonl" for k in range(3)]
+    lines = {p: varied_lines(total, session=f"s-{k}") for k, p in enumerate(paths)}
+    for p in paths:
+        p.write_bytes(b"".join(lines[p][:written]))
+    return paths, lines
+
+
 @pytest.fixture
 def dirs(tmp_path: Path) -> tuple[Path, Path]:
     watched = tmp_path / "transcripts"
@@ -341,10 +353,7 @@ class TestLive:
         in no notification: the slow timer's first tick visits every transcript, not the
         slice of a cycle that later ticks visit."""
         watched, out = dirs
-        paths = [watched / f"t{k}.jsonl" for k in range(3)]
-        lines = {p: varied_lines(20, session=f"s-{k}") for k, p in enumerate(paths)}
-        for p in paths:
-            p.write_bytes(b"".join(lines[p][:10]))
+        paths, lines = three_transcripts(watched, 20, written=10)
         now = [0.0]
 
         def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
@@ -462,10 +471,7 @@ class TestDurability:
         service does with a batch, not how watchfiles groups changes into one)."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
-        paths = [watched / f"t{k}.jsonl" for k in range(3)]
-        lines = {p: varied_lines(40, session=f"s-{k}") for k, p in enumerate(paths)}
-        for p in paths:
-            p.write_bytes(b"".join(lines[p][:20]))
+        paths, lines = three_transcripts(watched, 40, written=20)
         events: list[str] = []
         real_save, real_fsync = store.save_state, os.fsync
         now = [100.0]
@@ -530,10 +536,7 @@ class TestDurability:
         counts as saved when restored."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
-        paths = [watched / f"t{k}.jsonl" for k in range(3)]
-        lines = {p: varied_lines(30, session=f"s-{k}") for k, p in enumerate(paths)}
-        for p in paths:
-            p.write_bytes(b"".join(lines[p][:20]))
+        paths, lines = three_transcripts(watched, 30, written=20)
         now = [100.0]
         offsets: list[list[int]] = []
 
