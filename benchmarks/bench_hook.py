@@ -2,7 +2,7 @@
 
 Plain script::
 
-    .venv/bin/python benchmarks/bench_hook.py [--rounds N] [--mb 3]
+    .venv/bin/python benchmarks/bench_hook.py [--rounds N] [--mb 3] [--quick]
 
 Every call is a real ``session-memory hook`` process fed a SessionStart ``compact`` event on
 standard input, as Claude Code runs it, on a generated Claude Code transcript of about
@@ -11,7 +11,8 @@ results of a realistic size). *Current*: the state already covers the whole tran
 previous call, or ``watch``, brought it up to date). *Cold*: a fresh state directory, so the
 whole transcript is derived. The Python start-up share is measured with the same
 interpreter running ``pass`` and importing the CLI. Figures, not pass/fail: the targets are
-printed next to them. Results go to ``benchmarks/results/hook.json``.
+printed next to them. Results go to ``benchmarks/results/hook.json`` (with ``--quick``, to
+``benchmarks/results/quick/``, beside the rest of a quick run).
 """
 
 from __future__ import annotations
@@ -141,7 +142,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--cold-rounds", type=int, default=7)
     parser.add_argument("--mb", type=float, default=3.0)
+    parser.add_argument("--quick", action="store_true", help="5 rounds, 3 cold, 1 MB")
     args = parser.parse_args()
+    results_path = RESULTS
+    if args.quick:
+        args.rounds, args.cold_rounds, args.mb = 5, 3, 1.0
+        results_path = RESULTS.parent / "quick" / RESULTS.name
     tmp = Path(tempfile.mkdtemp(prefix="bench-hook-"))
     try:
         transcript = tmp / "projects" / "-home-dev-projects-orders-api" / "bench-3f2a.jsonl"
@@ -207,7 +213,8 @@ def main() -> int:
         },
         "targets_ms": {"hook_current": TARGET_CURRENT_MS, "hook_cold": TARGET_COLD_MS},
     }
-    RESULTS.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
     p, m = results["p50_ms"], results["min_ms"]
     print(f"transcript: {size / 1e6:.1f} MB, {records} records; injected {injected} characters")
     print("                                      p50        min")
@@ -222,7 +229,7 @@ def main() -> int:
     print(f"{'hook work in-process, cold':34s} {p['in_process_cold']:7.1f} ms")
     share = p["python_startup_and_imports"] / p["hook_current"] * 100
     print(f"start-up and imports are {share:.0f}% of a current call")
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {RESULTS}")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {results_path}")
     return 0
 
 

@@ -14,7 +14,7 @@ interpreter start (``python -c pass``) takes. The share of each part of the impo
 ``python -X importtime`` (cumulative microseconds of the top-level imports, grouped). The
 hook runs on a generated Claude Code transcript of ``--mb`` MB (``bench_hook.py``). Figures,
 not pass/fail; targets are printed next to them. Results go to
-``benchmarks/results/startup.json``.
+``benchmarks/results/startup.json`` (with ``--quick``, to ``benchmarks/results/quick/``).
 
 ``--baseline CHECKOUT`` times another checkout (with its own ``.venv``: ``git worktree add
 /tmp/base main`` and ``make .venv/.installed`` there) in the same run, each command of both
@@ -366,8 +366,9 @@ def main() -> int:
         results["baseline"] = {"checkout": str(args.baseline.resolve()), **rows["baseline"]}
     if cold_parts:
         results["cold_shares_ms"] = cold_parts
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
+    results_path = RESULTS.parent / "quick" / RESULTS.name if args.quick else RESULTS
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
     print(f"{rounds} rounds, interleaved; hook on a {mb:g} MB Claude Code transcript")
     target = {"hook, state current": "  (target ≤ 60 ms)", "hook, cold": "  (≤ 500 ms)"}
     if args.baseline is None:
@@ -406,7 +407,7 @@ def main() -> int:
         print("  " + " ".join(f"{part:>9s}" for part in ("", *SHARE_PARTS)))
         for label, row in cold_parts.items():
             print("  " + f"{label:>9s} " + " ".join(f"{row[part]:9.1f}" for part in SHARE_PARTS))
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {RESULTS}")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; wrote {results_path}")
     return 0
 
 
