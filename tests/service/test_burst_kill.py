@@ -10,7 +10,7 @@ import orjson
 
 from session_memory import service as service_module
 from session_memory.service import MemoryService
-from session_memory.store import load_state, state_path
+from session_memory.store import TranscriptState, load_state, state_path
 from tests.service.service_helpers import WatchProcess, append, varied_lines, wait_for
 from tests.service.test_service import output, rebuild
 
@@ -26,6 +26,10 @@ def event_count(out: Path, name: str) -> int:
     except (OSError, orjson.JSONDecodeError, KeyError):
         return -1
     return count
+
+
+def saved_state(out: Path, transcript: Path) -> TranscriptState:
+    return load_state(state_path(out / ".session-memory-state", str(transcript.resolve())))
 
 
 def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
@@ -57,7 +61,7 @@ def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
             assert wait_for(appended, timeout=60), watch.log()
         watch.proc.send_signal(signal.SIGKILL)
         watch.proc.wait(10)
-    states = [load_state(state_path(out / ".session-memory-state", str(p))) for p in paths]
+    states = [saved_state(out, p) for p in paths]
     behind = sum(s.offset < p.stat().st_size for s, p in zip(states, paths, strict=True))
     return watched, out, paths, behind
 
@@ -75,6 +79,4 @@ def test_a_kill_after_a_burst_restarts_from_the_states_it_left_behind(tmp_path: 
         assert expected["event_count"] == FIRST + 2 * BURST
         assert published[p] == expected  # what the killed service had published
         assert output(out, f"s-{k}") == expected
-        assert load_state(state_path(out / ".session-memory-state", str(p))).offset == (
-            p.stat().st_size
-        )
+        assert saved_state(out, p).offset == p.stat().st_size
