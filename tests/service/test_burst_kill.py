@@ -4,6 +4,7 @@ outputs: the restart reads on from those states and loses or repeats nothing."""
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 
 import orjson
@@ -14,9 +15,9 @@ from session_memory.store import TranscriptState, load_state, state_path
 from tests.service.service_helpers import WatchProcess, append, varied_lines, wait_for
 from tests.service.test_service import output, rebuild
 
-TRANSCRIPTS = service_module.SYNC_ONCE_MIN + 4
+TRANSCRIPTS = 2 * service_module.SYNC_ONCE_MIN + 8  # a burst even if its notification splits
 FIRST, BURST = 12, 6
-ATTEMPTS = 3  # a tick of the slow timer between the burst and the kill saves every state
+ATTEMPTS = 3  # in case the notifications still split every burst into small ones
 
 
 def event_count(out: Path, name: str) -> int:
@@ -41,6 +42,9 @@ def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
     lines = {p: varied_lines(FIRST + 2 * BURST, session=f"s-{k}") for k, p in enumerate(paths)}
     for p in paths:
         p.write_bytes(b"".join(lines[p][:FIRST]))
+    probe = watched / "probe.jsonl"
+    probe_lines = varied_lines(2, session="probe")
+    probe.write_bytes(probe_lines[0])
     names = [f"s-{k}" for k in range(TRANSCRIPTS)]
     with WatchProcess(watched, "--out", out, log=base / "watch.log") as watch:
 
@@ -49,8 +53,16 @@ def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
 
         assert wait_for(lambda: all_at(FIRST), timeout=60), watch.log()
         assert wait_for(lambda: "watching" in watch.log(), timeout=60), watch.log()
-        # The first burst may come a second after the catch-up saved the states (and save
-        # them); the second comes right after it, so its states wait.
+        caught_up = time.monotonic()
+        # An append seen (by a notification, or by the first tick if it came before they
+        # began) says the notifications are on.
+        append(probe, probe_lines[1])
+        assert wait_for(lambda: event_count(out, "probe") == 2, timeout=60), watch.log()
+        # The first burst comes over a second after the catch-up saved the states, so it
+        # saves them again; the second comes right after it, so its states wait.
+        time.sleep(
+            max(0.0, caught_up + 1.2 * service_module.BURST_STATE_SECONDS - time.monotonic())
+        )
         for end in (FIRST + BURST, FIRST + 2 * BURST):
             for p in paths:
                 append(p, b"".join(lines[p][end - BURST : end]))
