@@ -28,8 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import orjson  # noqa: E402
-
+from benchmarks.measure import raw_limit  # noqa: E402
 from session_memory.formats import read_fold_records  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -113,21 +112,6 @@ def paired(
         seconds.append(b)
         ratios.append(a / b)
     return min(firsts), min(seconds), statistics.median(ratios)
-
-
-def raw_limit(path: Path) -> int:
-    """Read ``path`` line by line and decode each line with ``orjson.loads``, nothing else."""
-    lines = 0
-    loads = orjson.loads
-    with path.open("rb") as f:
-        for line in f:
-            lines += 1
-            # Not contextlib.suppress: a context manager per line would be timed with it.
-            try:  # noqa: SIM105
-                loads(line)
-            except orjson.JSONDecodeError:
-                pass
-    return lines
 
 
 def main() -> int:
