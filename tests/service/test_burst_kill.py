@@ -13,7 +13,7 @@ from session_memory import service as service_module
 from session_memory.service import MemoryService
 from session_memory.store import TranscriptState, load_state, state_path
 from tests.service.service_helpers import WatchProcess, append, varied_lines, wait_for
-from tests.service.test_service import output, rebuild
+from tests.service.test_service import output, rebuild, write_transcripts
 
 TRANSCRIPTS = 2 * service_module.SYNC_ONCE_MIN + 8  # a burst even if its notification splits
 FIRST, BURST = 12, 6
@@ -38,10 +38,7 @@ def killed_after_a_burst(base: Path) -> tuple[Path, Path, list[Path], int]:
     burst is in the outputs; how many states were then behind their file."""
     watched, out = base / "transcripts", base / "out"
     watched.mkdir(parents=True)
-    paths = [watched / f"t{k:02d}.jsonl" for k in range(TRANSCRIPTS)]
-    lines = {p: varied_lines(FIRST + 2 * BURST, session=f"s-{k}") for k, p in enumerate(paths)}
-    for p in paths:
-        p.write_bytes(b"".join(lines[p][:FIRST]))
+    paths, lines = write_transcripts(watched, TRANSCRIPTS, FIRST + 2 * BURST, written=FIRST)
     probe = watched / "probe.jsonl"
     probe_lines = varied_lines(2, session="probe")
     probe.write_bytes(probe_lines[0])

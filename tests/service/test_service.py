@@ -39,12 +39,12 @@ def output(out: Path, name: str) -> dict[str, Any] | None:
     return result
 
 
-def three_transcripts(
-    watched: Path, total: int, *, written: int
+def write_transcripts(
+    watched: Path, count: int, total: int, *, written: int
 ) -> tuple[list[Path], dict[Path, list[bytes]]]:
-    """Transcripts t0-t2 of ``total`` varied lines each (sessions s-0 to s-2), the first
-    ``written`` of them on disk; the paths, and each one's lines."""
-    paths = [watched / f"t{k}.jsonl" for k in range(3)]
+    """``count`` transcripts of ``total`` varied lines each (sessions s-0, s-1...), the
+    first ``written`` of them on disk; the paths, and each one's lines."""
+    paths = [watched / f"t{k:02d}.jsonl" for k in range(count)]
     lines = {p: varied_lines(total, session=f"s-{k}") for k, p in enumerate(paths)}
     for p in paths:
         p.write_bytes(b"".join(lines[p][:written]))
@@ -353,7 +353,7 @@ class TestLive:
         in no notification: the slow timer's first tick visits every transcript, not the
         slice of a cycle that later ticks visit."""
         watched, out = dirs
-        paths, lines = three_transcripts(watched, 20, written=10)
+        paths, lines = write_transcripts(watched, 3, 20, written=10)
         now = [0.0]
 
         def scripted(*_: object, stop_event: threading.Event, **__: object) -> Any:
@@ -471,7 +471,7 @@ class TestDurability:
         service does with a batch, not how watchfiles groups changes into one)."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
-        paths, lines = three_transcripts(watched, 40, written=20)
+        paths, lines = write_transcripts(watched, 3, 40, written=20)
         events: list[str] = []
         real_save, real_fsync = store.save_state, os.fsync
         now = [100.0]
@@ -536,7 +536,7 @@ class TestDurability:
         counts as saved when restored."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
-        paths, lines = three_transcripts(watched, 30, written=20)
+        paths, lines = write_transcripts(watched, 3, 30, written=20)
         now = [100.0]
         offsets: list[list[int]] = []
 
