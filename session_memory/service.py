@@ -104,10 +104,11 @@ IDLE_SECONDS: Final = 300.0
 
 WRITERS: Final = 8
 """Threads writing outputs and states: the fsyncs of transcripts changed together overlap
-(the file system commits them together) instead of queueing one behind the other. A burst
-(see :data:`SYNC_ONCE_MIN`) writes without fsyncs, on the service's own thread: there, eight
-threads handing the interpreter lock back and forth with it took more time than they saved
-(``bench_watch_scale.py``, 100 transcripts appended at once)."""
+(the file system commits them together) instead of queueing one behind the other. Writes
+without fsyncs (a catch-up's, a burst's: see :data:`SYNC_ONCE_MIN`) are done on the
+service's own thread: there, eight threads handing the interpreter lock back and forth with
+it took more time than they saved (``bench_watch_scale.py``: 100 transcripts appended at
+once, and the catch-up of 10,000)."""
 
 FARM_MIN: Final = 64
 """A catch-up with at least this many transcripts to derive from byte 0 folds them in worker
@@ -551,7 +552,7 @@ class MemoryService:
         )
         write = _Write(name, pair, None, False, state, durable=not self._sync_once)
         self._unsynced |= not write.durable
-        if self._pool is None:
+        if self._pool is None or not write.durable:
             self._adopted(real, d, write, self._commit(write))
         else:
             self._adopting[real] = (d, write, self._pool.submit(self._commit, write))
@@ -1100,9 +1101,9 @@ class MemoryService:
         What to write is computed here; the writing itself (:meth:`_commit`) goes to the
         writer threads while the service runs, so the fsyncs of many transcripts overlap.
         Each transcript's writes keep their order (outputs, then state), and a transcript
-        is not read again before they are done (:meth:`_drain`). A burst's writes, which
-        have no fsyncs to overlap, are done here: threads taking turns at the interpreter
-        cost more than they saved (see :data:`WRITERS`).
+        is not read again before they are done (:meth:`_drain`). Writes without fsyncs (a
+        catch-up's, a burst's), which have nothing to overlap, are done here: threads taking
+        turns at the interpreter cost more than they saved (see :data:`WRITERS`).
 
         A failed write (disk full, permissions) is retried on the next change or sweep and
         reported by :class:`_FailureLog`; it leaves the previous outputs and state in place,
@@ -1128,7 +1129,7 @@ class MemoryService:
             durable=not self._sync_once,
         )
         self._unsynced |= self._sync_once
-        if self._pool is None or self._burst:
+        if self._pool is None or not write.durable:
             self._finish(t, write, self._commit(write))
         else:
             self._in_flight[t.path] = (t, write, self._pool.submit(self._commit, write))

@@ -52,6 +52,7 @@ from session_memory.writes import (
     DIR_MODE,
     FILE_MODE,
     TEMP_SUFFIX,
+    StrPath,
     atomic_write,
     ensure_private_dir,
     fsync_dir,
@@ -124,7 +125,7 @@ def state_path(state_dir: Path, transcript: str) -> Path:
 def save_state(state_dir: Path, state: TranscriptState, *, durable: bool = True) -> None:
     """Write the state atomically: a JSON header line, then the raw snapshot bytes
     (``durable=False``: without fsyncs, see :func:`atomic_write`)."""
-    atomic_write(state_path(state_dir, state.path), state_bytes(state), durable=durable)
+    atomic_write(state_file_name(state_dir, state.path), state_bytes(state), durable=durable)
 
 
 # ---------------------------------------------------------------------- published outputs
@@ -145,6 +146,10 @@ class Outputs:
     def __init__(self, out_dir: Path) -> None:
         self.out_dir = out_dir
         self.generations = out_dir / GENERATIONS_DIRNAME
+        # The same as text, which the writes below join: joining paths with pathlib was a
+        # fifth of the service's own time in a catch-up of 10,000 transcripts (py-spy).
+        self._out = os.fspath(out_dir)
+        self._generations = os.fspath(self.generations)
 
     def paths(self, name: str) -> tuple[Path, Path]:
         """The ``.memory.json`` and ``.memory.md`` names of a session in the output dir."""
@@ -159,9 +164,10 @@ class Outputs:
         generation = self._current(name)
         if generation is None or not self._links_ok(name):
             return False
-        directory = self.generations / f"{name}.{generation}"
-        return read_regular(directory / _MD_FILE, len(pair.markdown)) == pair.markdown and (
-            read_regular(directory / _JSON_FILE, len(pair.json)) == pair.json
+        directory = os.path.join(self._generations, f"{name}.{generation}")
+        md, json = os.path.join(directory, _MD_FILE), os.path.join(directory, _JSON_FILE)
+        return read_regular(md, len(pair.markdown)) == pair.markdown and (
+            read_regular(json, len(pair.json)) == pair.json
         )
 
     def read(self, name: str) -> OutputPair | None:
@@ -192,36 +198,36 @@ class Outputs:
         the generation it came from). ``durable=False`` skips every fsync: the switch is
         still atomic for readers and across kills, and durable once the caller syncs.
         """
-        ensure_private_dir(self.generations)
+        generations = ensure_private_dir(self._generations)
         current = self._current(name)
         generation = (current or 0) + 1
-        directory = self.generations / f"{name}.{generation}"
+        directory = os.path.join(generations, f"{name}.{generation}")
         if os.path.lexists(directory):
             _remove_generation(directory)  # an orphan of a kill before its pointer moved
         os.mkdir(directory, DIR_MODE)
+        md = os.path.join(directory, _MD_FILE)
         if not (
             markdown_unchanged
             and current is not None
             and _link(
-                self.generations / f"{name}.{current}" / _MD_FILE,
-                directory / _MD_FILE,
-                len(pair.markdown),
+                os.path.join(generations, f"{name}.{current}", _MD_FILE), md, len(pair.markdown)
             )
         ):
-            write_new(directory / _MD_FILE, pair.markdown, durable=durable)
-        write_new(directory / _JSON_FILE, pair.json, durable=durable)
+            write_new(md, pair.markdown, durable=durable)
+        write_new(os.path.join(directory, _JSON_FILE), pair.json, durable=durable)
         if durable:
             fsync_dir(directory)
-        _replace_link(self.generations / f"{name}{_POINTER}", f"{name}.{generation}")
+        pointer = os.path.join(generations, f"{name}{_POINTER}")
+        _replace_link(pointer, f"{name}.{generation}", absent=current is None)
         if durable:
-            fsync_dir(self.generations)
+            fsync_dir(generations)
         if not self._links_ok(name):
-            for path, file in zip(self.paths(name), (_JSON_FILE, _MD_FILE), strict=True):
-                _replace_link(path, f"{GENERATIONS_DIRNAME}/{name}{_POINTER}/{file}")
+            for path, file in zip(self._names(name), (_JSON_FILE, _MD_FILE), strict=True):
+                _replace_link(path, f"{GENERATIONS_DIRNAME}/{name}{_POINTER}/{file}", absent=True)
             if durable:
-                fsync_dir(self.out_dir)
+                fsync_dir(self._out)
         if current is not None and current != generation:
-            _remove_generation(self.generations / f"{name}.{current}")
+            _remove_generation(os.path.join(generations, f"{name}.{current}"))
 
     def sync(self, name: str) -> None:
         """fsync everything a published pair rests on (after a restart found it in place)."""
@@ -264,7 +270,7 @@ class Outputs:
     def _current(self, name: str) -> int | None:
         """The published generation of ``name``, from its pointer (never followed)."""
         try:
-            target = os.readlink(self.generations / f"{name}{_POINTER}")
+            target = os.readlink(os.path.join(self._generations, f"{name}{_POINTER}"))
         except OSError:
             return None
         stem, dot, number = target.rpartition(".")
@@ -272,8 +278,15 @@ class Outputs:
             return None
         return int(number)
 
+    def _names(self, name: str) -> tuple[str, str]:
+        """:meth:`paths` as text."""
+        return (
+            os.path.join(self._out, f"{name}{JSON_SUFFIX}"),
+            os.path.join(self._out, f"{name}{MD_SUFFIX}"),
+        )
+
     def _links_ok(self, name: str) -> bool:
-        for path, file in zip(self.paths(name), (_JSON_FILE, _MD_FILE), strict=True):
+        for path, file in zip(self._names(name), (_JSON_FILE, _MD_FILE), strict=True):
             try:
                 if os.readlink(path) != f"{GENERATIONS_DIRNAME}/{name}{_POINTER}/{file}":
                     return False
@@ -282,7 +295,7 @@ class Outputs:
         return True
 
 
-def _link(source: Path, target: Path, size: int) -> bool:
+def _link(source: str, target: str, size: int) -> bool:
     """Hard-link ``source`` as ``target`` if it is still a regular file of ``size`` bytes."""
     try:
         st = os.lstat(source)
@@ -294,14 +307,24 @@ def _link(source: Path, target: Path, size: int) -> bool:
     return True
 
 
-def _replace_link(path: Path, target: str) -> None:
-    """Point the symbolic link ``path`` at ``target`` in one rename (over any entry)."""
+def _replace_link(path: str, target: str, *, absent: bool = False) -> None:
+    """Point the symbolic link ``path`` at ``target`` in one rename (over any entry).
+
+    ``absent``: ``path`` is likely not there yet (a first publication), and then the link
+    is made in place, also one atomic step; if something is there, it is renamed over.
+    """
+    if absent:
+        try:
+            os.symlink(target, path)
+            return
+        except FileExistsError:
+            pass
     tmp = temp_beside(path)
     os.symlink(target, tmp)
     rename_over(tmp, path)
 
 
-def _remove_generation(directory: Path) -> None:
+def _remove_generation(directory: StrPath) -> None:
     """Delete one generation directory: its entries (never followed), then itself."""
     with contextlib.suppress(FileNotFoundError):
         for entry in os.scandir(directory):
