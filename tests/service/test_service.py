@@ -439,7 +439,8 @@ class TestDurability:
         self, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A catch-up of many transcripts writes outputs and states without a single fsync,
-        and one sync after the last state makes them durable together."""
+        on the service's own thread (there are no fsyncs for writer threads to overlap), and
+        one sync after the last state makes them durable together."""
         watched, out = dirs
         monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
         for k in range(3):
@@ -449,6 +450,7 @@ class TestDurability:
 
         def save_state(state_dir: Path, state: TranscriptState, **kwargs: bool) -> None:
             events.append("state")
+            assert threading.current_thread() is threading.main_thread()
             real_save(state_dir, state, **kwargs)
 
         monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync"))

@@ -130,6 +130,23 @@ class TestOutputs:
         assert outputs.matches("s", second)
         assert not outputs.matches("s", self.PAIR)
 
+    def test_a_first_publication_replaces_what_is_in_its_way(self, tmp_path: Path) -> None:
+        """A first publication makes its links in place, and still replaces any entry
+        already at the pointer's or a name's path (never writing through it)."""
+        outside = tmp_path / "outside"
+        outside.write_bytes(b"keep")
+        out = tmp_path / "out"
+        (out / ".generations").mkdir(parents=True)
+        (out / ".generations" / "s.current").write_bytes(b"not a link")
+        (out / "s.memory.json").symlink_to(outside)
+        (out / "s.memory.md").write_bytes(b"old")
+        outputs = Outputs(out)
+        outputs.publish("s", self.PAIR)
+        assert outputs.matches("s", self.PAIR)
+        assert (out / "s.memory.md").read_bytes() == self.PAIR.markdown
+        assert outside.read_bytes() == b"keep"
+        assert sorted(os.listdir(out / ".generations")) == ["s.1", "s.current"]
+
     def test_unchanged_markdown_is_linked_not_rewritten(self, tmp_path: Path) -> None:
         """A new generation whose Markdown did not change shares the old file."""
         outputs = Outputs(tmp_path)
