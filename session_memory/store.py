@@ -153,7 +153,8 @@ class Outputs:
 
     def paths(self, name: str) -> tuple[Path, Path]:
         """The ``.memory.json`` and ``.memory.md`` names of a session in the output dir."""
-        return self.out_dir / f"{name}{JSON_SUFFIX}", self.out_dir / f"{name}{MD_SUFFIX}"
+        json, md = self._names(name)
+        return Path(json), Path(md)
 
     def matches(self, name: str, pair: OutputPair) -> bool:
         """True when ``name`` is published with exactly these bytes, links included.
