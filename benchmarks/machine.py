@@ -108,7 +108,9 @@ def process_rss_kib(pid: int) -> int:
     return -1
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU time a running process has used so far."""
+def process_cpu_seconds(pid: int, *, children: bool = False) -> float:
+    """User + system CPU time a running process has used so far; with ``children``, that of
+    its children that have ended and been waited for instead."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    first = 13 if children else 11
+    return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
