@@ -201,13 +201,17 @@ def caught_up(tree: Path, out: Path, code: Path | None, what: str) -> Watch:
     return watch
 
 
-def bench_size(tmp: Path, n: int, code: Path | None) -> dict[str, Any]:
+def bench_size(tmp: Path, pristine: Path, n: int, code: Path | None) -> dict[str, Any]:
+    """One version's run over a copy of ``pristine`` made in ``tmp``, a new directory.
+
+    Nothing is deleted before a catch-up: on this machine's file system (ext4 mounted with
+    ``discard``), creating files soon after many were removed cost the service up to three
+    times the CPU (``docs/performance.md``). Every run's files go at the end, together.
+    """
     tree, out = tmp / "projects", tmp / "out"
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(tmp / "pristine", tree)
-    # The copy and the removals above are written back now, not during the catch-up: a
-    # user's transcripts were written long before the service starts.
+    shutil.copytree(pristine, tree)
+    # The copy is written back now, not during the catch-up: a user's transcripts were
+    # written long before the service starts.
     os.sync()
     result: dict[str, Any] = {"transcripts": n, "load_before": load_average()}
     watch = caught_up(tree, out, code, "the service")
@@ -287,13 +291,13 @@ def main() -> int:
     if not args.skip_this:
         versions.append(("this", None))
     runs: list[dict[str, Any]] = []
-    for n in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory(prefix="bench-watch-scale-") as name:
-            tmp = Path(name)
-            write_tree(tmp / "pristine", n)
+    with tempfile.TemporaryDirectory(prefix="bench-watch-scale-") as name:
+        for n in (int(s) for s in args.sizes.split(",")):
+            pristine = Path(name) / f"{n}" / "pristine"
+            write_tree(pristine, n)
             for label, code in versions:
                 # Each version gets the same transcripts, as they were before any append.
-                r = {"label": label, **bench_size(tmp, n, code)}
+                r = {"label": label, **bench_size(pristine.parent / label, pristine, n, code)}
                 runs.append(r)
                 print(describe(r), flush=True)
     command = "python benchmarks/bench_watch_scale.py " + " ".join(sys.argv[1:])
