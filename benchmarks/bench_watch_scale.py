@@ -293,11 +293,13 @@ def main() -> int:
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-watch-scale-") as name:
         for n in (int(s) for s in args.sizes.split(",")):
-            pristine = Path(name) / f"{n}" / "pristine"
+            # Apart from the runs' directories, so that no label can name the pristine tree.
+            pristine = Path(name) / "pristine" / f"{n}"
             write_tree(pristine, n)
             for label, code in versions:
                 # Each version gets the same transcripts, as they were before any append.
-                r = {"label": label, **bench_size(pristine.parent / label, pristine, n, code)}
+                run_dir = Path(name) / "runs" / f"{n}" / label
+                r = {"label": label, **bench_size(run_dir, pristine, n, code)}
                 runs.append(r)
                 print(describe(r), flush=True)
     command = "python benchmarks/bench_watch_scale.py " + " ".join(sys.argv[1:])
