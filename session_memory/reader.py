@@ -30,6 +30,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "ZSTD_MAGIC",
     "FoldRecord",
+    "LineItem",
     "Record",
     "Source",
     "event_from_object",
@@ -56,6 +57,8 @@ Record: TypeAlias = "TranscriptEvent | SkippedLine"
 """What reading yields: an event to apply, or a line that was skipped and why."""
 FoldRecord: TypeAlias = "AnyEvent | SkippedLine"
 """What the fold applies: a :data:`Record`, or an event decoded as a ``DecodedEvent``."""
+LineItem: TypeAlias = "tuple[int, bytes | SkippedLine, int]"
+"""A whole stream's line as :func:`iter_line_items` yields it: ``(offset, line or skip, end)``."""
 
 
 def object_of_line(
@@ -266,7 +269,7 @@ class _Zstd:
 
 def iter_line_items(
     stream: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES
-) -> Iterator[tuple[int, bytes | SkippedLine, int]]:
+) -> Iterator[LineItem]:
     """Yield ``(offset, line or skip, end)`` for every line of a whole stream.
 
     A line longer than ``max_line_bytes`` is a skip here; any other is left for its reader

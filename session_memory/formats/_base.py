@@ -9,7 +9,7 @@ next to the deriver snapshot and resume after a restart.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, ClassVar, Final, Protocol, TypeVar, cast
 
 import orjson
@@ -18,7 +18,7 @@ from session_memory.errors import SnapshotError
 from session_memory.event_struct import DecodedEvent, JsonObject
 from session_memory.formats.names import FormatName
 from session_memory.memory_view import SkippedLine
-from session_memory.reader import Record, object_of_line
+from session_memory.reader import LineItem, Record, object_of_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -154,6 +154,16 @@ class AdapterBase:
         """
         obj = object_of_line(line, offset, end=end)
         return [obj] if isinstance(obj, SkippedLine) else self.feed(obj, offset)
+
+    def records(self, items: Iterable[LineItem]) -> Iterator[Record]:
+        """The records of a stream's lines, in order: a skip as it is, a line as
+        :meth:`feed_line` reads it (without :meth:`finish`)."""
+        feed = self.feed_line
+        for offset, item, end in items:
+            if isinstance(item, SkippedLine):
+                yield item
+            else:
+                yield from feed(item, offset, end)
 
     def finish(self) -> list[Record]:
         """Release held-back output; the default holds nothing back."""

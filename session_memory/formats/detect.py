@@ -15,6 +15,7 @@ from session_memory.memory_view import SkippedLine
 from session_memory.reader import (
     MAX_LINE_BYTES,
     FoldRecord,
+    LineItem,
     Record,
     Source,
     iter_line_items,
@@ -260,22 +261,16 @@ def _read(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator
 def _records(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
     with open_source(source) as stream:
         items = iter_line_items(stream, max_line_bytes=max_line_bytes)
-        feed = adapter.feed_line
+        reader = adapter
         if isinstance(adapter, AutoAdapter):
             yield from _until_detected(adapter, items)
             # Detection is done: from here the wrapper would only delegate, on every line.
-            feed = feed if adapter.inner is None else adapter.inner.feed_line
-        for offset, item, end in items:
-            if isinstance(item, SkippedLine):
-                yield item
-            else:
-                yield from feed(item, offset, end)
+            reader = adapter.inner or adapter
+        yield from reader.records(items)
     yield from adapter.finish()
 
 
-def _until_detected(
-    adapter: AutoAdapter, items: Iterator[tuple[int, bytes | SkippedLine, int]]
-) -> Iterator[Record]:
+def _until_detected(adapter: AutoAdapter, items: Iterator[LineItem]) -> Iterator[Record]:
     """Feed ``items`` to ``adapter`` up to and including the record that tells the format."""
     for offset, item, end in items:
         if isinstance(item, SkippedLine):
