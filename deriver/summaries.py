@@ -87,18 +87,29 @@ _TITLE_HEADING: Final = LazyPattern(r"^([A-Z][A-Za-z &/'-]{2,40}):\s*$")
 _SUMMARY_START: Final = LazyPattern(r"^\s*Summary:\s*$", re.M)
 
 
+_KEYWORD_PATTERNS: Final = tuple(
+    (kind, LazyPattern("|".join(map(re.escape, words)))) for kind, words in _KEYWORDS
+)
+"""Per kind, in order, one search for any of its keywords (a scan in C, not a generator)."""
+
+
 def section_kind(heading: str) -> SectionKind | None:
     """The kind of section a heading names, by keywords; None when it names none."""
     lowered = heading.lower()
-    for kind, words in _KEYWORDS:
-        if any(word in lowered for word in words):
+    for kind, keywords in _KEYWORD_PATTERNS:
+        if keywords.search(lowered) is not None:
             return kind
     return None
 
 
 def _clean(text: str) -> str:
-    text = _CHECKBOX.sub("", text.strip())
-    return _BOLD.sub(r"\1", text).strip()
+    text = text.strip()
+    # Most lines have neither: the patterns run only where they can match.
+    if text.startswith("["):
+        text = _CHECKBOX.sub("", text)
+    if "**" in text:
+        text = _BOLD.sub(r"\1", text)
+    return text.strip()
 
 
 class _Section(NamedTuple):
