@@ -139,6 +139,11 @@ FARM_AHEAD: Final = 4
 FARM_MAX_BYTES: Final = 8 * 1024 * 1024
 """A larger transcript is derived by the service itself, which can stop in the middle of it."""
 
+LISTED_MAX: Final = 32
+"""A start that finds more transcripts than this names each at debug level only, and says
+at info level how many it found of each kind (new, resumed, unchanged)."""
+PROGRESS_SECONDS: Final = 5.0
+"""While catching up, how often a line says how many transcripts are done."""
 ERROR_REPORT_SECONDS: Final = 60.0
 """While writes keep failing, one ERROR summarises them at most this often."""
 
@@ -469,10 +474,12 @@ class MemoryService:
         todo.extend(real for real in list(self._transcripts) if real not in found)
         self._sync_once = len(todo) >= SYNC_ONCE_MIN
         farm = self._farm(todo)
+        progress = _Progress(len(todo), self._clock)
         try:
             for real in todo:
                 if self._stop.is_set():
                     break
+                progress.step()
                 derived = farm.take(real) if farm is not None and real in self._unborn else None
                 if derived is not None:
                     self._adopt(real, derived)
@@ -672,11 +679,26 @@ class MemoryService:
         state covers the file and whose outputs are in place stay on disk (see :meth:`_resident`).
         """
         found = self._found()
+        listed = len(found) <= LISTED_MAX
+        before = len(self._unborn), len(self._transcripts), len(self._dormant)
         todo = []
         for path in found:
-            real = self._add(path)
+            real = self._add(path, listed=listed)
             if real is not None and real not in self._dormant:
                 todo.append(real)
+        if not listed:
+            new, resumed, unchanged = (
+                len(self._unborn) - before[0],
+                len(self._transcripts) - before[1],
+                len(self._dormant) - before[2],
+            )
+            logger.info(
+                "found %d transcript(s): %d new, %d to resume, %d unchanged (kept on disk)",
+                new + resumed + unchanged,
+                new,
+                resumed,
+                unchanged,
+            )
         return todo
 
     def _found(self) -> list[str]:
@@ -685,12 +707,14 @@ class MemoryService:
             found.extend(discover_transcripts(root, known=self._aliases))
         return found
 
-    def _add(self, path: str) -> str | None:
+    def _add(self, path: str, *, listed: bool = True) -> str | None:
         """Register a transcript found at ``path``: its real path, None if already known.
 
         One with a state is resumed from it (kept on disk when nothing changed since, see
         :meth:`_load_dormant`); one without is derived when :meth:`_resident` is asked for it.
+        Each is named in the log at info level when ``listed``, else at debug level.
         """
+        level = logging.INFO if listed else logging.DEBUG
         real = os.path.realpath(path)
         self._aliases[path] = real
         if real in self._transcripts or real in self._dormant or real in self._unborn:
@@ -698,7 +722,7 @@ class MemoryService:
         spath = state_path(self.state_dir, real)
         if not os.path.lexists(spath):
             self._unborn.add(real)
-            logger.info("tailing %s from byte 0", real)
+            logger.log(level, "tailing %s from byte 0", real)
             return real
         dormant = self._load_dormant(real, spath)
         if dormant is not None:
@@ -707,7 +731,8 @@ class MemoryService:
             return real
         t = self._load(real)
         self._admit(t)
-        logger.info(
+        logger.log(
+            level,
             "tailing %s from byte %d%s",
             real,
             t.tail.offset,
@@ -1312,6 +1337,23 @@ def _log_skip(path: str, count: int, offset: int, reason: str) -> None:
             logger.info("further skipped lines of %s are logged at debug level", path)
     else:
         logger.debug("skipped line at byte %d of %s: %s", offset, path, reason)
+
+
+class _Progress:
+    """Says every :data:`PROGRESS_SECONDS` how many of a catch-up's transcripts are done."""
+
+    def __init__(self, total: int, clock: Clock) -> None:
+        self._total = total
+        self._clock = clock
+        self._done = -1
+        self._next = clock() + PROGRESS_SECONDS
+
+    def step(self) -> None:
+        """One more transcript begins: the ones before it are done."""
+        self._done += 1
+        if self._done and self._clock() >= self._next:
+            logger.info("catching up: %d of %d transcript(s) done", self._done, self._total)
+            self._next = self._clock() + PROGRESS_SECONDS
 
 
 class _Farm:
