@@ -217,9 +217,10 @@ class CodexAdapter(AdapterBase):
                 self._response_item(ptype, payload, offset, eid, ts, out)
             else:
                 self._event_msg(ptype, payload, offset, eid, ts, out)
-        events = [r for r in out[mark:] if not isinstance(r, SkippedLine)]
-        if events and events[-1].payload.get("role") != "user":
-            self._last_prompt = None  # something followed: a later copy is a new prompt
+        if len(out) > mark:  # most records make nothing
+            events = [r for r in out[mark:] if not isinstance(r, SkippedLine)]
+            if events and events[-1].payload.get("role") != "user":
+                self._last_prompt = None  # something followed: a later copy is a new prompt
 
     # -- response items -------------------------------------------------------------------
 
