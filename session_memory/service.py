@@ -476,10 +476,10 @@ class MemoryService:
         farm = self._farm(todo)
         progress = _Progress(len(todo), self._clock)
         try:
-            for real in todo:
+            for done, real in enumerate(todo):
                 if self._stop.is_set():
                     break
-                progress.step()
+                progress.report(done)
                 derived = farm.take(real) if farm is not None and real in self._unborn else None
                 if derived is not None:
                     self._adopt(real, derived)
@@ -1345,15 +1345,14 @@ class _Progress:
     def __init__(self, total: int, clock: Clock) -> None:
         self._total = total
         self._clock = clock
-        self._done = -1
         self._next = clock() + PROGRESS_SECONDS
 
-    def step(self) -> None:
-        """One more transcript begins: the ones before it are done."""
-        self._done += 1
-        if self._done and self._clock() >= self._next:
-            logger.info("catching up: %d of %d transcript(s) done", self._done, self._total)
-            self._next = self._clock() + PROGRESS_SECONDS
+    def report(self, done: int) -> None:
+        """``done`` transcripts are done: say so if the last line is old enough."""
+        now = self._clock()
+        if done and now >= self._next:
+            logger.info("catching up: %d of %d transcript(s) done", done, self._total)
+            self._next = now + PROGRESS_SECONDS
 
 
 class _Farm:
