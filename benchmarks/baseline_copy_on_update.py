@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
 
 __all__ = ["BaselineItem", "BaselineMemory", "CopyOnUpdateDeriver"]
 

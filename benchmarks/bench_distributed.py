@@ -31,14 +31,14 @@ from typing import Any
 import nats
 import orjson
 
-from session_memory.distributed.jetstream import connect
-from session_memory.distributed.publisher import FilePublisher, Publisher
-from session_memory.distributed.worker import (
+from session_memory.apps.distributed.jetstream import connect
+from session_memory.apps.distributed.publisher import FilePublisher, Publisher
+from session_memory.apps.distributed.worker import (
     CHECKPOINT_SECONDS,
     IDLE_SECONDS,
     SNAPSHOT_EVERY,
 )
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
 from tests.distributed.corpus import generate_events
 from tests.distributed.nats_helpers import nats_server
 
@@ -72,7 +72,7 @@ def start_workers(
                 subprocess.Popen(
                     [
                         *python,
-                        *("-m", "session_memory.cli", "worker"),
+                        *("-m", "session_memory.apps.cli", "worker"),
                         *("--nats", url, "--metrics", "1", "--log-format", "text"),
                     ],
                     stdout=out,

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from benchmarks.bench_watch_scale import EVENTS, event_lines, session_of
 from deriver import SessionMemoryDeriver
-from session_memory.events import TranscriptEvent
-from session_memory.reader import read_records
+from session_memory.core.events import TranscriptEvent
+from session_memory.formats.reader import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 

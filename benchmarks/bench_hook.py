@@ -122,8 +122,8 @@ def _in_process(
     event: bytes, tmp: Path, warm_state: Path, rounds: int, cold_rounds: int
 ) -> tuple[list[float], list[float]]:
     """The hook's own work, without interpreter start-up and imports (all imported first)."""
-    from session_memory.hook import HookConfig, run_hook
-    from session_memory.tokens import counter
+    from session_memory.apps.hook import HookConfig, run_hook
+    from session_memory.core.tokens import counter
 
     counter().count("warm the tokenizer")  # a process derives with it loaded once
 
@@ -164,7 +164,7 @@ def main() -> int:
             }
         )
         python = [sys.executable, "-c", "pass"]
-        imports = [sys.executable, "-c", "import session_memory.cli, session_memory.hook"]
+        imports = [sys.executable, "-c", "import session_memory.apps.cli, session_memory.apps.hook"]
         startup = [_run(python) for _ in range(args.rounds)]
         imported = [_run(imports) for _ in range(args.rounds)]
         cold = []

@@ -2,15 +2,14 @@
 
 Plain script: ``python benchmarks/bench_redact.py [--repeat 5] [--against OLD_REDACT.py]``.
 
-It derives the bundled sample and every fixture once while recording each text the deriver
-passes to ``redact_secrets``, ``contain_block``, ``contain_trusted_line`` and
-``quote_untrusted`` (its memo caches are cleared first, so every distinct call is recorded),
-then times each function over its
-recorded inputs and prints the mean microseconds of CPU time per call (the best of
-``--repeat`` rounds; CPU time, so that other processes on a shared machine count less).
-With ``--against``, another version of ``redact.py`` (``git show REV:session_memory/redact.py``)
-is timed on the same inputs, round by round alternating with the current one, for a
-before/after comparison that a busy machine affects alike.
+It derives the bundled sample and every fixture once while recording each text the deriver passes to
+``redact_secrets``, ``contain_block``, ``contain_trusted_line`` and ``quote_untrusted`` (its memo
+caches are cleared first, so every distinct call is recorded), then times each function over its
+recorded inputs and prints the mean microseconds of CPU time per call (the best of ``--repeat``
+rounds; CPU time, so that other processes on a shared machine count less). With ``--against``,
+another version of ``redact.py`` (``git show REV:session_memory/core/redact.py``) is timed on the
+same inputs, round by round alternating with the current one, for a before/after comparison that a
+busy machine affects alike.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deriver import SessionMemoryDeriver  # noqa: E402
-from session_memory import redact  # noqa: E402
+from session_memory.core import redact  # noqa: E402
 from session_memory.formats import read_transcript  # noqa: E402
 
 SOURCES = [

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from generate_sample import generate_events  # noqa: E402
 
 from benchmarks.machine import process_cpu_seconds, process_rss_kib  # noqa: E402
-from session_memory.service import MemoryService  # noqa: E402
+from session_memory.apps.service import MemoryService  # noqa: E402
 
 SCRIPT = str(Path(sys.executable).with_name("session-memory"))
 

@@ -179,10 +179,10 @@ T = time.process_time
 start = T()
 gc.disable()  # as the hook process runs
 event_path, state, mode = sys.argv[1:4]
-from session_memory import hook
+from session_memory.apps import hook
 stub = hook._without_pydantic_plugins()  # as the hook's fold runs
-import session_memory.service as service, deriver, viewbuilder, session_memory.formats
-import session_memory.encoding_cache as encoding_cache, tiktoken
+import session_memory.apps.service as service, deriver, viewbuilder, session_memory.formats
+import tiktoken
 parts = {"imports": T() - start}
 if stub is not None:
     del sys.modules[hook._PLUGIN_LOADER]
@@ -195,7 +195,7 @@ def timed(owner, name, part):
         finally:
             parts[part] = parts.get(part, 0.0) + T() - began
     setattr(owner, name, wrapper)
-timed(encoding_cache, "load_encoding", "tokenizer")
+timed(tiktoken, "get_encoding", "tokenizer")
 timed(service.MemoryService, "_fold", "fold")
 if mode == "no-deriver":
     deriver.SessionMemoryDeriver.apply = lambda self, event: True

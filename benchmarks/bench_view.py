@@ -14,8 +14,8 @@ import statistics
 import time
 from typing import Any
 
-from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory
-from session_memory.tokens import counter
+from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory
+from session_memory.core.tokens import counter
 from viewbuilder import build_model_view, message_token_cache_info, render_memory
 from viewbuilder.view import clear_message_token_cache
 

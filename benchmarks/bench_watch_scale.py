@@ -110,7 +110,7 @@ class Watch:
         env = dict(os.environ)
         if code is not None:
             env["PYTHONPATH"] = os.pathsep.join([str(code), env.get("PYTHONPATH", "")])
-        command = [sys.executable, "-c", "from session_memory.cli import main; main()"]
+        command = [sys.executable, "-c", "from session_memory.apps.cli import main; main()"]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [*command, "watch", str(tree), "--out", str(out)],

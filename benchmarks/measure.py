@@ -28,7 +28,7 @@ import orjson
 from benchmarks.baseline_copy_on_update import BaselineMemory, CopyOnUpdateDeriver
 from deriver import SessionMemoryDeriver
 from examples.generate_sample import generate_events
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
 from session_memory.formats import read_fold_records
 
 __all__ = [

@@ -22,7 +22,7 @@ import orjson
 
 from deriver import SessionMemoryDeriver
 from examples.generate_sample import generate_events
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
 
 
 def _peak_kib() -> int:

@@ -19,7 +19,6 @@ from typing import Final, NamedTuple
 from deriver.shell import basename, simple_commands
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import word_set
-from session_memory.lazy_regex import LazyPattern
 
 __all__ = ["Action", "actions_of", "actions_of_uncached", "is_no_match", "resolves"]
 
@@ -38,9 +37,9 @@ _PLUMBING: Final = word_set(
 )
 # Programs whose exit status 1 with no output means "no line matched", not a failure.
 _SEARCH_PROGRAMS: Final = word_set("rg grep egrep fgrep zgrep ag ack git-grep")
-_SUBCOMMAND_RE: Final = LazyPattern(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_.-]+)*$")
-_REDIRECT_RE: Final = LazyPattern(r"^\d*(?:[<>]{1,2}|&>>?)&?(.*)$")
-_EXIT_LINE_RE: Final = LazyPattern(r"^\s*(?:Error: )?Exit code \d+\s*$", re.IGNORECASE)
+_SUBCOMMAND_RE: Final = re.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_.-]+)*$")
+_REDIRECT_RE: Final = re.compile(r"^\d*(?:[<>]{1,2}|&>>?)&?(.*)$")
+_EXIT_LINE_RE: Final = re.compile(r"^\s*(?:Error: )?Exit code \d+\s*$", re.IGNORECASE)
 _MAX_TARGETS: Final = 32
 _MAX_EMPTY_OUTPUT: Final = 256
 

@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from session_memory.lazy_regex import LazyPattern
-
 __all__ = [
     "CheckCounts",
     "CheckSummary",
@@ -37,67 +35,65 @@ class CheckCounts:
 
 # Summaries are printed at the end; scanning only the tail bounds the work on huge outputs.
 _MAX_SUMMARY_SCAN: Final = 8192
-_ANSI_RE: Final = LazyPattern(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-_FIRST_NUMBER_RE: Final = LazyPattern(r"\d[^\n]*")
-_COUNT_WORD_RE: Final = LazyPattern(r"(\d+)\s+([a-z]+)", re.IGNORECASE)
+_ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_FIRST_NUMBER_RE: Final = re.compile(r"\d[^\n]*")
+_COUNT_WORD_RE: Final = re.compile(r"(\d+)\s+([a-z]+)", re.IGNORECASE)
 
-_PYTEST_RE: Final = LazyPattern(
+_PYTEST_RE: Final = re.compile(
     r"^=*[ \t]*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?"
     r"|rerun)(?:, )?)+|no tests ran)[ \t]+in [\d.]+s\b",
     re.MULTILINE,
 )
-_UNITTEST_RE: Final = LazyPattern(
+_UNITTEST_RE: Final = re.compile(
     r"^Ran (\d+) tests? in [^\n]*\n(?:[ \t]*\n)*[ \t]*(OK|FAILED)(?:[ \t]*\(([^)\n]*)\))?",
     re.MULTILINE,
 )
-_JEST_RE: Final = LazyPattern(r"^Tests:[ \t]+([^\n]*?\d+ total)", re.MULTILINE)
-_VITEST_RE: Final = LazyPattern(
+_JEST_RE: Final = re.compile(r"^Tests:[ \t]+([^\n]*?\d+ total)", re.MULTILINE)
+_VITEST_RE: Final = re.compile(
     r"^[ \t]*Tests[ \t]+((?:\d+ [a-z]+(?:[ \t]*\|[ \t]*)?)+)[ \t]*\((\d+)\)", re.MULTILINE
 )
-_MOCHA_RE: Final = LazyPattern(
+_MOCHA_RE: Final = re.compile(
     r"^[ \t]*(\d+) passing \([^)\n]*\)[ \t]*\n(?:[ \t]*(\d+) pending[ \t]*\n)?"
     r"(?:[ \t]*(\d+) failing[ \t]*$)?",
     re.MULTILINE,
 )
-_MOCHA_FAILING_RE: Final = LazyPattern(r"^[ \t]*(\d+) failing[ \t]*$", re.MULTILINE)
-_GO_RE: Final = LazyPattern(
+_MOCHA_FAILING_RE: Final = re.compile(r"^[ \t]*(\d+) failing[ \t]*$", re.MULTILINE)
+_GO_RE: Final = re.compile(
     r"^(?:(--- (?:PASS|FAIL|SKIP)): |(ok)[ \t]+\S+[ \t]+(?:[\d.]+s|\(cached\))"
     r"|(FAIL)[ \t]+\S+[ \t]+(?:[\d.]+s|\[))",
     re.MULTILINE,
 )
-_CARGO_RE: Final = LazyPattern(
+_CARGO_RE: Final = re.compile(
     r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", re.MULTILINE
 )
-_FOUND_RE: Final = LazyPattern(
+_FOUND_RE: Final = re.compile(
     r"^Found (\d+) errors?\b(?:[^\n(]*\((\d+) fixed, (\d+) remaining\))?", re.MULTILINE
 )
-_MYPY_SUCCESS_RE: Final = LazyPattern(r"^Success: no issues found", re.MULTILINE)
-_RUFF_SUCCESS_RE: Final = LazyPattern(r"^All checks passed!", re.MULTILINE)
-_PYRIGHT_RE: Final = LazyPattern(
+_MYPY_SUCCESS_RE: Final = re.compile(r"^Success: no issues found", re.MULTILINE)
+_RUFF_SUCCESS_RE: Final = re.compile(r"^All checks passed!", re.MULTILINE)
+_PYRIGHT_RE: Final = re.compile(
     r"^[ \t]*(\d+) errors?, (\d+) warnings?, (\d+) (?:informations?|notes?)", re.MULTILINE
 )
-_ESLINT_RE: Final = LazyPattern(
+_ESLINT_RE: Final = re.compile(
     r"^\S*[ \t]*\d+ problems? \((\d+) errors?, (\d+) warnings?\)", re.MULTILINE
 )
-_RSPEC_RE: Final = LazyPattern(
+_RSPEC_RE: Final = re.compile(
     r"^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?"
     r"(?:, (\d+) errors? occurred outside of examples)?",
     re.MULTILINE,
 )
-_PHPUNIT_OK_RE: Final = LazyPattern(r"^OK \((\d+) tests?, \d+ assertions?\)", re.MULTILINE)
-_PHPUNIT_RE: Final = LazyPattern(r"^Tests: (\d+), Assertions: \d+((?:, [A-Za-z ]+: \d+)*)\.", re.M)
-_MAVEN_RE: Final = LazyPattern(
+_PHPUNIT_OK_RE: Final = re.compile(r"^OK \((\d+) tests?, \d+ assertions?\)", re.MULTILINE)
+_PHPUNIT_RE: Final = re.compile(r"^Tests: (\d+), Assertions: \d+((?:, [A-Za-z ]+: \d+)*)\.", re.M)
+_MAVEN_RE: Final = re.compile(
     r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)", re.MULTILINE
 )
-_DOTNET_RE: Final = LazyPattern(
+_DOTNET_RE: Final = re.compile(
     r"^\s*(?:Passed|Failed)!\s+-\s+Failed:\s+(\d+),\s+Passed:\s+(\d+),\s+Skipped:\s+(\d+)",
     re.MULTILINE,
 )
-_CTEST_RE: Final = LazyPattern(
-    r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.MULTILINE
-)
+_CTEST_RE: Final = re.compile(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.MULTILINE)
 # ExUnit: "14 doctests, 1 property, 87 tests, 0 failures, 2 excluded" (any test types).
-_EXUNIT_RE: Final = LazyPattern(
+_EXUNIT_RE: Final = re.compile(
     r"^(?:\d+ (?:doctests?|propert(?:y|ies)|tests?|features?), )+\d+ failures?"
     r"(?:, \d+ (?:excluded|skipped|invalid))*"
     r"(?: \((?:\d+ (?:excluded|skipped|invalid)(?:, )?)+\))?",
@@ -107,10 +103,10 @@ _EXUNIT_KINDS: Final = frozenset(
     {"doctest", "doctests", "property", "properties", "test", "tests", "feature", "features"}
 )
 # credo: "42 mods/funs, found no issues." / "found 1 refactoring opportunity, 2 warnings."
-_CREDO_RE: Final = LazyPattern(
+_CREDO_RE: Final = re.compile(
     r"^\d+ mods/funs, found (no issues|\d+ [a-z ]+(?:, \d+ [a-z ]+)*)\.?[ \t]*$", re.MULTILINE
 )
-_SUCCESS_RE: Final = LazyPattern(
+_SUCCESS_RE: Final = re.compile(
     r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\."
     r"|[ \t]*0 errors?, \d+ warnings?, \d+ informations?|Found 0 errors)",
     re.MULTILINE,
@@ -188,12 +184,12 @@ _ONE_LINE: Final = frozenset(
 )
 
 
-def _matches(pattern: LazyPattern, text: str) -> Iterable[re.Match[str]]:
+def _matches(pattern: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
     """Every match of ``pattern`` in ``text``; none at once when the text lacks its needle."""
     return pattern.finditer(text) if _NEEDLES.get(pattern.pattern, "") in text else ()
 
 
-def _last(pattern: LazyPattern, text: str) -> re.Match[str] | None:
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The last match of ``pattern`` in ``text``."""
     needle = _NEEDLES.get(pattern.pattern, "")
     if needle not in text:
@@ -584,7 +580,7 @@ def check_passed(
 # "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
 # test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
 # rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]".
-_FAILING_TEST_RE: Final = LazyPattern(
+_FAILING_TEST_RE: Final = re.compile(
     r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
     r"|(?:FAILED|ERROR) ([^\s]+::[^\s]+)"
     r"|test ([^\s]+) \.\.\. FAILED[ \t]*$"
@@ -616,7 +612,7 @@ def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
 
 # The line that says why a check failed: an ExUnit "** (Error) ...", a pytest "E   ...", a
 # Rust panic message, a compiler or tool "error: ...".
-_ERROR_LINE_RE: Final = LazyPattern(
+_ERROR_LINE_RE: Final = re.compile(
     r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
     r"|E {3}[^\n]*\S"
     r"|thread '[^'\n]*' panicked at[^\n]*"
@@ -626,7 +622,7 @@ _ERROR_LINE_RE: Final = LazyPattern(
     re.MULTILINE,
 )
 # Lines that say nothing about why: a harness's exit report, a runner's start banner.
-_BOILERPLATE_RE: Final = LazyPattern(
+_BOILERPLATE_RE: Final = re.compile(
     r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
     r"|finished in |randomized with seed|[=\-_.*]+$)",
     re.IGNORECASE,
@@ -657,7 +653,7 @@ def failure_line(output: str, summary: str = "") -> str:
 
 
 _EXIT_SCAN: Final = 2048
-_EXIT_LINE_RE: Final = LazyPattern(
+_EXIT_LINE_RE: Final = re.compile(
     r"""^[ \t>*\[(\#-]*(?:error:[ \t]*)?
     (?:
         (?:command[ \t]+failed[ \t]+with[ \t]+|process[ \t]+exited[ \t]+with[ \t]+)?

@@ -22,7 +22,7 @@ from deriver.recording import Failures, verification
 from deriver.shell import CheckRun, CheckScope, shown_command
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import EXCERPT_CHARS, code, describe
-from session_memory.redact import contain_trusted_line, quote_untrusted
+from session_memory.core.redact import contain_trusted_line, quote_untrusted
 
 __all__ = ["CheckRules", "covered_by_checks"]
 

@@ -18,21 +18,21 @@ import orjson
 from deriver.rules import Rules
 from deriver.store import MemoryStore
 from deriver.token_budget import TokenArithmetic
-from session_memory.arguments import check_argument
-from session_memory.errors import ConfigError, SnapshotError
-from session_memory.event_struct import AnyEvent, DecodedEvent
-from session_memory.memory_view import (
+from session_memory.core.arguments import check_argument
+from session_memory.core.errors import ConfigError, SnapshotError
+from session_memory.core.event_struct import AnyEvent, DecodedEvent
+from session_memory.core.memory_view import (
     MEMORY_SCHEMA_VERSION,
     DiagnosticsView,
     MemoryView,
     SkippedLine,
 )
-from session_memory.tokens import DEFAULT_ENCODING, counter
+from session_memory.core.tokens import DEFAULT_ENCODING, counter
 
 if TYPE_CHECKING:
-    from session_memory.events import TranscriptEvent
-    from session_memory.memory import SessionMemory
-    from session_memory.reader import FoldRecord
+    from session_memory.core.event_struct import FoldRecord
+    from session_memory.core.events import TranscriptEvent
+    from session_memory.core.memory import SessionMemory
 
 __all__ = ["SessionMemoryDeriver"]
 
@@ -231,7 +231,7 @@ class SessionMemoryDeriver:
         """The memory as a frozen :class:`SessionMemory`, built on demand and cached."""
         view = self.memory_view
         if self._memory is None or self._memory[0] is not view:
-            from session_memory.memory import SessionMemory
+            from session_memory.core.memory import SessionMemory
 
             self._memory = (view, SessionMemory.from_view(view))
         return self._memory[1]
@@ -404,8 +404,8 @@ DecodedEvent: a fold of DecodedEvents (the service's) never needs pydantic."""
 
 
 def _import_model_path() -> list[Any]:
-    from session_memory.events import TranscriptEvent
-    from session_memory.reader import event_from_object
+    from session_memory.core.event_struct import event_from_object
+    from session_memory.core.events import TranscriptEvent
 
     _model_path[:] = [TranscriptEvent, event_from_object]
     return _model_path

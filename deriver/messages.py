@@ -23,9 +23,9 @@ from deriver.wording import (
     relative_uncached,
     str_or_none,
 )
-from session_memory.event_struct import AnyEvent
-from session_memory.outcome import payload_text
-from session_memory.redact import contain_trusted_line, quote_untrusted
+from session_memory.core.event_struct import AnyEvent
+from session_memory.core.outcome import payload_text
+from session_memory.core.redact import contain_trusted_line, quote_untrusted
 
 __all__ = [
     "AssistantMessage",

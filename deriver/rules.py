@@ -22,8 +22,8 @@ from deriver.messages import (
 from deriver.recording import Failures
 from deriver.store import Item, MemoryStore
 from deriver.tool_calls import ToolCallRules, parse_tool_event
-from session_memory.event_struct import AnyEvent
-from session_memory.memory_view import SectionName
+from session_memory.core.event_struct import AnyEvent
+from session_memory.core.memory_view import SectionName
 
 __all__ = ["RULES", "Handler", "Rule", "Rules"]
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from deriver.user_text import word_set
-from session_memory.lazy_regex import LazyPattern
 
 __all__ = [
     "SHELLS",
@@ -81,10 +80,10 @@ _MAX_SHELL_NESTING: Final = 2
 SHELLS: Final = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell"})
 SHELL_C_FLAGS: Final = frozenset({"-c", "-lc", "-ic", "-lic", "-cl", "-li", "-command"})
 
-_HEREDOC_RE: Final = LazyPattern(
+_HEREDOC_RE: Final = re.compile(
     r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*?^[ \t]*\3[ \t]*$", re.MULTILINE | re.DOTALL
 )
-_TOKEN_RE: Final = LazyPattern(
+_TOKEN_RE: Final = re.compile(
     r"""[ \t\r]*(?:
         (?P<op>&&|\|\||\|&|[|;&()\n])
       | (?P<word>(?:\d*[<>]{1,2}&?[\d-]*|[^\s|;&()<>'"\\]+|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+)
@@ -92,20 +91,20 @@ _TOKEN_RE: Final = LazyPattern(
     )""",
     re.VERBOSE | re.DOTALL,
 )
-_UNQUOTE_RE: Final = LazyPattern(r"""'([^']*)'?|"((?:[^"\\]|\\.)*)"?|\\(.)""", re.DOTALL)
-_BACKSLASH_RE: Final = LazyPattern(r"\\(.)", re.DOTALL)
-_ASSIGNMENT_RE: Final = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_DURATION_RE: Final = LazyPattern(r"^\d+(?:\.\d+)?[smhd]?$")
-_PYTHON_RE: Final = LazyPattern(r"^(?:python[\d.]*|py|pypy[\d.]*)$")
+_UNQUOTE_RE: Final = re.compile(r"""'([^']*)'?|"((?:[^"\\]|\\.)*)"?|\\(.)""", re.DOTALL)
+_BACKSLASH_RE: Final = re.compile(r"\\(.)", re.DOTALL)
+_ASSIGNMENT_RE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_DURATION_RE: Final = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
+_PYTHON_RE: Final = re.compile(r"^(?:python[\d.]*|py|pypy[\d.]*)$")
 # How projects name their gates, in package scripts, make, just, task, mise, turbo and nx
 # ("test", "check-types", "lint:ci", "test:unit", "ci:lint"); never a watch mode.
-_GATE_RE: Final = LazyPattern(
+_GATE_RE: Final = re.compile(
     r"^(?!.*watch)(?:[\w-]+:)*(?:test|tests|check|checks|lint|lints|ci|verify|validate"
     r"|typecheck|type-check|types|tsc|compile|build|coverage|cov|e2e|unit|spec|integration"
     r"|qa|precommit|pre-commit|(?:fmt|format)[-_:]check|(?:unit|integration|e2e)[-_]tests?)"
     r"(?:[:_.-][\w:.-]*)?$"
 )
-_GRADLE_TASK_RE: Final = LazyPattern(r"^(?:test|build|check|assemble|lint)\w*$")
+_GRADLE_TASK_RE: Final = re.compile(r"^(?:test|build|check|assemble|lint)\w*$")
 
 _NO_RUN_FLAGS: Final = frozenset({"--version", "--help", "-h"})
 # Wrappers that run the rest of the line as a command, after their own flags.
@@ -189,7 +188,7 @@ _RUN_RUNNERS: Final = frozenset({"mise", "turbo", "nx", "pre-commit", "prek", "l
 _RUNNER_VALUE_FLAGS: Final = frozenset(
     {"-C", "--cd", "--filter", "-F", "-j", "--jobs", "--projects", "-p", "--hook-stage"}
 )
-_REDIRECT_WORD_RE: Final = LazyPattern(r"^\d*[<>]{1,2}&?[\w/.-]*$")
+_REDIRECT_WORD_RE: Final = re.compile(r"^\d*[<>]{1,2}&?[\w/.-]*$")
 # Options that narrow which tests run: a run with them is covered by one without them.
 _SELECTING_FLAGS: Final = frozenset(
     {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-run", "--run", "-t",
@@ -637,14 +636,14 @@ def _check_run(command: str) -> CheckRun | None:
     )
 
 
-_STDERR_MERGE_RE: Final = LazyPattern(r"(?<!\S)\d?>&\d(?!\S)|(?<!\S)2>/dev/null(?!\S)")
-_OUTPUT_FILTER_RE: Final = LazyPattern(
+_STDERR_MERGE_RE: Final = re.compile(r"(?<!\S)\d?>&\d(?!\S)|(?<!\S)2>/dev/null(?!\S)")
+_OUTPUT_FILTER_RE: Final = re.compile(
     r"\s*\|&?\s*(?:tail|head|grep|egrep|rg|cat|tee|less|more|cut|sort|uniq|wc|sed|awk)"
     r"(?:\s[^|;&'\"]*)?$"
 )
 
 
-_LEADING_CD_RE: Final = LazyPattern(r"^cd [^\s;&|'\"]+ ?(?:&&|;) ?")
+_LEADING_CD_RE: Final = re.compile(r"^cd [^\s;&|'\"]+ ?(?:&&|;) ?")
 
 
 def shown_command(command: str) -> str:
@@ -683,7 +682,7 @@ _LOOKING_GIT: Final = frozenset(
 _WRITING_FIND_FLAGS: Final = frozenset(
     {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}
 )
-_REDIRECT_RE: Final = LazyPattern(r"^\d*>>?(?!&)(.*)$")
+_REDIRECT_RE: Final = re.compile(r"^\d*>>?(?!&)(.*)$")
 
 
 def is_read_only_command(command: str) -> bool:

@@ -14,12 +14,12 @@ from typing import Any, Final
 
 from deriver.keys import ItemKey
 from deriver.token_budget import TokenArithmetic
-from session_memory.arguments import check_argument
-from session_memory.errors import SnapshotError
-from session_memory.layout import (
+from session_memory.core.arguments import check_argument
+from session_memory.core.errors import SnapshotError
+from session_memory.core.layout import (
     RENDER_ORDER,
 )
-from session_memory.memory_view import GoalView, ItemView, ProvenanceView, SectionName
+from session_memory.core.memory_view import GoalView, ItemView, ProvenanceView, SectionName
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 

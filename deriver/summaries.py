@@ -26,8 +26,6 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Final, Literal, NamedTuple
 
-from session_memory.lazy_regex import LazyPattern
-
 __all__ = [
     "MAX_PER_KIND",
     "SUMMARY_CHARS",
@@ -76,19 +74,19 @@ _KEYWORDS: Final[tuple[tuple[SectionKind, tuple[str, ...]], ...]] = (
     ("skip", ("concept", "file", "code section", "snapshot", "context", "technical")),
 )  # fmt: skip
 
-_BULLET: Final = LazyPattern(r"^(\s*)(?:[-*+•]|\d+[.)])\s+(.*)$")
-_CHECKBOX: Final = LazyPattern(r"^\[[ xX✓✔~>▶-]?\]\s*")
-_LABEL: Final = LazyPattern(r"^\*\*([^*]{2,60}?)\*\*\s*:?\s*(.*)$")
-_BOLD: Final = LazyPattern(r"\*\*([^*]+)\*\*")
-_MD_HEADING: Final = LazyPattern(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
-_NUMBERED_HEADING: Final = LazyPattern(r"^(\d{1,2})\.\s+([A-Z][^*:\n]{2,60}):\s*$")
-_BOLD_HEADING: Final = LazyPattern(r"^\s{0,3}\*\*([^*]{2,60})\*\*:?\s*$")
-_TITLE_HEADING: Final = LazyPattern(r"^([A-Z][A-Za-z &/'-]{2,40}):\s*$")
-_SUMMARY_START: Final = LazyPattern(r"^\s*Summary:\s*$", re.M)
+_BULLET: Final = re.compile(r"^(\s*)(?:[-*+•]|\d+[.)])\s+(.*)$")
+_CHECKBOX: Final = re.compile(r"^\[[ xX✓✔~>▶-]?\]\s*")
+_LABEL: Final = re.compile(r"^\*\*([^*]{2,60}?)\*\*\s*:?\s*(.*)$")
+_BOLD: Final = re.compile(r"\*\*([^*]+)\*\*")
+_MD_HEADING: Final = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_NUMBERED_HEADING: Final = re.compile(r"^(\d{1,2})\.\s+([A-Z][^*:\n]{2,60}):\s*$")
+_BOLD_HEADING: Final = re.compile(r"^\s{0,3}\*\*([^*]{2,60})\*\*:?\s*$")
+_TITLE_HEADING: Final = re.compile(r"^([A-Z][A-Za-z &/'-]{2,40}):\s*$")
+_SUMMARY_START: Final = re.compile(r"^\s*Summary:\s*$", re.M)
 
 
 _KEYWORD_PATTERNS: Final = tuple(
-    (kind, LazyPattern("|".join(map(re.escape, words)))) for kind, words in _KEYWORDS
+    (kind, re.compile("|".join(map(re.escape, words)))) for kind, words in _KEYWORDS
 )
 """Per kind, in order, one search for any of its keywords (a scan in C, not a generator)."""
 

@@ -12,10 +12,10 @@ Total, deterministic, free of I/O and bounded on long outputs.
 
 from __future__ import annotations
 
+import re
 from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
-from session_memory.lazy_regex import LazyPattern
 
 __all__ = ["TrackerChange", "tracker_changes"]
 
@@ -30,7 +30,7 @@ class TrackerChange(NamedTuple):
 
 _PROGRAMS: Final = frozenset({"bd", "beads"})
 _ID: Final = r"[A-Za-z][\w-]*-[a-z0-9]+(?:\.\d+)*"
-_ID_RE: Final = LazyPattern(rf"^{_ID}$")
+_ID_RE: Final = re.compile(rf"^{_ID}$")
 # Status glyphs beads prints before an issue.
 _GLYPHS: Final = {
     "\u25cb": "pending",
@@ -40,17 +40,15 @@ _GLYPHS: Final = {
 }
 _GLYPH: Final = "[\u25cb\u25d0\u2713\u2714]"
 # ``○ id [● P2] [task] - Title``  /  ``○ id · Title   [● P2 · OPEN]``  /  ``↳ ○ id: Title ● P2``
-_ROW_RE: Final = LazyPattern(
+_ROW_RE: Final = re.compile(
     rf"^\s*(?:\u21b3\s*)?(?P<glyph>{_GLYPH})\s+(?P<id>{_ID})(?::|\s+\u00b7|\s+(?:\[[^\]]*\]\s*)*-)"
     r"\s+(?P<title>.+?)\s*(?:\[\u25cf[^\]]*\]|\u25cf\s*P\d)?\s*$"
 )
 # ``1. [● P2] [task] spotter-u4u.1: Title`` (bd ready)
-_READY_RE: Final = LazyPattern(
-    rf"^\s*\d+\.\s+(?:\[[^\]]*\]\s*)*(?P<id>{_ID}):\s+(?P<title>.+?)\s*$"
-)
-_CREATED_RE: Final = LazyPattern(rf"^\s*\u2713\s*Created issue:\s*(?P<id>{_ID})\s*$")
-_TITLE_RE: Final = LazyPattern(r"^\s*Title:\s*(?P<title>.+?)\s*$")
-_BLOCKED_RE: Final = LazyPattern(r"\s*\((?:blocked by|blocks):[^)]*\)?\s*$")
+_READY_RE: Final = re.compile(rf"^\s*\d+\.\s+(?:\[[^\]]*\]\s*)*(?P<id>{_ID}):\s+(?P<title>.+?)\s*$")
+_CREATED_RE: Final = re.compile(rf"^\s*\u2713\s*Created issue:\s*(?P<id>{_ID})\s*$")
+_TITLE_RE: Final = re.compile(r"^\s*Title:\s*(?P<title>.+?)\s*$")
+_BLOCKED_RE: Final = re.compile(r"\s*\((?:blocked by|blocks):[^)]*\)?\s*$")
 _STATUS_WORDS: Final = {"open": "pending", "in_progress": "in_progress", "closed": "closed"}
 _MAX_LINES: Final = 400
 _MAX_SCAN: Final = 64 * 1024

@@ -1,6 +1,6 @@
 """The budget's token arithmetic: exact counts of the rendered memory from counts of its parts.
 
-The memory is counted in parts (see :mod:`session_memory.layout`): the header, each section's
+The memory is counted in parts (see :mod:`session_memory.core.layout`): the header, each section's
 heading and marker, each item's prefix and body, the goal block. That the parts add up to the
 count of the whole rests on facts about the encoding, all of them kept and checked here:
 
@@ -11,15 +11,15 @@ count of the whole rests on facts about the encoding, all of them kept and check
 * a rolling fold line splits at the same boundaries around its count and after each comma.
 
 :class:`TokenArithmetic` checks these on probes when it is built and refuses, with a
-:class:`~session_memory.errors.ConfigError`, an encoding for which they do not hold.
+:class:`~session_memory.core.errors.ConfigError`, an encoding for which they do not hold.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from session_memory.errors import ConfigError
-from session_memory.layout import (
+from session_memory.core.errors import ConfigError
+from session_memory.core.layout import (
     HEADER,
     RENDER_ORDER,
     body,
@@ -28,8 +28,8 @@ from session_memory.layout import (
     marker_line,
     section_header,
 )
-from session_memory.memory_view import SectionName
-from session_memory.tokens import TokenCounter
+from session_memory.core.memory_view import SectionName
+from session_memory.core.tokens import TokenCounter
 
 __all__ = ["MAX_MARKER_DIGITS", "TokenArithmetic"]
 
@@ -84,7 +84,7 @@ class _Counts:
 
 
 _SHARED: Final[dict[TokenCounter, _Counts]] = {}
-"""The shared counts per counter; the counters of :func:`~session_memory.tokens.counter`
+"""The shared counts per counter; the counters of :func:`~session_memory.core.tokens.counter`
 live as long as the process, one per encoding."""
 
 

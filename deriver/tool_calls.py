@@ -1,7 +1,7 @@
 """Rules for the tool-call lifecycle: requested, started, completed, failed.
 
 A ``tool_lifecycle`` event is parsed into a :class:`ToolEvent` (pure; a finished call
-carries its typed :class:`~session_memory.outcome.ToolOutcome`), then applied: open calls
+carries its typed :class:`~session_memory.core.outcome.ToolOutcome`), then applied: open calls
 are todos, started and unfinished calls are uncertain, finished calls become completed
 work, folded reads, changed files, failed attempts or check results.
 """
@@ -48,9 +48,9 @@ from deriver.wording import (
     str_or_none,
     uncertain_text,
 )
-from session_memory.event_struct import AnyEvent
-from session_memory.outcome import ToolOutcome, payload_text, tool_outcome
-from session_memory.redact import quote_untrusted
+from session_memory.core.event_struct import AnyEvent
+from session_memory.core.outcome import ToolOutcome, payload_text, tool_outcome
+from session_memory.core.redact import quote_untrusted
 
 __all__ = ["Call", "Fold", "ToolCallRules", "ToolEvent", "parse_tool_event"]
 

@@ -15,7 +15,6 @@ from typing import Final
 
 from deriver.shell import SHELL_C_FLAGS, SHELLS, basename
 from deriver.user_text import first_line, word_set
-from session_memory.lazy_regex import LazyPattern
 
 __all__ = [
     "ToolKind",
@@ -169,10 +168,10 @@ _SEARCH_KEYS: Final = (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory")
 
 # No "^": a pattern that starts with a literal is searched for quickly; line starts are
 # checked by hand (see _patch_paths).
-_PATCH_FILE_RE: Final = LazyPattern(
+_PATCH_FILE_RE: Final = re.compile(
     r"\*\*\* (?:(?:Update|Add|Delete) File|Move to):[ \t]*(.+?)[ \t]*$", re.MULTILINE
 )
-_JSON_LOOKS_LIKE_OBJECT: Final = LazyPattern(r"^\s*\{")
+_JSON_LOOKS_LIKE_OBJECT: Final = re.compile(r"^\s*\{")
 # Parsing a JSON argument string costs O(n); past this size it is not an argument object.
 _MAX_JSON_ARGS: Final = 1 << 20
 

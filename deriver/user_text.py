@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from session_memory.lazy_regex import LazyPattern
-
 __all__ = ["answer_gist", "first_line", "informative_line", "is_acknowledgement", "word_set"]
 
 
@@ -40,9 +38,9 @@ _CJK_ACKS: Final = word_set(
 )
 _CJK_FILLERS: Final = frozenset("吧啊呀了哈嗯呢的")
 _CJK_MAX: Final = max(len(phrase) for phrase in _CJK_ACKS)
-_CJK_RE: Final = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_RE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 # Letters, digits, apostrophes and CJK survive; punctuation, emoji and symbols become spaces.
-_NON_WORD_RE: Final = LazyPattern(r"[^\w']+|_+")
+_NON_WORD_RE: Final = re.compile(r"[^\w']+|_+")
 
 
 def _cjk_acknowledged(token: str) -> bool:
@@ -120,10 +118,10 @@ def _continues(words: list[str]) -> bool:
     return all(w in _GO_ON_VERBS or w in _ACK_WORDS or w in _POINTING_BACK for w in words)
 
 
-_NON_BLANK_RE: Final = LazyPattern(r"\S")
-_LINE_BREAK_RE: Final = LazyPattern(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_NON_BLANK_RE: Final = re.compile(r"\S")
+_LINE_BREAK_RE: Final = re.compile(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 # Blanks up to the end of a line: whether a line cut at the look-ahead window really ends there.
-_BLANK_TO_EOL_RE: Final = LazyPattern(
+_BLANK_TO_EOL_RE: Final = re.compile(
     r"[^\S\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(?:[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]|\Z)"
 )
 _ELLIPSIS: Final = "\u2026"
@@ -156,7 +154,7 @@ def first_line(text: str, max_chars: int = 200) -> str:
 
 
 # What an error says, across languages and tools: the line a failure is quoted by.
-_ERROR_RE: Final = LazyPattern(
+_ERROR_RE: Final = re.compile(
     r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
     r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
     r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing to commit|panicked at"
@@ -164,7 +162,7 @@ _ERROR_RE: Final = LazyPattern(
     re.IGNORECASE,
 )
 # Lines that frame an output and never say why it failed.
-_BOILERPLATE_RE: Final = LazyPattern(
+_BOILERPLATE_RE: Final = re.compile(
     r"^\s*(?:(?:Error: )?Exit code -?\d+|On branch \S+|Your branch is\b.*|hint:.*"
     r"|(?:Running|Compiling|Checking|Finished|Getting|Resolving|Downloading|Building)\b.*"
     r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
@@ -210,17 +208,17 @@ def informative_line(text: str, max_chars: int = 200) -> str:
 
 
 # What an answer says, past its lead-in: markdown framing and openers are skipped.
-_FRAMING_RE: Final = LazyPattern(
+_FRAMING_RE: Final = re.compile(
     r"^(?:#{1,6}\s|[-=*_\u2500\u2501]{3,}\s*$|```|\|[-: |]+\|?\s*$|</?[\w-]+>\s*$)"
 )
-_MARKER_RE: Final = LazyPattern(r"^(?:[-*+\u2022]\s+|\d+[.)]\s+|>\s*)+")
-_EMPHASIS_RE: Final = LazyPattern(r"\*\*|__")
-_SENTENCE_END_RE: Final = LazyPattern(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+_MARKER_RE: Final = re.compile(r"^(?:[-*+\u2022]\s+|\d+[.)]\s+|>\s*)+")
+_EMPHASIS_RE: Final = re.compile(r"\*\*|__")
+_SENTENCE_END_RE: Final = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
 _COLONS: Final = (":", "\uff1a")
 _MAX_OPENER_WORDS: Final = 3
 _MAX_GIST_LINES: Final = 200
 _SHORT_GIST: Final = 60
-_LITERAL_BREAK_RE: Final = LazyPattern(r"(?:\\r)?\\n")
+_LITERAL_BREAK_RE: Final = re.compile(r"(?:\\r)?\\n")
 
 
 def _is_opener(sentence: str) -> bool:

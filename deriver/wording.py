@@ -1,17 +1,17 @@
 """How the rules word what they record: arguments as code spans, contained lines, goal texts.
 
-Texts enter items only through the containment functions of :mod:`session_memory.redact`:
+Texts enter items only through the containment functions of :mod:`session_memory.core.redact`:
 secrets are redacted, tool output is quoted.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Final
 
 from deriver.user_text import first_line
-from session_memory.lazy_regex import LazyPattern
-from session_memory.redact import contain_block, contain_trusted_line
+from session_memory.core.redact import contain_block, contain_trusted_line
 
 __all__ = [
     "ARG_CHARS",
@@ -41,7 +41,7 @@ FAILURE_ARG_CHARS: Final = 100
 """A failed command is named by its start: the line that says why matters more."""
 ARG_CHARS: Final = 160
 # Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer).
-_LITERAL_BREAKS_RE: Final = LazyPattern(r"(?:\\r)?\\n|\\t")
+_LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
 _ELLIPSIS: Final = "\u2026"
 
 

@@ -7,13 +7,13 @@ models and the readers at start-up, nor even for :mod:`typing` and :mod:`importl
 
 from __future__ import annotations
 
-from session_memory.lazy_names import lazy_names
+from session_memory.core.lazy_names import lazy_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
-    from session_memory.errors import (
+    from session_memory.core.errors import (
         BudgetError,
         ConfigError,
         SessionMemoryError,
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
         TranscriptReplaced,
         ViewInputError,
     )
-    from session_memory.events import TranscriptEvent
-    from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
-    from session_memory.reader import read_events, read_records
+    from session_memory.core.events import TranscriptEvent
+    from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
+    from session_memory.formats.reader import read_events, read_records
 
 __all__ = [
     "BudgetError",
@@ -58,15 +58,15 @@ _HOME: Final[dict[str, str]] = {
             "TranscriptReplaced",
             "ViewInputError",
         ),
-        "session_memory.errors",
+        "session_memory.core.errors",
     ),
-    "TranscriptEvent": "session_memory.events",
+    "TranscriptEvent": "session_memory.core.events",
     **dict.fromkeys(
         ("Goal", "MemoryItem", "Provenance", "SessionMemory", "SkippedLine"),
-        "session_memory.memory",
+        "session_memory.core.memory",
     ),
-    "read_events": "session_memory.reader",
-    "read_records": "session_memory.reader",
+    "read_events": "session_memory.formats.reader",
+    "read_records": "session_memory.formats.reader",
 }
 
 

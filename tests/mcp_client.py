@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters
 def with_client(mcp_args: list[str], work: Callable[[Client], Awaitable[Any]]) -> Any:
     """Run ``work`` with a client of ``session-memory mcp <mcp_args>``; its result."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "session_memory.cli", "mcp", *mcp_args]
+        command=sys.executable, args=["-m", "session_memory.apps.cli", "mcp", *mcp_args]
     )
 
     async def main() -> Any:

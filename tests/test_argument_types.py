@@ -17,11 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
-from session_memory.errors import ConfigError, SessionMemoryError, SnapshotError, ViewInputError
+from session_memory.apps.service import MemoryService
+from session_memory.core.errors import (
+    ConfigError,
+    SessionMemoryError,
+    SnapshotError,
+    ViewInputError,
+)
+from session_memory.core.memory import SessionMemory
 from session_memory.formats import make_adapter, read_transcript
-from session_memory.memory import SessionMemory
-from session_memory.reader import read_events, read_records
-from session_memory.service import MemoryService
+from session_memory.formats.reader import read_events, read_records
 from viewbuilder import build_model_view, render_memory
 from viewbuilder.cache import MessageTokenCache
 from viewbuilder.view import message_tokens

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
-from session_memory.events import KNOWN_EVENT_TYPES, TranscriptEvent
-from session_memory.reader import read_records
+from session_memory.core.events import KNOWN_EVENT_TYPES, TranscriptEvent
+from session_memory.formats.reader import read_records
 
 _EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

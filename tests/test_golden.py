@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.cli import main
+from session_memory.apps.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"

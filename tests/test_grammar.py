@@ -27,8 +27,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_memory.layout import HEADER, RENDER_ORDER, SECTION_TITLES, body, item_prefix
-from session_memory.memory import SectionName, SessionMemory
+from session_memory.core.layout import HEADER, RENDER_ORDER, SECTION_TITLES, body, item_prefix
+from session_memory.core.memory import SectionName, SessionMemory
 from tests.transcripts import FORMATS, SLOTS, derive, jsonl, records
 from viewbuilder import build_model_view, render_memory
 

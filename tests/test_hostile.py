@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory.reader import MAX_LINE_BYTES, read_records
+from session_memory.formats.reader import MAX_LINE_BYTES, read_records
 from viewbuilder import render_memory
 
 GOAL = orjson.dumps(
@@ -22,7 +22,7 @@ LAST = orjson.dumps({"event_id": "t", "event_type": "terminal", "payload": {"rea
 PEAK_RSS_OF_DERIVE = """
 import re, sys
 from deriver import SessionMemoryDeriver
-from session_memory.reader import read_records
+from session_memory.formats.reader import read_records
 deriver = SessionMemoryDeriver.rebuild(read_records(sys.argv[1]))
 status = open("/proc/self/status").read()
 print(deriver.memory.event_count, deriver.memory.diagnostics.lines_skipped,

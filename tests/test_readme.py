@@ -31,7 +31,7 @@ class TestReadme:
         assert first.startswith("$ session-memory ")
         args = shlex.split(first.removeprefix("$ session-memory "))
         result = subprocess.run(
-            [sys.executable, "-m", "session_memory.cli", *args],
+            [sys.executable, "-m", "session_memory.apps.cli", *args],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -26,7 +26,7 @@ from benchmarks.recall.scoring import (
     parse_sections,
     sections_containing,
 )
-from session_memory.layout import HEADER, body, goal_block, item_prefix, section_header
+from session_memory.core.layout import HEADER, body, goal_block, item_prefix, section_header
 
 
 def _memory_markdown() -> str:

@@ -1,4 +1,4 @@
-"""Tests for session_memory.redact: secret redaction and containment of untrusted text.
+"""Tests for session_memory.core.redact: secret redaction and containment of untrusted text.
 
 The secrets and ordinary strings are the corpus of ``secret_corpus.py``: fake secrets built at
 run time, so no realistic credential is written in a file.
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_memory.errors import ConfigError
-from session_memory.redact import (
+from session_memory.core.errors import ConfigError
+from session_memory.core.redact import (
     _ALL_RULES,
     NEWLINE_MARK,
     REDACTION_KINDS,

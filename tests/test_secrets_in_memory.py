@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory.memory import SessionMemory
+from session_memory.core.memory import SessionMemory
 from tests.secret_corpus import ALL_ORDINARY, ALL_SECRETS, ORDINARY, SECRETS
 from tests.transcripts import FORMATS, derive, everywhere, jsonl, records
 from viewbuilder import build_model_view, render_memory

@@ -41,25 +41,28 @@ CURRENT_HOOK_MAY_IMPORT = frozenset(
         "errno",
         "gc",
         "session_memory",
-        "session_memory.cli",
-        "session_memory.current",
-        "session_memory.encoding_names",
-        "session_memory.errors",
-        "session_memory.files",
-        "session_memory.hashes",
-        "session_memory.hook",
-        "session_memory.json_codec",
-        "session_memory.lazy_names",
-        "session_memory.state_files",
-        "session_memory.typed_tuple",
-        "session_memory.writes",
+        "session_memory.apps",
+        "session_memory.apps.memory_dir",
+        "session_memory.core",
+        "session_memory.apps.cli",
+        "session_memory.apps.memory_dir.current",
+        "session_memory.core.encoding_names",
+        "session_memory.core.errors",
+        "session_memory.apps.memory_dir.files",
+        "session_memory.apps.memory_dir.hashes",
+        "session_memory.apps.hook",
+        "session_memory.apps.memory_dir.json_codec",
+        "session_memory.core.lazy_names",
+        "session_memory.apps.memory_dir.state",
+        "session_memory.apps.memory_dir.typed_tuple",
+        "session_memory.apps.memory_dir.writes",
     }
 )
 
 # Runs the CLI in-process in a fresh interpreter, then prints every module it has loaded.
 _MODULES_PROBE = """
 import sys
-from session_memory.cli import main
+from session_memory.apps.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -199,11 +202,11 @@ def test_derive_of_a_native_transcript_loads_no_pydantic(tmp_path: Path, json: l
 # still validate (a new one built after the call included).
 _AFTER_A_FOLD_PROBE = """
 import sys
-from session_memory.cli import main
+from session_memory.apps.cli import main
 main(sys.argv[1:])
 loader = sys.modules.get("pydantic.plugin._loader")
 from pydantic import BaseModel
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
 class Later(BaseModel):
     n: int
 event = TranscriptEvent.model_validate({"event_id": "e", "event_type": "message"})
@@ -232,11 +235,11 @@ def test_a_hook_process_ends_with_its_output_and_state_written(tmp_path: Path) -
     transcript = tmp_path / "t.jsonl"
     native_transcript(transcript)
     state = tmp_path / "state"
-    argv = [sys.executable, "-m", "session_memory.cli", "hook", "--state-dir", str(state)]
+    argv = [sys.executable, "-m", "session_memory.apps.cli", "hook", "--state-dir", str(state)]
     done = subprocess.run(argv, input=compact_event(transcript), capture_output=True, check=True)
     context = orjson.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Port the orders API to v2" in context and done.stderr == b""
-    from session_memory.current import read_current_memory
+    from session_memory.apps.memory_dir.current import read_current_memory
 
     current = read_current_memory(transcript, state)
     assert current is not None and context.endswith(current.markdown)
@@ -260,7 +263,7 @@ def test_a_current_hook_call_imports_only_c_modules_and_its_own(
     event = orjson.loads(compact_event(transcript))
     event.update(session_id=session, hook_event_name=hook_event)
     extra = modules_after(argv, orjson.dumps(event)) - startup_modules()
-    assert "session_memory.hook" in extra
+    assert "session_memory.apps.hook" in extra
     assert extra - CURRENT_HOOK_MAY_IMPORT == set()
     assert len(list((tmp_path / "state" / ".hook-sessions").iterdir())) == int(session[1:])
 
@@ -288,5 +291,5 @@ def test_the_console_scripts_current_hook_call_imports_only_c_modules_and_its_ow
     extra = imported_by_a_process(argv, compact_event(transcript)) - imported_by_a_process(
         ["-c", "pass"]
     )
-    assert "session_memory.hook" in extra and "gc" in extra
+    assert "session_memory.apps.hook" in extra and "gc" in extra
     assert extra - CURRENT_HOOK_MAY_IMPORT == set()

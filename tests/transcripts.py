@@ -18,8 +18,8 @@ from typing import Any, Final
 import orjson
 
 from deriver import SessionMemoryDeriver
+from session_memory.core.memory import SessionMemory
 from session_memory.formats import read_transcript
-from session_memory.memory import SessionMemory
 
 FORMATS: Final = ("native", "claude-code", "codex")
 

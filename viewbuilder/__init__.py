@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from session_memory.lazy_names import lazy_names
+from session_memory.core.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from viewbuilder.cache import MessageTokenCache

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from session_memory.errors import ConfigError
+from session_memory.core.errors import ConfigError
 
 __all__ = [
     "DEFAULT_CACHE_SIZE",

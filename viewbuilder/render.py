@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from session_memory.arguments import check_argument
-from session_memory.errors import ViewInputError
-from session_memory.layout import (
+from session_memory.core.arguments import check_argument
+from session_memory.core.errors import ViewInputError
+from session_memory.core.layout import (
     HEADER,
     RENDER_ORDER,
     body,
@@ -15,11 +15,11 @@ from session_memory.layout import (
     marker_line,
     section_header,
 )
-from session_memory.memory_view import ItemView, MemoryView
-from session_memory.per_object import PerObject
+from session_memory.core.memory_view import ItemView, MemoryView
+from session_memory.core.per_object import PerObject
 
 if TYPE_CHECKING:
-    from session_memory.memory import MemoryItem, SessionMemory
+    from session_memory.core.memory import MemoryItem, SessionMemory
 
 __all__ = ["render_memory"]
 
@@ -33,7 +33,7 @@ def render_memory(memory: SessionMemory | MemoryView) -> str:
     building the model); anything else is a :class:`ViewInputError`.
     """
     if type(memory) is not MemoryView:
-        from session_memory.memory import SessionMemory
+        from session_memory.core.memory import SessionMemory
 
         check_argument("memory", memory, SessionMemory, error=ViewInputError)
     if memory.is_empty:

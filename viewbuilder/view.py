@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeAlias
 
 import orjson
 
-from session_memory.arguments import check_argument
-from session_memory.errors import BudgetError, ConfigError, ViewInputError
-from session_memory.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
+from session_memory.core.arguments import check_argument
+from session_memory.core.errors import BudgetError, ConfigError, ViewInputError
+from session_memory.core.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
 from viewbuilder.cache import (
     DEFAULT_MESSAGE_TOKEN_CACHE,
     CacheInfo,
@@ -33,7 +33,7 @@ from viewbuilder.cache import (
 from viewbuilder.render import render_memory
 
 if TYPE_CHECKING:
-    from session_memory.memory import SessionMemory
+    from session_memory.core.memory import SessionMemory
 
 __all__ = [
     "ATTACHMENT_TOKENS",
@@ -151,7 +151,7 @@ def build_model_view(
     history that always contains the latest user message (and so everything after it), never
     starts inside a tool exchange (a kept tool result always has its call), and never drops
     the system prompt or the memory. When even that minimum does not fit, it raises
-    :class:`~session_memory.errors.BudgetError` saying by how many tokens.
+    :class:`~session_memory.core.errors.BudgetError` saying by how many tokens.
 
     ``memory_changed`` tells whether the memory text differs from ``previous``'s (true when
     there is no previous view): when it is true, a prompt cache over the memory breaks.
@@ -161,11 +161,11 @@ def build_model_view(
     default :class:`~viewbuilder.cache.MessageTokenCache` when None); the cache changes only
     how often a message is counted, never a count.
 
-    Raises :class:`~session_memory.errors.ConfigError` for an unknown shape, position or
+    Raises :class:`~session_memory.core.errors.ConfigError` for an unknown shape, position or
     encoding, an impossible window or an option of the wrong type, and :class:`ViewInputError`
     for a message that is not a JSON object or a ``memory`` or ``previous`` of the wrong type.
     """
-    from session_memory.memory import SessionMemory
+    from session_memory.core.memory import SessionMemory
 
     check_argument("memory", memory, SessionMemory, error=ViewInputError, optional=True)
     check_argument("previous", previous, ModelView, error=ViewInputError, optional=True)

@@ -26,8 +26,8 @@ from benchmarks.recall.scoring import (
     sections_containing,
 )
 from deriver import SessionMemoryDeriver
+from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import detect_format, read_transcript
-from session_memory.tokens import DEFAULT_ENCODING, counter
 from viewbuilder import render_memory
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from session_memory.layout import GOAL_TITLE, SECTION_TITLES, item_prefix
+from session_memory.core.layout import GOAL_TITLE, SECTION_TITLES, item_prefix
 
 __all__ = [
     "CURRENT_GOAL",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from session_memory.lazy_names import lazy_names
+from session_memory.core.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from session_memory.formats._base import Adapter, AdapterBase
+    from session_memory.formats.base import Adapter, AdapterBase
     from session_memory.formats.claude_code import ClaudeCodeAdapter
     from session_memory.formats.codex import CodexAdapter
     from session_memory.formats.detect import (
@@ -51,8 +51,8 @@ __all__ = [
 ]
 
 _HOME: Final[dict[str, str]] = {
-    "Adapter": "._base",
-    "AdapterBase": "._base",
+    "Adapter": ".base",
+    "AdapterBase": ".base",
     "ClaudeCodeAdapter": ".claude_code",
     "CodexAdapter": ".codex",
     "AutoAdapter": ".detect",

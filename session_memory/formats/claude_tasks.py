@@ -12,11 +12,11 @@ again when the create failed. Deleted tasks leave the list.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
-from session_memory.event_struct import JsonObject
-from session_memory.formats._base import as_dict, as_str
-from session_memory.lazy_regex import LazyPattern
+from session_memory.core.event_struct import JsonObject
+from session_memory.formats.base import as_dict, as_str
 
 __all__ = ["MAX_TASKS", "TASK_TOOLS", "Tasks", "plan_task_call", "settle_task_call"]
 
@@ -28,7 +28,7 @@ MAX_TASKS: Final = 200
 Tasks = list[list[str | None]]
 """Each task as [create call id, task id or None until known, subject, status]."""
 
-_CREATED: Final = LazyPattern(r"Task #(\w+) created")
+_CREATED: Final = re.compile(r"Task #(\w+) created")
 _STATUSES: Final = frozenset({"pending", "in_progress", "completed"})
 
 

@@ -39,8 +39,9 @@ from typing import Any, ClassVar, Final
 
 import orjson
 
-from session_memory.event_struct import JsonObject
-from session_memory.formats._base import (
+from session_memory.core.event_struct import JsonObject, Record
+from session_memory.core.memory_view import SkippedLine
+from session_memory.formats.base import (
     AdapterBase,
     as_dict,
     as_int,
@@ -48,9 +49,6 @@ from session_memory.formats._base import (
     cap_text,
     join_texts,
 )
-from session_memory.lazy_regex import LazyPattern
-from session_memory.memory_view import SkippedLine
-from session_memory.reader import Record
 
 __all__ = ["CodexAdapter"]
 
@@ -111,12 +109,12 @@ _EVENTS: Final = frozenset(
 _IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
 """Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
 _MAX_SESSIONS: Final = 256
-_RUNNING: Final = LazyPattern(r"^Process running with session ID (\d+)", re.M)
-_EXITED: Final = LazyPattern(r"^Process exited with code (-?\d+)", re.M)
-_PATCH_FILE: Final = LazyPattern(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
-_IDE_REQUEST: Final = LazyPattern(r"^#+ My request for Codex:[ \t]*$", re.M)
+_RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
+_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
-_INJECTED: Final = LazyPattern(
+_INJECTED: Final = re.compile(
     r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
 )
 """User messages that are context the client injected, not what the user typed."""

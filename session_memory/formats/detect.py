@@ -6,17 +6,15 @@ import importlib
 from collections.abc import Iterable, Iterator
 from typing import ClassVar, Final
 
-from session_memory.arguments import check_argument, check_source
-from session_memory.errors import ConfigError, SnapshotError
-from session_memory.event_struct import JsonObject
-from session_memory.formats._base import AdapterBase
+from session_memory.core.arguments import check_argument, check_source
+from session_memory.core.errors import ConfigError, SnapshotError
+from session_memory.core.event_struct import FoldRecord, JsonObject, Record
+from session_memory.core.memory_view import SkippedLine
+from session_memory.formats.base import AdapterBase
 from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
-from session_memory.memory_view import SkippedLine
-from session_memory.reader import (
+from session_memory.formats.reader import (
     MAX_LINE_BYTES,
-    FoldRecord,
     LineItem,
-    Record,
     Source,
     iter_line_items,
     object_of_line,

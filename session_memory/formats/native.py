@@ -1,17 +1,17 @@
-"""Native transcript objects, validated exactly as :mod:`session_memory.reader` does."""
+"""Native transcript objects, validated exactly as :mod:`session_memory.formats.reader` does."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from session_memory.event_struct import JsonObject, decode_event
-from session_memory.formats._base import AdapterBase
-from session_memory.memory_view import SkippedLine
-from session_memory.reader import LineItem, Record, event_from_object
+from session_memory.core.event_struct import JsonObject, Record, decode_event, event_from_object
+from session_memory.core.memory_view import SkippedLine
+from session_memory.formats.base import AdapterBase
+from session_memory.formats.reader import LineItem
 
 if TYPE_CHECKING:
-    from session_memory.events import TranscriptEvent
+    from session_memory.core.events import TranscriptEvent
 
 __all__ = ["NativeAdapter"]
 

@@ -23,7 +23,6 @@ from deriver.check_output import (
     parse_check_output,
     summarize_check,
 )
-from session_memory.lazy_regex import LazyPattern
 from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
 
@@ -263,7 +262,7 @@ class TestExitCodeFromOutput:
         assert exit_code_from_output(text) == result
 
 
-def _every_match_last(pattern: LazyPattern, text: str) -> re.Match[str] | None:
+def _every_match_last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     found = None
     for match in pattern.finditer(text):
         found = match
@@ -273,7 +272,7 @@ def _every_match_last(pattern: LazyPattern, text: str) -> re.Match[str] | None:
 _SUMMARY_PATTERNS = [
     value
     for name, value in vars(check_output).items()
-    if isinstance(value, LazyPattern) and value.pattern in _NEEDLES
+    if isinstance(value, re.Pattern) and value.pattern in _NEEDLES
 ]
 # Pieces of every summary format, near misses and line breaks, so that generated outputs
 # hold matches, lines that hold a needle and do not match, and several candidates.
@@ -301,7 +300,7 @@ class TestLastSummaryMatch:
         st.sampled_from(_SUMMARY_PATTERNS),
     )
     @settings(max_examples=1000)
-    def test_equals_the_last_of_every_match(self, text: str, pattern: LazyPattern) -> None:
+    def test_equals_the_last_of_every_match(self, text: str, pattern: re.Pattern[str]) -> None:
         """Ruling out by a needle and searching line by line from the end change nothing."""
         expected = _every_match_last(pattern, text)
         found = _last(pattern, text)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
-from session_memory.events import DecodedEvent, TranscriptEvent
-from session_memory.reader import FoldRecord
+from session_memory.core.event_struct import FoldRecord
+from session_memory.core.events import DecodedEvent, TranscriptEvent
 from tests.strategies import event_dicts
 
 _decode = msgspec.json.Decoder(DecodedEvent).decode

@@ -11,8 +11,8 @@ import pytest
 from deriver import SessionMemoryDeriver
 from deriver.actions import Action, actions_of, is_no_match, resolves
 from deriver.user_text import informative_line
+from session_memory.core.memory import SessionMemory
 from session_memory.formats import ClaudeCodeAdapter
-from session_memory.memory import SessionMemory
 from tests.deriver.test_rules import call, derive, texts
 
 

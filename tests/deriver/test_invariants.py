@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
-from session_memory.memory import SessionMemory
-from session_memory.reader import read_records
-from session_memory.tokens import counter
+from session_memory.core.memory import SessionMemory
+from session_memory.core.tokens import counter
+from session_memory.formats.reader import read_records
 from tests.strategies import event_dicts, json_values
 from viewbuilder import render_memory
 

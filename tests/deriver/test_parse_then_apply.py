@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
 from deriver.rules import Handler
-from session_memory.events import KNOWN_EVENT_TYPES, AnyEvent, TranscriptEvent
-from session_memory.reader import read_records
+from session_memory.core.events import KNOWN_EVENT_TYPES, AnyEvent, TranscriptEvent
+from session_memory.formats.reader import read_records
 
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"
 BASE = SessionMemoryDeriver.rebuild(list(read_records(SAMPLE))[:400]).snapshot()

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory.errors import ConfigError
-from session_memory.memory import SessionMemory
-from session_memory.redact import quote_untrusted
-from session_memory.tokens import counter
+from session_memory.core.errors import ConfigError
+from session_memory.core.memory import SessionMemory
+from session_memory.core.redact import quote_untrusted
+from session_memory.core.tokens import counter
 from viewbuilder import render_memory
 
 _ids = count()

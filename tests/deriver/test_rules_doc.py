@@ -9,7 +9,7 @@ from deriver import SessionMemoryDeriver
 from deriver.rules import RULES
 from deriver.store import EVICTION_TIERS
 from session_memory.formats import read_transcript
-from session_memory.reader import read_records
+from session_memory.formats.reader import read_records
 
 DOC = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"

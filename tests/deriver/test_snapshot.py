@@ -12,15 +12,15 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory.errors import SnapshotError
-from session_memory.reader import read_records
+from session_memory.core.errors import SnapshotError
+from session_memory.formats.reader import read_records
 
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"
 
 CONTINUE_IN_CHILD = """
 import sys
 from deriver import SessionMemoryDeriver
-from session_memory.reader import read_records
+from session_memory.formats.reader import read_records
 deriver = SessionMemoryDeriver.restore(open(sys.argv[1], "rb").read())
 records = list(read_records(sys.argv[2]))
 deriver.apply_all(records[int(sys.argv[3]):])
@@ -91,8 +91,8 @@ class TestSnapshotFormat:
         self, tmp_path: Path, caplog: pytest.LogCaptureFixture
     ) -> None:
         """The watch service meets an old-format snapshot by deriving the transcript again."""
-        from session_memory.service import MemoryService
-        from session_memory.store import load_state, save_state, state_path
+        from session_memory.apps.memory_dir.outputs import load_state, save_state, state_path
+        from session_memory.apps.service import MemoryService
 
         watched, out = tmp_path / "transcripts", tmp_path / "out"
         watched.mkdir()
@@ -105,7 +105,7 @@ class TestSnapshotFormat:
         save_state(service.state_dir, state._replace(snapshot=_as_format_1(state.snapshot)))
         with path.open("ab") as file:
             file.write(_line(2, role="user", content="second goal"))
-        with caplog.at_level(logging.WARNING, logger="session_memory.service"):
+        with caplog.at_level(logging.WARNING, logger="session_memory.apps.service"):
             MemoryService([watched], out).run_once()
         assert "rebuild the memory from the transcript" in caplog.text
         expected = SessionMemoryDeriver.rebuild(read_records(path)).memory

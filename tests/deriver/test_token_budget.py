@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deriver.token_budget import TokenArithmetic
-from session_memory.errors import ConfigError
-from session_memory.layout import body, item_prefix, marker_line
-from session_memory.tokens import counter
+from session_memory.core.errors import ConfigError
+from session_memory.core.layout import body, item_prefix, marker_line
+from session_memory.core.tokens import counter
 
 
 class ByteQuarters:

@@ -15,10 +15,10 @@ from typing import Any
 import orjson
 
 from deriver import SessionMemoryDeriver
-from session_memory.distributed.jetstream import NatsTransport, connect
-from session_memory.distributed.wire import session_key
-from session_memory.distributed.worker import memory_keys
-from session_memory.events import TranscriptEvent
+from session_memory.apps.distributed.jetstream import NatsTransport, connect
+from session_memory.apps.distributed.wire import session_key
+from session_memory.apps.distributed.worker import memory_keys
+from session_memory.core.events import TranscriptEvent
 from session_memory.formats import make_adapter, read_transcript
 
 ROOT = Path(__file__).parent.parent.parent
@@ -133,7 +133,7 @@ def wait_for_equality(
 
 def publish_once(url: str, paths: Sequence[Path | str], state: Path, **kw: Any) -> int:
     """Publish every record of the transcripts (in this process) and return how many."""
-    from session_memory.distributed.publisher import FilePublisher
+    from session_memory.apps.distributed.publisher import FilePublisher
 
     async def go() -> int:
         transport = await connect(url, connect_seconds=20, **kw)

@@ -137,7 +137,7 @@ def worker_process(
     out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "session_memory.cli", "worker", "--nats", url, *extra],
+            [sys.executable, "-m", "session_memory.apps.cli", "worker", "--nats", url, *extra],
             stdout=out,
             stderr=out,
             stdin=subprocess.DEVNULL,

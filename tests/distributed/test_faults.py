@@ -46,7 +46,7 @@ def test_killed_workers_a_restarted_server_and_repeated_publishing_lose_nothing(
     with (logs / "publish.log").open("wb") as log:
         publisher = subprocess.Popen(
             [
-                *(sys.executable, "-m", "session_memory.cli", "publish", str(directory)),
+                *(sys.executable, "-m", "session_memory.apps.cli", "publish", str(directory)),
                 *("--nats", server.url, "--state", str(tmp_path / "pub-state")),
             ],
             stdout=subprocess.DEVNULL,

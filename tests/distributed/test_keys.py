@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from session_memory.distributed.jetstream import connect
+from session_memory.apps.distributed.jetstream import connect
 from tests.distributed.nats_helpers import NatsServer
 
 

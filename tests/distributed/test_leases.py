@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from session_memory.distributed.jetstream import NatsTransport, connect
-from session_memory.distributed.transport import Delivered, PartitionReader
-from session_memory.distributed.worker import Worker, WorkerConfig
+from session_memory.apps.distributed.jetstream import NatsTransport, connect
+from session_memory.apps.distributed.transport import Delivered, PartitionReader
+from session_memory.apps.distributed.worker import Worker, WorkerConfig
 from tests.distributed.nats_helpers import NatsServer
 
 

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import orjson
 
-from session_memory.distributed.jetstream import connect
-from session_memory.distributed.state import load_session
-from session_memory.distributed.wire import partition_of, session_key
-from session_memory.distributed.worker import state_key
+from session_memory.apps.distributed.jetstream import connect
+from session_memory.apps.distributed.state import load_session
+from session_memory.apps.distributed.wire import partition_of, session_key
+from session_memory.apps.distributed.worker import state_key
 from tests.distributed.corpus import derived, publish_once, wait_for_equality, write_corpus
 from tests.distributed.nats_helpers import NatsServer, worker_process
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "session_memory.cli", *args], capture_output=True, timeout=60
+        [sys.executable, "-m", "session_memory.apps.cli", *args], capture_output=True, timeout=60
     )
 
 
@@ -124,7 +124,7 @@ def test_sigterm_stores_state_releases_leases_and_prints_metrics(
         [
             sys.executable,
             "-m",
-            "session_memory.cli",
+            "session_memory.apps.cli",
             "worker",
             "--nats",
             server.url,

@@ -41,7 +41,15 @@ def hook(
     state: Path, event: dict[str, Any], *extra: str, timeout: float = 30
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "session_memory.cli", "hook", "--state-dir", str(state), *extra],
+        [
+            sys.executable,
+            "-m",
+            "session_memory.apps.cli",
+            "hook",
+            "--state-dir",
+            str(state),
+            *extra,
+        ],
         input=orjson.dumps(event),
         capture_output=True,
         timeout=timeout,
@@ -124,9 +132,9 @@ def test_hook_without_nats_imports_neither_nats_nor_asyncio(tmp_path: Path) -> N
         b'{"role": "user", "content": "Port the orders API to v2"}}\n'
     )
     probe = (
-        "import sys\nfrom session_memory.cli import main\n"
+        "import sys\nfrom session_memory.apps.cli import main\n"
         "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "print([m for m in ('nats', 'asyncio', 'session_memory.distributed.jetstream') "
+        "print([m for m in ('nats', 'asyncio', 'session_memory.apps.distributed.jetstream') "
         "if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(
@@ -176,8 +184,8 @@ def test_mcp_with_nats_answers_from_the_bucket(
 
 
 async def _json_of(url: str, session: str) -> str:
-    from session_memory.distributed.jetstream import connect_reader
-    from session_memory.distributed.remote import fetch_memory
+    from session_memory.apps.distributed.jetstream import connect_reader
+    from session_memory.apps.distributed.remote import fetch_memory
 
     transport = await connect_reader(url)
     try:

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from session_memory.distributed.jetstream import REQUEST_SECONDS, NatsTransport, connect
-from session_memory.distributed.transport import Outgoing, TransportError
-from session_memory.distributed.wire import partition_of
+from session_memory.apps.distributed.jetstream import REQUEST_SECONDS, NatsTransport, connect
+from session_memory.apps.distributed.transport import Outgoing, TransportError
+from session_memory.apps.distributed.wire import partition_of
 from tests.distributed.nats_helpers import NatsServer
 
 SESSION = "reader-test"

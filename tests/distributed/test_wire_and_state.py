@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
-from session_memory.distributed.state import SessionState, load_session
-from session_memory.distributed.wire import (
+from session_memory.apps.distributed.state import SessionState, load_session
+from session_memory.apps.distributed.wire import (
     Decoded,
     _decode_checked,
     decode,
@@ -24,10 +24,10 @@ from session_memory.distributed.wire import (
     partition_of,
     session_key,
 )
-from session_memory.errors import SnapshotError
-from session_memory.events import DecodedEvent, TranscriptEvent
-from session_memory.memory import SkippedLine
-from session_memory.reader import FoldRecord, Record
+from session_memory.core.errors import SnapshotError
+from session_memory.core.event_struct import FoldRecord, Record
+from session_memory.core.events import DecodedEvent, TranscriptEvent
+from session_memory.core.memory import SkippedLine
 from tests.strategies import event_dicts
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import orjson
 
 from deriver import SessionMemoryDeriver
-from session_memory.distributed.jetstream import NatsTransport, connect
-from session_memory.distributed.publisher import Publisher
-from session_memory.distributed.worker import Worker, WorkerConfig, memory_keys
+from session_memory.apps.distributed.jetstream import NatsTransport, connect
+from session_memory.apps.distributed.publisher import Publisher
+from session_memory.apps.distributed.worker import Worker, WorkerConfig, memory_keys
 from tests.distributed.nats_helpers import NatsServer
 from viewbuilder import render_memory
 

@@ -6,10 +6,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from session_memory.events import TranscriptEvent
+from session_memory.core.event_struct import Record
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SkippedLine
 from session_memory.formats import read_transcript
-from session_memory.memory import SkippedLine
-from session_memory.reader import Record
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("*/*.jsonl"))

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_memory.errors import ConfigError, SnapshotError
-from session_memory.events import TranscriptEvent
+from session_memory.core.errors import ConfigError, SnapshotError
+from session_memory.core.event_struct import Record
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SkippedLine
 from session_memory.formats import (
     AutoAdapter,
     ClaudeCodeAdapter,
@@ -25,8 +27,7 @@ from session_memory.formats import (
     read_transcript,
     restore_adapter,
 )
-from session_memory.memory import SkippedLine
-from session_memory.reader import Record, iter_lines, read_records
+from session_memory.formats.reader import iter_lines, read_records
 from tests.formats.fixture_reads import ALL_FIXTURES, FIXTURES, dumped
 
 FORMAT_OF_DIR = {"claude_code": "claude-code", "codex": "codex"}

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from deriver import SessionMemoryDeriver
-from session_memory.events import TranscriptEvent
+from session_memory.core.event_struct import Record
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SessionMemory, SkippedLine
 from session_memory.formats import ClaudeCodeAdapter
-from session_memory.memory import SessionMemory, SkippedLine
-from session_memory.reader import Record
 
 CWD = "/home/dev/projects/shop"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from session_memory.events import TranscriptEvent
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SkippedLine
 from session_memory.formats import CodexAdapter
-from session_memory.memory import SkippedLine
 
 
 def feed(*records: dict[str, Any]) -> list[Any]:

@@ -9,10 +9,10 @@ from typing import Any
 import orjson
 
 from deriver import SessionMemoryDeriver
-from session_memory.events import TranscriptEvent
+from session_memory.core.event_struct import Record
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SessionMemory
 from session_memory.formats import CodexAdapter
-from session_memory.memory import SessionMemory
-from session_memory.reader import Record
 
 TURN = "019e1625-d031-75e3-a85f-f143e43c0d84"
 

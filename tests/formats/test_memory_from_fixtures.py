@@ -169,7 +169,7 @@ class TestCodexMemory:
 def test_tailing_line_by_line_gives_the_same_memory(path: Path) -> None:
     """Applying the adapter's output line by line equals deriving the whole file."""
     from session_memory.formats import make_adapter
-    from session_memory.reader import iter_lines
+    from session_memory.formats.reader import iter_lines
 
     whole = SessionMemoryDeriver(budget_tokens=1200)
     whole.apply_all(read_transcript(path))
@@ -185,7 +185,7 @@ def test_tailing_line_by_line_gives_the_same_memory(path: Path) -> None:
 
 def test_cli_derive_reads_each_format(capsys: pytest.CaptureFixture[str]) -> None:
     """`derive` detects the format; --format forces it; forcing the wrong one derives nothing."""
-    from session_memory.cli import cli
+    from session_memory.apps.cli import cli
 
     path = str(FIXTURES / "codex/codex-0.125.0-cli_turn1_EXCERPT_019e1625_L1-19.jsonl")
     assert cli("derive", path) == 0

@@ -10,8 +10,8 @@ import orjson
 import pytest
 import zstandard
 
-from session_memory.cli import main
-from session_memory.errors import TranscriptError
+from session_memory.apps.cli import main
+from session_memory.core.errors import TranscriptError
 from session_memory.formats import read_transcript
 from tests.formats.fixture_reads import ALL_FIXTURES, dumped
 

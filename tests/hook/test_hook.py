@@ -14,9 +14,7 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory.current import current_memory, state_dir_of
-from session_memory.formats import read_transcript
-from session_memory.hook import (
+from session_memory.apps.hook import (
     CAPS,
     MARGIN,
     HookConfig,
@@ -24,9 +22,11 @@ from session_memory.hook import (
     hook_main,
     parse_hook_input,
 )
-from session_memory.service import MemoryService
-from session_memory.store import OutputPair, Outputs, load_state, state_path
-from session_memory.tokens import counter
+from session_memory.apps.memory_dir.current import current_memory, state_dir_of
+from session_memory.apps.memory_dir.outputs import OutputPair, Outputs, load_state, state_path
+from session_memory.apps.service import MemoryService
+from session_memory.core.tokens import counter
+from session_memory.formats import read_transcript
 from tests.cc_session import ClaudeCodeSession
 from viewbuilder import render_memory
 
@@ -349,14 +349,14 @@ class TestFailures:
         self, config: HookConfig, session: ClaudeCodeSession, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """When every state write fails with ENOSPC the hook stays silent and exits 0."""
-        import session_memory.store as store
+        import session_memory.apps.memory_dir.outputs as store
 
         def full(*_args: object, **_kwargs: object) -> None:
             raise OSError(errno.ENOSPC, "No space left on device")
 
         monkeypatch.setattr(store, "atomic_write", full)
         monkeypatch.setattr(store, "write_new", full)  # every file the service creates
-        monkeypatch.setattr("session_memory.hook.atomic_write", full)
+        monkeypatch.setattr("session_memory.apps.hook.atomic_write", full)
         assert call(config, event(session.path)) is None
         assert any("No space left" in line for line in log_lines(config))
 
@@ -385,7 +385,7 @@ class TestFailures:
             "SESSION_MEMORY_STATE_DIR": "",
         }
         result = subprocess.run(
-            [sys.executable, "-m", "session_memory.cli", "hook"],
+            [sys.executable, "-m", "session_memory.apps.cli", "hook"],
             input=orjson.dumps(event(session.path)),
             capture_output=True,
             cwd=tmp_path,
@@ -400,7 +400,6 @@ class TestFailures:
             if before.get(p) != p.stat().st_mtime_ns and not p.is_relative_to(state)
         }
         assert changed <= {home, home / ".cache"}
-        assert list((state / ".tokenizer-cache").iterdir())  # the cold call's cache is there
 
 
 class TestInput:
@@ -423,7 +422,7 @@ class TestInput:
             [
                 sys.executable,
                 "-m",
-                "session_memory.cli",
+                "session_memory.apps.cli",
                 "hook",
                 "--state-dir",
                 str(tmp_path / "s"),

@@ -9,9 +9,9 @@ from typing import Any
 import orjson
 import pytest
 
-from session_memory.cli import cli
-from session_memory.codex_trust import hook_keys, with_trust, without_trust
-from session_memory.install import config_path, is_our_command, merged, our_entries, removed
+from session_memory.apps.cli import cli
+from session_memory.apps.codex_trust import hook_keys, with_trust, without_trust
+from session_memory.apps.install import config_path, is_our_command, merged, our_entries, removed
 
 OTHERS: dict[str, Any] = {
     "model": "opus",

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from deriver import SessionMemoryDeriver
-from session_memory.current import current_memory
+from session_memory.apps.memory_dir.current import current_memory
 from session_memory.formats import read_transcript
 from tests import mcp_client
 from tests.cc_session import ClaudeCodeSession

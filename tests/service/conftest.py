@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from session_memory.service import MemoryService
+from session_memory.apps.service import MemoryService
 from tests.time_guard import time_guard_fixture
 
 time_guard = time_guard_fixture(fast=30.0)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import orjson
 
-from session_memory import service as service_module
-from session_memory.service import MemoryService
-from session_memory.store import TranscriptState, load_state, state_path
+from session_memory.apps import service as service_module
+from session_memory.apps.memory_dir.outputs import TranscriptState, load_state, state_path
+from session_memory.apps.service import MemoryService
 from tests.service.service_helpers import WatchProcess, append, varied_lines, wait_for
 from tests.service.test_service import output, rebuild, write_transcripts
 

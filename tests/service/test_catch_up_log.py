@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.service import LISTED_MAX, PROGRESS_SECONDS, MemoryService
+from session_memory.apps.service import LISTED_MAX, PROGRESS_SECONDS, MemoryService
 from tests.service.service_helpers import append, varied_lines
 
 _TAILING = re.compile(r"^tailing ", re.M)
@@ -28,7 +28,7 @@ def info_messages(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "session_memory.service" and r.levelno >= logging.INFO
+        if r.name == "session_memory.apps.service" and r.levelno >= logging.INFO
     ]
 
 
@@ -39,7 +39,7 @@ def test_a_start_that_finds_many_transcripts_counts_them(
     those appended to (resumed) and those left as they were (kept on disk)."""
     n = LISTED_MAX + 8
     paths = write_transcripts(tmp_path / "t", n)
-    with caplog.at_level(logging.INFO, logger="session_memory.service"):
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
         summary = MemoryService([tmp_path / "t"], tmp_path / "out").run_once()
     messages = info_messages(caplog)
     assert summary.outputs_written == n
@@ -49,7 +49,7 @@ def test_a_start_that_finds_many_transcripts_counts_them(
     for path in paths[:5]:
         append(path, b"".join(varied_lines(8, seed=99, session="s-x")[6:]))
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="session_memory.service"):
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
         MemoryService([tmp_path / "t"], tmp_path / "out").run_once()
     messages = info_messages(caplog)
     assert not any(_TAILING.match(m) for m in messages), messages
@@ -62,7 +62,7 @@ def test_a_start_that_finds_few_names_each(
 ) -> None:
     """Up to LISTED_MAX, each transcript found is named, and no counts are given."""
     paths = write_transcripts(tmp_path / "t", 3)
-    with caplog.at_level(logging.INFO, logger="session_memory.service"):
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
         MemoryService([tmp_path / "t"], tmp_path / "out").run_once()
     messages = info_messages(caplog)
     assert [m for m in messages if _TAILING.match(m)] == [
@@ -82,7 +82,7 @@ def test_a_long_catch_up_says_how_far_it_has_come(
     service = MemoryService(
         [tmp_path / "t"], tmp_path / "out", clock=lambda: next(ticks) * PROGRESS_SECONDS
     )
-    with caplog.at_level(logging.INFO, logger="session_memory.service"):
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
         summary = service.run_once()
     assert summary.outputs_written == n
     progress = [

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # A real process (workers are forked only from a process with no other thread).
 _RUN = """
 import logging, sys
-from session_memory.service import MemoryService
+from session_memory.apps.service import MemoryService
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
 service = MemoryService([sys.argv[1]], sys.argv[2], farm_min=int(sys.argv[3]))
 service.run() if sys.argv[4] == "run" else service.run_once()

@@ -10,7 +10,7 @@ import orjson
 import pytest
 import zstandard
 
-from session_memory.service import MemoryService
+from session_memory.apps.service import MemoryService
 from tests.service.service_helpers import SCRIPT, WatchProcess, wait_for
 
 FIXTURE = (
@@ -91,7 +91,7 @@ class TestCompressedRollout:
         (watched / f"{ROLLOUT}.jsonl.zst").write_bytes(bytes(data))
         out = tmp_path / "out"
         service = MemoryService([watched], out)
-        with caplog.at_level(logging.WARNING, logger="session_memory.service"):
+        with caplog.at_level(logging.WARNING, logger="session_memory.apps.service"):
             summary = service.run_once()
             service.run_once()  # read once: the same file is not read (nor logged) again
         assert (summary.skipped, summary.events, summary.outputs_written) == (1, 0, 0)

@@ -17,9 +17,9 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from examples.generate_sample import generate_events
+from session_memory.apps.memory_dir.outputs import GENERATIONS_DIRNAME
+from session_memory.core.memory import SessionMemory
 from session_memory.formats import read_transcript
-from session_memory.memory import SessionMemory
-from session_memory.store import GENERATIONS_DIRNAME
 from viewbuilder import render_memory
 
 ROOT = Path(__file__).resolve().parents[2]

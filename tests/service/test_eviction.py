@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_memory.service import MemoryService
+from session_memory.apps.service import MemoryService
 from tests.service.service_helpers import append, varied_lines, wait_for
 from tests.transcripts import Text, jsonl, records
 
@@ -69,7 +69,7 @@ def test_evicting_gives_the_outputs_of_never_evicting(
     cut = {name: max(1, len(ls) // 3) for name, ls in lines.items()}
     for name, ls in lines.items():
         (watched / name).write_bytes(b"".join(ls[: cut[name]]))
-    with caplog.at_level(logging.DEBUG, logger="session_memory.service"):
+    with caplog.at_level(logging.DEBUG, logger="session_memory.apps.service"):
         start(running, watched, tmp_path / "evicting", resident_max=1, idle_seconds=0.0)
         start(running, watched, tmp_path / "keeping")
         assert wait_for(lambda: caplog.text.count("watching 3 transcript") == 2)
@@ -135,7 +135,7 @@ def test_a_restart_keeps_unchanged_transcripts_on_disk(
     for k, ls in lines.items():
         (watched / f"{k}.jsonl").write_bytes(b"".join(ls[:40]))
     MemoryService([watched], tmp_path / "out").run_once()
-    with caplog.at_level(logging.INFO, logger="session_memory.service"):
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
         MemoryService([watched], tmp_path / "out").run_once()
     assert "tailing" not in caplog.text  # none was resumed into memory: all stayed on disk
     for k, ls in lines.items():

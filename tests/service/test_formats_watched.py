@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
+from session_memory.apps.service import MemoryService
 from session_memory.formats import read_transcript
-from session_memory.service import MemoryService
 from tests.service.service_helpers import append, wait_for
 
 FIXTURES = sorted((Path(__file__).parents[1] / "fixtures").glob("*/*.jsonl"))

@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
+from session_memory.apps.memory_dir.outputs import state_path
+from session_memory.apps.service import MemoryService
 from session_memory.formats import read_transcript
-from session_memory.service import MemoryService
-from session_memory.store import state_path
 from tests.service.service_helpers import (
     SCRIPT,
     WatchProcess,

@@ -1,4 +1,4 @@
-"""session_memory.service.MemoryService: outputs equal a full rebuild, whatever happens."""
+"""session_memory.apps.service.MemoryService: outputs equal a full rebuild, whatever happens."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
-from session_memory import service as service_module
-from session_memory import store
-from session_memory.cli import cli
-from session_memory.errors import ConfigError
-from session_memory.reader import read_records
-from session_memory.service import MemoryService
-from session_memory.store import TranscriptState, safe_name, state_path
+from session_memory.apps import service as service_module
+from session_memory.apps.cli import cli
+from session_memory.apps.memory_dir import outputs as store
+from session_memory.apps.memory_dir.outputs import TranscriptState, safe_name, state_path
+from session_memory.apps.service import MemoryService
+from session_memory.core.errors import ConfigError
+from session_memory.formats.reader import read_records
 from tests.service.service_helpers import append, event, file_mode, user, varied_lines, wait_for
 
 

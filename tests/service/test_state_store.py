@@ -1,4 +1,4 @@
-"""session_memory.store: atomic private writes, state round trips, safe names."""
+"""session_memory.apps.memory_dir.outputs: atomic private writes, state round trips, safe names."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.store import (
+from session_memory.apps.memory_dir.outputs import (
     OutputPair,
     Outputs,
     StateError,

@@ -1,4 +1,4 @@
-"""session_memory.tail: complete lines only, honest positions, real watchfiles."""
+"""session_memory.apps.tail: complete lines only, honest positions, real watchfiles."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.errors import TranscriptError
-from session_memory.reader import object_of_line, too_long
-from session_memory.tail import (
+from session_memory.apps.tail import (
     FileTail,
     Tailed,
     TailStatus,
@@ -19,6 +17,8 @@ from session_memory.tail import (
     discover_transcripts,
     watch_changes,
 )
+from session_memory.core.errors import TranscriptError
+from session_memory.formats.reader import object_of_line, too_long
 from tests.service.service_helpers import append, user, wait_for
 
 

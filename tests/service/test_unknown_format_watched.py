@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_memory.service import MemoryService
+from session_memory.apps.service import MemoryService
 
 PROMPT = (
     b'{"type":"user","uuid":"u-1","sessionId":"s-1","cwd":"/w","isSidechain":false,'

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_memory.cli import cli
+from session_memory.apps.cli import cli
 from tests.service.service_helpers import append, user, varied_lines, wait_for
 
 SCRIPT = str(Path(sys.executable).with_name("session-memory"))

@@ -8,7 +8,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.cli import _build_parser, _hook_options, _HookOptions
+from session_memory.apps.cli import _build_parser, _hook_options, _HookOptions
 
 FLAGS = [
     "--client",

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from session_memory.cli import cli
+from session_memory.apps.cli import cli
 
 try:
     from deriver import SessionMemoryDeriver  # noqa: F401

@@ -13,11 +13,10 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from session_memory.event_struct import DecodedEvent, decode_event
-from session_memory.events import TranscriptEvent
+from session_memory.core.event_struct import DecodedEvent, Record, decode_event, event_from_object
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SkippedLine
 from session_memory.formats import NativeAdapter, make_adapter
-from session_memory.memory import SkippedLine
-from session_memory.reader import Record, event_from_object
 
 _FIELDS = [
     "event_id",

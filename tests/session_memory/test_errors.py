@@ -8,8 +8,8 @@ import pkgutil
 
 import pytest
 
-from session_memory import errors
-from session_memory.errors import SessionMemoryError
+from session_memory.core import errors
+from session_memory.core.errors import SessionMemoryError
 
 PACKAGES = ("session_memory", "deriver", "viewbuilder")
 
@@ -32,7 +32,7 @@ def exception_classes() -> list[type[BaseException]]:
 class TestHierarchy:
     @pytest.mark.parametrize("cls", exception_classes(), ids=lambda c: c.__name__)
     def test_defined_in_errors_under_the_root(self, cls: type[BaseException]) -> None:
-        """Each exception class lives in session_memory.errors and is a SessionMemoryError."""
+        """Each exception class lives in session_memory.core.errors and is a SessionMemoryError."""
         assert cls.__module__ == errors.__name__
         assert issubclass(cls, SessionMemoryError)
 
@@ -44,8 +44,8 @@ class TestHierarchy:
 
     def test_the_old_import_places_still_work(self) -> None:
         """StateError and TranscriptReplaced are still importable where they used to live."""
-        from session_memory.store import StateError
-        from session_memory.tail import TranscriptReplaced
+        from session_memory.apps.memory_dir.outputs import StateError
+        from session_memory.apps.tail import TranscriptReplaced
 
         assert StateError is errors.StateError
         assert TranscriptReplaced is errors.TranscriptReplaced

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.events import TranscriptEvent, typed_event
+from session_memory.core.events import TranscriptEvent, typed_event
 
 _TEXT = st.text(max_size=12)
 _JSON = st.recursive(

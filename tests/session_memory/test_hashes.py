@@ -7,7 +7,7 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.hashes import blake2b, sha256
+from session_memory.apps.memory_dir.hashes import blake2b, sha256
 
 
 @given(st.binary(max_size=5000))

@@ -8,7 +8,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.json_codec import dumps_compact, loads
+from session_memory.apps.memory_dir.json_codec import dumps_compact, loads
 
 scalars = st.none() | st.booleans() | st.integers() | st.text() | st.floats()
 values = st.recursive(

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
-from session_memory.memory import (
+from session_memory.core.memory import (
     Diagnostics,
     Goal,
     MemoryItem,
@@ -18,7 +18,7 @@ from session_memory.memory import (
     SessionMemory,
     SkippedLine,
 )
-from session_memory.memory_view import (
+from session_memory.core.memory_view import (
     DIAGNOSTICS_FIELDS,
     GOAL_FIELDS,
     ITEM_FIELDS,

@@ -1,4 +1,5 @@
-"""Tests for session_memory.outcome: how a native tool_lifecycle payload reports a finished call.
+"""Tests for session_memory.core.outcome: how a native tool_lifecycle payload reports a finished
+call.
 
 Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
 """
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.outcome import ToolOutcome, is_failure_text, tool_outcome
+from session_memory.core.outcome import ToolOutcome, is_failure_text, tool_outcome
 
 FIVE_MB = 5 * 1024 * 1024
 # fixture: codex-0.125.0-cli_update-plan_apply-patch, the apply_patch output

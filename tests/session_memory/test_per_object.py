@@ -8,8 +8,8 @@ import orjson
 from hypothesis import given, settings
 
 from deriver import SessionMemoryDeriver
-from session_memory.memory import SessionMemory
-from session_memory.per_object import PerObject
+from session_memory.core.memory import SessionMemory
+from session_memory.core.per_object import PerObject
 from tests.strategies import event_dicts
 from viewbuilder import render_memory
 

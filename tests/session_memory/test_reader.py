@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.errors import TranscriptError
-from session_memory.events import TranscriptEvent
-from session_memory.memory import SkippedLine
-from session_memory.reader import iter_lines, read_events, read_records
+from session_memory.core.errors import TranscriptError
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SkippedLine
+from session_memory.formats.reader import iter_lines, read_events, read_records
 
 GOOD = b'{"event_id":"e1","event_type":"message","payload":{"role":"user","content":"hi"}}'
 

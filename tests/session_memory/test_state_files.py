@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.state_files import MAX_NAME, _is_fingerprint, _is_hex32, safe_name
+from session_memory.apps.memory_dir.state import MAX_NAME, _is_fingerprint, _is_hex32, safe_name
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 FINGERPRINT = re.compile(r"[0-9a-f]{32}:[0-9]{1,4}")

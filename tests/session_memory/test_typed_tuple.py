@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from session_memory.typed_tuple import NamedTuple
+from session_memory.apps.memory_dir.typed_tuple import NamedTuple
 
 
 class Lean(NamedTuple):

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from session_memory.errors import BudgetError, ConfigError
-from session_memory.memory import Goal, MemoryItem, Provenance, SessionMemory
-from session_memory.tokens import counter
+from session_memory.core.errors import BudgetError, ConfigError
+from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory
+from session_memory.core.tokens import counter
 from viewbuilder import (
     MessageTokenCache,
     ModelView,
