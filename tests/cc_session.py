@@ -34,7 +34,16 @@ class ClaudeCodeSession:
     def prompt(self, text: str) -> None:
         self._append({"type": "user", "message": {"role": "user", "content": text}})
 
-    def tool(self, name: str, args: dict[str, Any], result: str, *, error: bool = False) -> None:
+    def tool(
+        self,
+        name: str,
+        args: dict[str, Any],
+        result: str,
+        *,
+        error: bool = False,
+        structured: object = None,
+    ) -> None:
+        """A call and its result; ``structured`` is the record's ``toolUseResult``."""
         call = f"toolu_{self.session_id}_{self._n}"
         self._append(
             {
@@ -60,6 +69,7 @@ class ClaudeCodeSession:
                         }
                     ],
                 },
+                **({} if structured is None else {"toolUseResult": structured}),
             }
         )
 

@@ -1,10 +1,14 @@
-"""The typed outcome of a finished tool call, and how a native transcript writes one.
+"""The typed outcome of a finished tool call, and how a native ``tool_lifecycle`` payload states it.
 
-The fold knows a finished call only as a :class:`ToolOutcome`. The Claude Code and Codex
-adapters translate their formats' results (``is_error``, ``<tool_use_error>``, rejections,
-``metadata.exit_code``, ``aborted``...) into the native ``tool_lifecycle`` payload they emit;
-:func:`tool_outcome` is the one place that reads such a payload, so it is where the shapes
-MyCodeAgent writes are understood.
+The fold knows a finished call only as a :class:`ToolOutcome`. A payload states it in one of
+two ways (``docs/formats.md`` has the fields):
+
+* ``outcome``, the typed outcome itself (:func:`outcome_payload` writes it). The format
+  adapters write this one: each decides from its own format how a call ended.
+* ``result``, as MyCodeAgent writes it (its envelope) or as other agents do (plain objects,
+  strings), with a top-level ``exit_code`` and ``error`` from older writers.
+
+:func:`tool_outcome` is the one reader of both.
 """
 
 from __future__ import annotations
@@ -12,9 +16,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple, cast, get_args
 
-__all__ = ["OutcomeStatus", "ToolOutcome", "is_failure_text", "payload_text", "tool_outcome"]
+__all__ = [
+    "OutcomeStatus",
+    "ToolOutcome",
+    "outcome_payload",
+    "payload_text",
+    "reports_error",
+    "tool_outcome",
+]
 
 OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "errored"]
 """``failed``: the transcript says the call failed. ``rejected``, ``interrupted`` and
@@ -32,19 +43,8 @@ class ToolOutcome:
     error: str
 
 
-_FAILURE_PREFIXES: Final = (
-    "<tool_use_error>",
-    "Error:",
-    "ERROR:",
-    "InputValidationError:",
-    "User rejected tool use",
-    "The user doesn't want to proceed with this tool use",
-    "The user doesn\u2019t want to proceed with this tool use",
-    "write_stdin failed:",
-    "apply_patch verification failed",
-)
-_REJECTION_PREFIXES: Final = _FAILURE_PREFIXES[4:7]
-_FAILURE_EXACT: Final = frozenset({"aborted", "Sibling tool call errored"})
+_STATUSES: Final = frozenset(get_args(OutcomeStatus))
+_ERROR_PREFIXES: Final = ("Error:", "ERROR:")
 
 
 def payload_text(value: object) -> str:
@@ -62,25 +62,39 @@ def payload_text(value: object) -> str:
     return ""
 
 
-def is_failure_text(text: str) -> bool:
-    """Whether a completed tool result is really an error reported as text.
+def reports_error(text: str) -> bool:
+    """Whether a result's text opens as an error report does: a leading "Error:" or "ERROR:".
 
-    Conservative: only the markers agents use for it (``<tool_use_error>``, a leading
-    "Error:", a rejected tool use, Codex "aborted" and "write_stdin failed:").
+    The one convention every writer shares; what else marks an error report is a format's
+    own vocabulary, which its adapter knows.
     """
-    if not isinstance(text, str):
-        return False
-    head = text[:512].lstrip()
-    return head.startswith(_FAILURE_PREFIXES) or head.rstrip() in _FAILURE_EXACT
+    return text[:512].lstrip().startswith(_ERROR_PREFIXES)
 
 
-def _completed_status(result: str) -> OutcomeStatus:
-    if not is_failure_text(result):
-        return "completed"
-    head = result[:512].lstrip()
-    if head.startswith(_REJECTION_PREFIXES):
-        return "rejected"
-    return "interrupted" if head.rstrip() == "aborted" else "errored"
+def outcome_payload(outcome: ToolOutcome) -> dict[str, object]:
+    """The ``outcome`` field of a native ``tool_lifecycle`` payload that states ``outcome``."""
+    return {
+        "status": outcome.status,
+        "exit_code": outcome.exit_code,
+        "output": outcome.output,
+        "error": outcome.error,
+    }
+
+
+def _stated(value: object) -> ToolOutcome | None:
+    """The outcome an ``outcome`` field states; None unless it is an object with a status."""
+    if not isinstance(value, dict):
+        return None
+    status = value.get("status")
+    if not isinstance(status, str) or status not in _STATUSES:
+        return None
+    output, error = value.get("output"), value.get("error")
+    return ToolOutcome(
+        cast("OutcomeStatus", status),
+        _int(value.get("exit_code")),
+        output if isinstance(output, str) else "",
+        error if isinstance(error, str) else "",
+    )
 
 
 _ENVELOPE_STATUSES: Final = frozenset({"success", "partial", "error"})
@@ -181,6 +195,7 @@ def _read_result(value: object) -> _Result:
 def tool_outcome(payload: Mapping[str, object]) -> ToolOutcome | None:
     """The outcome a native ``tool_lifecycle`` payload reports; None unless it finished.
 
+    An ``outcome`` object with a known ``status`` is the outcome as it states it. Else
     ``result`` is read in every shape agents write: a string; MyCodeAgent's envelope
     (output from ``data.stdout``/``data.stderr``, else ``text``; exit code from
     ``data.exit_code``; error text from ``error.message``, else ``text``); the plain objects
@@ -189,11 +204,15 @@ def tool_outcome(payload: Mapping[str, object]) -> ToolOutcome | None:
     result has none. A completed call with a non-zero exit code keeps status "completed"
     (the envelope says "partial"): the rules read its exit code as the failure it is. An
     error code saying the call was denied makes it "rejected"; a completed call whose
-    envelope says "error" is "errored".
+    envelope says "error", or whose text opens as an error report (:func:`reports_error`),
+    is "errored".
     """
     status = payload.get("status")
     if status != "completed" and status != "failed":
         return None
+    stated = _stated(payload.get("outcome"))
+    if stated is not None:
+        return stated
     result = _read_result(payload.get("result"))
     code = result.exit_code if result.exit_code is not None else _int(payload.get("exit_code"))
     if result.denied:
@@ -204,4 +223,5 @@ def tool_outcome(payload: Mapping[str, object]) -> ToolOutcome | None:
         return ToolOutcome("failed", code, result.output, error)
     if result.error:
         return ToolOutcome("errored", code, result.error, result.error)
-    return ToolOutcome(_completed_status(result.output), code, result.output, "")
+    errored = reports_error(result.output)
+    return ToolOutcome("errored" if errored else "completed", code, result.output, "")

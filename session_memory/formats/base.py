@@ -17,7 +17,9 @@ import orjson
 from session_memory.core.errors import SnapshotError
 from session_memory.core.event_struct import DecodedEvent, JsonObject, Record
 from session_memory.core.memory_view import SkippedLine
+from session_memory.core.outcome import outcome_payload
 from session_memory.formats.names import FormatName
+from session_memory.formats.outcomes import ResultMarkers, result_outcome
 from session_memory.formats.reader import LineItem, object_of_line
 
 if TYPE_CHECKING:
@@ -110,6 +112,8 @@ class AdapterBase:
     """
 
     format_name: ClassVar[str] = ""
+    result_markers: ClassVar[ResultMarkers] = ResultMarkers()
+    """How this format's completed results say the call did not succeed."""
     _STATE: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
@@ -293,20 +297,19 @@ class AdapterBase:
         extra: JsonObject | None = None,
     ) -> None:
         """Emit ``completed`` or ``failed`` for an open call (``entry`` = [name, run_id]), as
-        the event ``{id_prefix}:{status}``."""
+        the event ``{id_prefix}:{status}``, with the outcome :attr:`result_markers` make of
+        ``text`` in its ``outcome`` field."""
         name, run_id = entry
         status = "failed" if failed else "completed"
+        outcome = result_outcome(
+            self.result_markers, failed=failed, text=cap_text(text), exit_code=exit_code
+        )
         payload: JsonObject = {
             "tool_name": name or "unknown",
             "tool_call_id": call_id,
             "status": status,
+            "outcome": outcome_payload(outcome),
         }
-        if failed:
-            payload["error"] = cap_text(text)
-        else:
-            payload["result"] = cap_text(text)
-        if exit_code is not None:
-            payload["exit_code"] = exit_code
         if extra:
             payload.update(extra)
         out.append(

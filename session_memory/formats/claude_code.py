@@ -55,6 +55,7 @@ from session_memory.formats.claude_tasks import (
     settle_task_call,
     tasks_are_valid,
 )
+from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = ["ClaudeCodeAdapter"]
 
@@ -133,12 +134,15 @@ _MAX_QUEUED: Final = 32
 _INTERRUPT_PREFIX: Final = "[Request interrupted by user"
 _REJECTED: Final = "User rejected tool use"
 _REJECTION_TEXT: Final = "The user doesn't want to proceed with this tool use"
-_ERROR_RESULT_PREFIXES: Final = (
-    "Error:",
-    "InputValidationError",
-    _REJECTED,
-    "Sibling tool call errored",
+_SIBLING_ERRORED: Final = "Sibling tool call errored"
+_ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", _REJECTED, _SIBLING_ERRORED)
+"""How a ``toolUseResult`` string says the call failed."""
+_RESULT_MARKERS: Final = ResultMarkers(
+    rejected=(_REJECTED, _REJECTION_TEXT, _REJECTION_TEXT.replace("'", "\u2019")),
+    errored=("<tool_use_error>", "InputValidationError:"),
+    errored_whole=frozenset({_SIBLING_ERRORED}),
 )
+"""How a result Claude Code reports as completed says the call did not succeed."""
 _COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
@@ -157,6 +161,7 @@ class ClaudeCodeAdapter(AdapterBase):
     """Incremental adapter for Claude Code session and sub-agent files."""
 
     format_name: ClassVar[str] = "claude-code"
+    result_markers: ClassVar[ResultMarkers] = _RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
         "_scope",
         "_open",

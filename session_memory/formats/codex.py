@@ -49,6 +49,7 @@ from session_memory.formats.base import (
     cap_text,
     join_texts,
 )
+from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = ["CodexAdapter"]
 
@@ -114,6 +115,13 @@ _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
+_ABORTED: Final = "aborted"
+_STDIN_FAILED: Final = "write_stdin failed"
+_RESULT_MARKERS: Final = ResultMarkers(
+    errored=(f"{_STDIN_FAILED}:", "apply_patch verification failed"),
+    interrupted=frozenset({_ABORTED}),
+)
+"""How a result Codex reports as completed says the call did not succeed."""
 _INJECTED: Final = re.compile(
     r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
 )
@@ -124,6 +132,7 @@ class CodexAdapter(AdapterBase):
     """Incremental adapter for Codex CLI / Codex Desktop rollout files."""
 
     format_name: ClassVar[str] = "codex"
+    result_markers: ClassVar[ResultMarkers] = _RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
         "_open",
         "_sessions",
@@ -579,7 +588,7 @@ def _parse_output(output: object) -> tuple[str, int | None, str | None, bool]:
             metadata = as_dict(decoded.get("metadata")) or {}
             exit_code = as_int(metadata.get("exit_code"))
             return text, exit_code, None, exit_code is not None and exit_code != 0
-    if text.strip() == "aborted" or text.startswith("write_stdin failed"):
+    if text.strip() == _ABORTED or text.startswith(_STDIN_FAILED):
         return text, None, None, True
     header, sep, body = text.partition("\nOutput:\n")
     if not sep:

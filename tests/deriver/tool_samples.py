@@ -99,18 +99,6 @@ VITEST_PASSED = (
     "   Start at  11:43:08\n"
     "   Duration  3.78s (transform 1.93s, setup 0ms, import 1.46s, tests 1.47s, environment 2ms)\n"
 )
-# fixture: same file, the apply_patch output
-CODEX_PATCH_OUTPUT = (
-    '{"output":"Success. Updated the following files:\\n'
-    'M src/agents/plugins/__tests__/codemie-code-reasoning.test.ts\\n",'
-    '"metadata":{"exit_code":0,"duration_seconds":2.2}}'
-)
-# fixture: cc-2.1.38_rejected-tools_interrupt_short, a rejected Bash call
-REJECTED = (
-    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
-    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
-    "wait for the user to tell you how to proceed."
-)
 
 
 def timed(function: Callable[[], object]) -> float:

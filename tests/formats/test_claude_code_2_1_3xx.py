@@ -230,8 +230,8 @@ class TestFailureText:
             tool_use(2, "Bash", {"command": "git push 2>&1"}),
             tool_result(3, 2, text, error=True, structured="Error: " + text),
         )
-        assert payload["exit_code"] == 128
-        assert str(payload["error"]).startswith("fatal: The current branch spotter-gqc")
+        assert payload["outcome"]["exit_code"] == 128
+        assert str(payload["outcome"]["error"]).startswith("fatal: The current branch spotter-gqc")
 
     def test_the_failure_names_the_cause(self) -> None:
         """The failed attempt quotes the informative line, not "Exit code 1"."""
@@ -251,8 +251,8 @@ class TestFailureText:
                 3, 2, "", error=True, structured="Error: Exit code 2\nmake: *** [test] Error 1"
             ),
         )
-        assert payload["exit_code"] == 2
-        assert payload["error"] == "make: *** [test] Error 1"
+        assert payload["outcome"]["exit_code"] == 2
+        assert payload["outcome"]["error"] == "make: *** [test] Error 1"
 
     def test_an_error_that_is_only_the_exit_code_still_says_it(self) -> None:
         """A result whose only line is "Exit code 1" keeps it as the error text."""
@@ -261,7 +261,7 @@ class TestFailureText:
             tool_use(2, "Bash", {"command": "test -f x"}),
             tool_result(3, 2, "Exit code 1", error=True),
         )
-        assert (payload["exit_code"], payload["error"]) == (1, "Exit code 1")
+        assert (payload["outcome"]["exit_code"], payload["outcome"]["error"]) == (1, "Exit code 1")
 
     def test_a_passing_bash_result_keeps_its_whole_output(self) -> None:
         """A completed Bash result is handed to the fold in full, header lines included."""
@@ -276,7 +276,7 @@ class TestFailureText:
             )
             if e.payload.get("status") == "completed"
         ]
-        assert end.payload["result"] == output
+        assert end.payload["outcome"]["output"] == output
 
     def test_a_persisted_output_preview_is_replaced_by_the_whole_output(self) -> None:
         """A result too large for the model (a preview) gives the fold toolUseResult's stdout."""
@@ -295,7 +295,7 @@ class TestFailureText:
             )
             if e.payload.get("status") == "completed"
         ]
-        assert end.payload["result"] == stdout
+        assert end.payload["outcome"]["output"] == stdout
 
 
 class TestWorkingDirectory:

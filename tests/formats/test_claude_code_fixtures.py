@@ -28,7 +28,7 @@ class TestRejectedToolsInterrupt:
         """Both parallel calls were rejected by the user: failed, not left open."""
         r = read(self.NAME)
         failed = r.calls("failed")
-        assert [(p["tool_name"], p["error"]) for p in failed] == [
+        assert [(p["tool_name"], p["outcome"]["error"]) for p in failed] == [
             ("Bash", "User rejected tool use"),
             ("Glob", "User rejected tool use"),
         ]
@@ -79,9 +79,10 @@ class TestTodoWriteInlineSidechain:
         `tree` call (line 33) belongs to the sub-agent and stays out."""
         failed = read(self.NAME).calls("failed")
         assert [p["tool_name"] for p in failed] == ["Task", "Edit"]
-        assert failed[0]["error"].startswith("InputValidationError: Task failed")
+        assert failed[0]["outcome"]["error"].startswith("InputValidationError: Task failed")
         assert (
-            failed[1]["error"] == "File has not been read yet. Read it first before writing to it."
+            failed[1]["outcome"]["error"]
+            == "File has not been read yet. Read it first before writing to it."
         )
 
     def test_sidechain_records_do_not_reach_the_parent(self, read: Any) -> None:
@@ -91,7 +92,7 @@ class TestTodoWriteInlineSidechain:
         assert tools == {"TodoWrite", "Glob", "Task", "Edit", "Read", "MultiEdit"}
         assert not any("Examine the package.json" in m for m in r.messages("assistant"))
         tasks = r.calls("completed", "Task")
-        assert [t["result"].split("\n")[0] for t in tasks] == [
+        assert [t["outcome"]["output"].split("\n")[0] for t in tasks] == [
             "## Package.json Analysis Summary",
             "Based on my analysis of the current project structure in /path/to/Demo, "
             "here's a comprehensive summary:",
@@ -134,7 +135,7 @@ class TestInterleavedSummaryRecords:
     def test_rejected_write_and_interrupt(self, read: Any) -> None:
         """The Write was rejected ("Error: The user doesn't want..."), then interrupted."""
         r = read(self.NAME)
-        assert [(p["tool_name"], p["error"]) for p in r.calls("failed")] == [
+        assert [(p["tool_name"], p["outcome"]["error"]) for p in r.calls("failed")] == [
             ("Write", "User rejected tool use")
         ]
         assert [t.payload["reason"] for t in r.of_type("terminal")] == [
@@ -183,7 +184,7 @@ class TestTaskPlanModeSubagentParent:
     def test_user_answers_are_the_question_result(self, read: Any) -> None:
         """AskUserQuestion's answers become its result: a digest by header, then in full."""
         (answer,) = read(self.NAME).calls("completed", "AskUserQuestion")
-        lines = answer["result"].split("\n")
+        lines = answer["outcome"]["output"].split("\n")
         assert lines[0] == "Rig prefix: No rig; Tools: Credo + Dialyxir + mix_audit"
         assert lines[2] == "Which tools should we set up? = Credo + Dialyxir + mix_audit"
 
@@ -192,7 +193,7 @@ class TestTaskPlanModeSubagentParent:
         user then interrupts."""
         r = read(self.NAME)
         (exit_plan,) = r.calls("completed", "ExitPlanMode")
-        assert exit_plan["result"] == (
+        assert exit_plan["outcome"]["output"] == (
             "plan saved at /home/marco/.claude/plans/humble-seeking-umbrella.md\n"
             "User has approved exiting plan mode. You can now proceed."
         )
@@ -202,7 +203,7 @@ class TestTaskPlanModeSubagentParent:
         """Four `bd` commands, all completed; nothing failed, nothing open."""
         r = read(self.NAME)
         bash = r.calls("completed", "Bash")
-        assert [p["exit_code"] for p in bash] == [0, 0, 0, 0]
+        assert [p["outcome"]["exit_code"] for p in bash] == [0, 0, 0, 0]
         assert r.calls("failed") == []
         assert r.open_calls() == {}
 
@@ -307,7 +308,7 @@ class TestExploreSubagentFile:
     def test_failed_reads(self, read: Any) -> None:
         """One missing file, then seven siblings cancelled by it."""
         failed = read(self.NAME).calls("failed")
-        assert [p["error"] for p in failed] == ["File does not exist."] + [
+        assert [p["outcome"]["error"] for p in failed] == ["File does not exist."] + [
             "Sibling tool call errored"
         ] * 7
         assert {p["tool_name"] for p in failed} == {"Read"}

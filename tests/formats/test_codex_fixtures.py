@@ -31,8 +31,8 @@ class TestTurn1:
         r = read(self.NAME)
         (done,) = r.calls("completed")
         assert done["tool_name"] == "exec_command"
-        assert done["exit_code"] == 0
-        assert done["result"].startswith("---\nname: using-superpowers")
+        assert done["outcome"]["exit_code"] == 0
+        assert done["outcome"]["output"].startswith("---\nname: using-superpowers")
         assert r.calls("requested", "write_stdin") == []
         assert r.open_calls() == {}
 
@@ -82,8 +82,8 @@ class TestUpdatePlanApplyPatch:
         """exec_command_end status failed, exit 1: the intended TDD red run."""
         (failed,) = read(self.NAME).calls("failed")
         assert failed["tool_name"] == "exec_command"
-        assert failed["exit_code"] == 1
-        assert "1 failed" in failed["error"]
+        assert failed["outcome"]["exit_code"] == 1
+        assert "1 failed" in failed["outcome"]["error"]
 
     def test_every_command_resolved_and_no_polls(self, read: Any) -> None:
         """All 14 commands resolve; their write_stdin polls never appear as calls."""

@@ -1,8 +1,5 @@
 """Tests for session_memory.core.outcome: how a native tool_lifecycle payload reports a finished
-call.
-
-Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
-"""
+call."""
 
 from __future__ import annotations
 
@@ -12,21 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_memory.core.outcome import ToolOutcome, is_failure_text, tool_outcome
+from session_memory.core.outcome import (
+    ToolOutcome,
+    outcome_payload,
+    reports_error,
+    tool_outcome,
+)
 
 FIVE_MB = 5 * 1024 * 1024
-# fixture: codex-0.125.0-cli_update-plan_apply-patch, the apply_patch output
-CODEX_PATCH_OUTPUT = (
-    '{"output":"Success. Updated the following files:\\n'
-    'M src/agents/plugins/__tests__/codemie-code-reasoning.test.ts\\n",'
-    '"metadata":{"exit_code":0,"duration_seconds":2.2}}'
-)
-# fixture: cc-2.1.38_rejected-tools_interrupt_short, a rejected Bash call
-REJECTED = (
-    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
-    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
-    "wait for the user to tell you how to proceed."
-)
 
 
 def timed(function: Any) -> float:
@@ -37,54 +27,72 @@ def timed(function: Any) -> float:
     return time.perf_counter() - start
 
 
-class TestIsFailureText:
-    @pytest.mark.parametrize(
-        "text",
-        [
-            "<tool_use_error>File does not exist.</tool_use_error>",
-            "<tool_use_error>Sibling tool call errored</tool_use_error>",
-            "Error: File has not been read yet. Read it first before writing to it.",
-            "Error: File content (85812 tokens) exceeds maximum allowed tokens",
-            "User rejected tool use",
-            REJECTED,
-            'InputValidationError: [\n  {\n    "code": "invalid_type"',
-            "write_stdin failed: no such session",
-            "aborted",
-        ],
-    )
-    def test_errors_reported_as_text(self, text: str) -> None:
-        """The markers agents use for failed calls are recognised (fixtures)."""
-        assert is_failure_text(text)
+class TestReportsError:
+    @pytest.mark.parametrize("text", ["Error: no such file", "  ERROR: build failed"])
+    def test_a_leading_error_is_an_error_report(self, text: str) -> None:
+        """A text that opens with "Error:" or "ERROR:" reports an error."""
+        assert reports_error(text)
 
     @pytest.mark.parametrize(
         "text",
         [
             "",
-            "Todos have been modified successfully.",
             "Plan updated",
-            CODEX_PATCH_OUTPUT,
             "     1\tError: this line of a file mentions an error",
             "no Error: at the start",
             "error: lower-case compiler output",
-            "The operation was aborted by the remote side",
         ],
     )
     def test_ordinary_results(self, text: str) -> None:
-        """Ordinary results, including ones that mention errors, are not failures."""
-        assert not is_failure_text(text)
-
-    @given(st.text())
-    def test_total_and_deterministic(self, text: str) -> None:
-        """Any text gives a bool, the same each time."""
-        result = is_failure_text(text)
-        assert isinstance(result, bool)
-        assert is_failure_text(text) is result
+        """Ordinary results, including ones that mention errors, are not error reports."""
+        assert not reports_error(text)
 
     def test_huge_text_is_fast(self) -> None:
         """Only the start of a 5 MB result is looked at."""
         text = " " * FIVE_MB + "Error: late"
-        assert timed(lambda: is_failure_text(text)) < 1.0
-        assert not is_failure_text(text)
+        assert timed(lambda: reports_error(text)) < 1.0
+        assert not reports_error(text)
+
+
+class TestStatedOutcome:
+    def test_the_outcome_field_is_the_outcome(self) -> None:
+        """An ``outcome`` object is read as it states the call ended."""
+        stated = ToolOutcome("rejected", None, "no", "")
+        payload = {"status": "completed", "result": "ok", "outcome": outcome_payload(stated)}
+        assert tool_outcome(payload) == stated
+
+    @pytest.mark.parametrize(
+        "outcome",
+        [
+            ToolOutcome("completed", 0, "3 passed", ""),
+            ToolOutcome("failed", 2, "", "make: *** [test] Error 1"),
+            ToolOutcome("interrupted", None, "aborted", ""),
+            ToolOutcome("errored", None, "x", ""),
+        ],
+    )
+    def test_round_trip(self, outcome: ToolOutcome) -> None:
+        """What :func:`outcome_payload` writes, :func:`tool_outcome` reads back."""
+        status = "failed" if outcome.status == "failed" else "completed"
+        assert tool_outcome({"status": status, "outcome": outcome_payload(outcome)}) == outcome
+
+    def test_wrong_field_types_are_defaults(self) -> None:
+        """A stated outcome's fields of the wrong type read as unknown or empty."""
+        payload = {
+            "status": "completed",
+            "outcome": {"status": "completed", "exit_code": True, "output": 3, "error": None},
+        }
+        assert tool_outcome(payload) == ToolOutcome("completed", None, "", "")
+
+    @pytest.mark.parametrize("outcome", [None, "failed", [], {"status": "done"}, {}])
+    def test_without_a_known_status_the_result_is_read(self, outcome: object) -> None:
+        """An ``outcome`` that is not an object with a known status is not read."""
+        payload = {"status": "completed", "result": "ok", "outcome": outcome}
+        assert tool_outcome(payload) == ToolOutcome("completed", None, "ok", "")
+
+    def test_an_unfinished_call_has_no_outcome(self) -> None:
+        """A requested or started call has no outcome, whatever its payload states."""
+        stated = outcome_payload(ToolOutcome("completed", 0, "", ""))
+        assert tool_outcome({"status": "started", "outcome": stated}) is None
 
 
 class TestToolOutcome:
@@ -115,29 +123,34 @@ class TestToolOutcome:
             outcome = tool_outcome({"status": "completed", "exit_code": code})
             assert outcome is not None and outcome.exit_code is None
 
-    @pytest.mark.parametrize(
-        ("result", "status"),
-        [
-            ("<tool_use_error>File does not exist.</tool_use_error>", "errored"),
-            ("Error: File has not been read yet.", "errored"),
-            ("User rejected tool use", "rejected"),
-            (REJECTED, "rejected"),
-            ("aborted", "interrupted"),
-        ],
-    )
-    def test_error_reported_as_a_result(self, result: str, status: str) -> None:
-        """A completed result that reports an error says how the call really ended."""
+    @pytest.mark.parametrize("result", ["Error: File has not been read yet.", "ERROR: x"])
+    def test_an_error_report_as_a_result_is_errored(self, result: str) -> None:
+        """A completed result that opens as an error report is errored."""
         outcome = tool_outcome({"status": "completed", "result": result})
-        assert outcome is not None and outcome.status == status
+        assert outcome == ToolOutcome("errored", None, result, "")
+
+    @pytest.mark.parametrize(
+        "result",
+        ["User rejected tool use", "<tool_use_error>x</tool_use_error>", "aborted"],
+    )
+    def test_a_client_s_marker_in_a_result_is_output(self, result: str) -> None:
+        """A client's own markers mean nothing in a native result: its adapter reads them
+        (tests/formats/test_outcomes.py)."""
+        outcome = tool_outcome({"status": "completed", "result": result})
+        assert outcome == ToolOutcome("completed", None, result, "")
 
     @given(
         st.dictionaries(
-            st.sampled_from(["status", "result", "error", "exit_code"]),
+            st.sampled_from(["status", "result", "error", "exit_code", "outcome"]),
             st.none()
             | st.booleans()
             | st.integers()
             | st.text()
-            | st.sampled_from(["completed", "failed"]),
+            | st.sampled_from(["completed", "failed"])
+            | st.dictionaries(
+                st.sampled_from(["status", "exit_code", "output", "error"]),
+                st.none() | st.integers() | st.text() | st.sampled_from(["completed", "errored"]),
+            ),
         )
     )
     def test_total(self, payload: dict[str, Any]) -> None:

@@ -1,0 +1,59 @@
+"""How an adapter turns its format's tool result into the typed outcome it puts on the event.
+
+Each adapter decides how a call ended from its own format: whether the record says the call
+failed, and, for a call reported as completed, which leading texts of its result say the
+user rejected it, that it was interrupted, or that it is an error report
+(:class:`ResultMarkers`, one per adapter). The event then carries the outcome in the native
+``outcome`` field (:func:`session_memory.core.outcome.outcome_payload`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from session_memory.core.outcome import OutcomeStatus, ToolOutcome, reports_error
+
+__all__ = ["HEAD_CHARS", "ResultMarkers", "result_outcome"]
+
+HEAD_CHARS = 512
+"""How much of a result's text is looked at: the markers open it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultMarkers:
+    """How a format's completed results say that the call did not succeed.
+
+    ``rejected`` and ``errored`` are leading texts; ``interrupted`` and ``errored_whole`` are
+    whole results (surrounding white space aside). A leading "Error:" is an error report in
+    every format (:func:`~session_memory.core.outcome.reports_error`).
+    """
+
+    rejected: tuple[str, ...] = ()
+    errored: tuple[str, ...] = ()
+    interrupted: frozenset[str] = frozenset()
+    errored_whole: frozenset[str] = frozenset()
+
+    def status_of(self, result: str) -> OutcomeStatus:
+        """How a call reported as completed ended, by what its result text opens with."""
+        head = result[:HEAD_CHARS].lstrip()
+        if head.startswith(self.rejected):
+            return "rejected"
+        whole = head.rstrip()
+        if whole in self.interrupted:
+            return "interrupted"
+        if reports_error(head) or head.startswith(self.errored) or whole in self.errored_whole:
+            return "errored"
+        return "completed"
+
+
+def result_outcome(
+    markers: ResultMarkers, *, failed: bool, text: str, exit_code: int | None
+) -> ToolOutcome:
+    """The outcome of a call whose record says it ``failed`` (or not), with its result text.
+
+    A failed call's text is its error ("failed" when it says nothing); a completed call's
+    text is its output, and ``markers`` tell whether it really succeeded.
+    """
+    if failed:
+        return ToolOutcome("failed", exit_code, "", text or "failed")
+    return ToolOutcome(markers.status_of(text), exit_code, text, "")

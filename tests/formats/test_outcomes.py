@@ -1,0 +1,175 @@
+"""How each adapter says a call ended, from its own format's records.
+
+The adapter puts the typed outcome on the event it emits (the native ``outcome`` field); the
+rules read it without knowing which client wrote the transcript. Quoted strings marked
+"fixture" are copied from the real recordings in tests/fixtures.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.outcome import ToolOutcome, tool_outcome
+from session_memory.formats import read_transcript
+from tests.cc_session import ClaudeCodeSession
+from tests.transcripts import jsonl
+
+# fixture: cc-2.1.38_rejected-tools_interrupt_short, a rejected Bash call
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+# fixture: codex-0.125.0-cli_update-plan_apply-patch, the apply_patch output
+CODEX_PATCH_OUTPUT = (
+    '{"output":"Success. Updated the following files:\\n'
+    'M src/agents/plugins/__tests__/codemie-code-reasoning.test.ts\\n",'
+    '"metadata":{"exit_code":0,"duration_seconds":2.2}}'
+)
+
+
+def events(data: bytes, fmt: str) -> list[TranscriptEvent]:
+    return [r for r in read_transcript(io.BytesIO(data), fmt) if isinstance(r, TranscriptEvent)]
+
+
+def finished(evts: list[TranscriptEvent]) -> ToolOutcome:
+    """The outcome of the one call that finished."""
+    (end,) = [e for e in evts if e.payload.get("status") in ("completed", "failed")]
+    outcome = tool_outcome(end.payload)
+    assert outcome is not None
+    return outcome
+
+
+def claude_result(tmp_path: Path, result: str, **fields: Any) -> ToolOutcome:
+    """The outcome of a Claude Code Bash call whose tool_result content is ``result``."""
+    session = ClaudeCodeSession(tmp_path / "s.jsonl")
+    session.prompt("run it")
+    session.tool("Bash", {"command": "./run.sh"}, result, **fields)
+    return finished(events(session.path.read_bytes(), "claude-code"))
+
+
+def codex_line(kind: str, **payload: Any) -> dict[str, Any]:
+    return {"timestamp": "2026-01-01T00:00:00Z", "type": kind, "payload": payload}
+
+
+def codex_call(name: str, output: object, **args: Any) -> list[dict[str, Any]]:
+    """A Codex function call, its arguments a JSON string as Codex writes them, and its output."""
+    return [
+        codex_line("session_meta", id="s", cwd="/w"),
+        codex_line("event_msg", type="task_started", turn_id="turn-1"),
+        codex_line("event_msg", type="user_message", message="run it"),
+        codex_line(
+            "response_item",
+            type="function_call",
+            name=name,
+            call_id="c1",
+            arguments=orjson.dumps(args).decode(),
+        ),
+        codex_line("response_item", type="function_call_output", call_id="c1", output=output),
+    ]
+
+
+def codex_result(output: object, name: str = "exec_command") -> ToolOutcome:
+    return finished(events(jsonl(codex_call(name, output, cmd="./run.sh")), "codex"))
+
+
+class TestClaudeCode:
+    @pytest.mark.parametrize(
+        ("result", "status"),
+        [
+            ("<tool_use_error>File does not exist.</tool_use_error>", "errored"),
+            ("<tool_use_error>Sibling tool call errored</tool_use_error>", "errored"),
+            ("Sibling tool call errored", "errored"),
+            ("Error: File has not been read yet. Read it first before writing to it.", "errored"),
+            ('InputValidationError: [\n  {\n    "code": "invalid_type"', "errored"),
+            ("User rejected tool use", "rejected"),
+            (REJECTED, "rejected"),
+            (REJECTED.replace("'", "\u2019"), "rejected"),
+        ],
+    )
+    def test_an_error_reported_as_a_completed_result(
+        self, tmp_path: Path, result: str, status: str
+    ) -> None:
+        """A result not marked is_error that says the call did not succeed is not completed."""
+        outcome = claude_result(tmp_path, result)
+        assert (outcome.status, outcome.output) == (status, result)
+
+    @pytest.mark.parametrize(
+        "result",
+        [
+            "Todos have been modified successfully.",
+            "     1\tError: this line of a file mentions an error",
+            "no Error: at the start",
+            "error: lower-case compiler output",
+            "The operation was aborted by the remote side",
+            # Codex's markers are not Claude Code's: a command may print these.
+            "aborted",
+            "write_stdin failed: no such session",
+        ],
+    )
+    def test_ordinary_results_are_completed(self, tmp_path: Path, result: str) -> None:
+        """Results that only mention errors, or another client's markers, are completed."""
+        assert claude_result(tmp_path, result).status == "completed"
+
+    def test_a_rejection_marked_is_error_fails_with_the_rejection(self, tmp_path: Path) -> None:
+        """A rejected call the record marks is_error fails, saying the user rejected it."""
+        outcome = claude_result(tmp_path, REJECTED, error=True, structured="User rejected tool use")
+        assert outcome == ToolOutcome("failed", None, "", "User rejected tool use")
+
+    def test_a_failed_bash_call_carries_its_exit_code(self, tmp_path: Path) -> None:
+        """A failed Bash result's "Exit code N" header is the exit code, not the error text."""
+        outcome = claude_result(tmp_path, "Exit code 2\nmake: *** [test] Error 1", error=True)
+        assert outcome == ToolOutcome("failed", 2, "", "make: *** [test] Error 1")
+
+
+class TestCodex:
+    @pytest.mark.parametrize(
+        ("output", "status"),
+        [
+            ({"content": "aborted", "success": True}, "interrupted"),
+            ({"content": "write_stdin failed: no such session"}, "errored"),
+            ("apply_patch verification failed: invalid hunk at line 3", "errored"),
+            ("Error: no such file", "errored"),
+        ],
+    )
+    def test_an_error_reported_as_a_completed_result(self, output: object, status: str) -> None:
+        """An output that says the call did not succeed is not completed."""
+        assert codex_result(output).status == status
+
+    @pytest.mark.parametrize(
+        "output",
+        ["aborted", "write_stdin failed: no such session", {"content": "x", "success": False}],
+    )
+    def test_failed_outputs(self, output: object) -> None:
+        """An aborted call, a failed poll and an unsuccessful output fail."""
+        assert codex_result(output).status == "failed"
+
+    @pytest.mark.parametrize(
+        "output",
+        [
+            "Plan updated",
+            # Claude Code's markers are not Codex's: a command may print these.
+            "User rejected tool use",
+            "<tool_use_error>x</tool_use_error>",
+        ],
+    )
+    def test_ordinary_results_are_completed(self, output: str) -> None:
+        """Plain outputs, another client's markers included, are completed."""
+        assert codex_result(output).status == "completed"
+
+    def test_metadata_exit_code_and_output(self) -> None:
+        """A JSON output gives its ``output`` and ``metadata.exit_code`` (fixture)."""
+        outcome = codex_result(CODEX_PATCH_OUTPUT, name="apply_patch")
+        assert (outcome.status, outcome.exit_code) == ("completed", 0)
+        assert outcome.output.startswith("Success. Updated the following files:\n")
+
+    def test_exited_non_zero_fails_with_its_exit_code(self) -> None:
+        """ "Process exited with code N" (N != 0) is a failure with exit code N."""
+        outcome = codex_result("Process exited with code 1\nOutput:\n1 failed, 2 passed")
+        assert outcome == ToolOutcome("failed", 1, "", "1 failed, 2 passed")
