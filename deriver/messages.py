@@ -12,7 +12,6 @@ from typing import Any, Final, NamedTuple
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.summaries import CompactionSummary, SummaryDialect, parse_summary
 from deriver.user_text import answer_gist, is_acknowledgement
 from deriver.wording import (
     EXCERPT_CHARS,
@@ -26,6 +25,7 @@ from deriver.wording import (
 from session_memory.core.event_struct import AnyEvent
 from session_memory.core.outcome import payload_text
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
+from session_memory.core.summary import CompactionSummary, checkpoint_summary
 
 __all__ = [
     "AssistantMessage",
@@ -186,11 +186,6 @@ def parse_transition(event: AnyEvent) -> Transition | None:
     return Transition(reason, text, stamp, None, cwd)
 
 
-def _dialect(payload: dict[str, object]) -> SummaryDialect:
-    dialect = payload.get("summary_dialect")
-    return dialect if dialect == "claude-code" or dialect == "codex" else "native"
-
-
 def _summary_lead(summary: str) -> str:
     """The first line of a summary that is not a heading, for a summary with no request."""
     for text_line in summary.splitlines():
@@ -204,7 +199,7 @@ def parse_checkpoint(event: AnyEvent) -> Checkpoint:
     payload = event.payload
     checkpoint_id = str_or_none(payload.get("checkpoint_id"))
     raw = payload_text(payload.get("summary"))
-    summary = parse_summary(raw, _dialect(payload)) if raw.strip() else None
+    summary = checkpoint_summary(payload)
     trigger = str_or_none(payload.get("trigger"))
     if trigger is not None:
         pre = payload.get("pre_tokens")

@@ -73,6 +73,23 @@ class ClaudeCodeSession:
             }
         )
 
+    def compaction(self, summary: str, trigger: str = "auto", pre_tokens: int = 150000) -> None:
+        """A compaction: the boundary, then the record holding the model's summary."""
+        metadata = {"trigger": trigger, "preTokens": pre_tokens}
+        self._append({"type": "system", "subtype": "compact_boundary", "compactMetadata": metadata})
+        text = (
+            "This session is being continued from a previous conversation that ran out of "
+            "context. The summary below covers the earlier portion of the conversation.\n\n"
+            + summary
+        )
+        self._append(
+            {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content": text}}
+        )
+
+    def turn_end(self, duration_ms: int = 1000) -> None:
+        """The record Claude Code writes when a turn ends."""
+        self._append({"type": "system", "subtype": "turn_duration", "durationMs": duration_ms})
+
     def todos(self, *items: tuple[str, str]) -> None:
         todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
         self.tool("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")

@@ -57,7 +57,7 @@ class TestInjection:
         """Headings and item counts are those of the same transcript with harmless text.
 
         (A compaction summary's sections are read as items on purpose; that they stay
-        quoted data is the test below and tests/deriver/test_summaries.py.)"""
+        quoted data is the test below and tests/formats/test_summaries.py.)"""
         harmless = structure(rendered("harmless output"))
         assert structure(rendered(text, summaries=False)) == harmless
 

@@ -40,6 +40,7 @@ from typing import Any, ClassVar, Final
 
 from session_memory.core.event_struct import JsonObject, Record
 from session_memory.core.memory_view import SkippedLine
+from session_memory.core.summary import SUMMARY_CHARS, summary_payload
 from session_memory.formats.base import (
     AdapterBase,
     as_dict,
@@ -56,6 +57,7 @@ from session_memory.formats.claude_tasks import (
     tasks_are_valid,
 )
 from session_memory.formats.outcomes import ResultMarkers
+from session_memory.formats.summaries import read_claude_code_summary
 
 __all__ = ["ClaudeCodeAdapter"]
 
@@ -146,8 +148,6 @@ _RESULT_MARKERS: Final = ResultMarkers(
 _COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
-_SUMMARY_CHARS: Final = 64 * 1024
-"""A compaction summary is read whole (Claude Code's run to ~15-40 KB), up to this cap."""
 _COMMAND_NAME: Final = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
 _COMMAND_ARGS: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _PERSISTED: Final = "<persisted-output>"
@@ -519,9 +519,9 @@ class ClaudeCodeAdapter(AdapterBase):
             self._close_group(out, final=True)
 
     def _checkpoint(self, out: list[Record], *, summary: str) -> None:
-        """The boundary and its summary as one checkpoint, with the summary's whole text
-        (only the fixed "This session is being continued..." preamble is dropped): the
-        rules read its sections."""
+        """The boundary and its summary as one checkpoint: the summary's whole text (only
+        the fixed "This session is being continued..." preamble is dropped, and a summary
+        is read up to ``SUMMARY_CHARS``; Claude Code's run to ~15-40 KB) and its sections."""
         boundary = self._boundary
         if boundary is None:
             return  # a summary record with no boundary before it: nothing to anchor it to
@@ -529,12 +529,11 @@ class ClaudeCodeAdapter(AdapterBase):
         trigger = boundary["trigger"]
         pre = boundary["pre_tokens"]
         body = _COMPACT_PREAMBLE.sub("", summary.strip(), count=1).strip()
-        payload: JsonObject = {
-            "checkpoint_id": boundary["uuid"],
-            "summary": cap_text(body, _SUMMARY_CHARS),
-            "summary_dialect": "claude-code",
-            "trigger": trigger,
-        }
+        text = cap_text(body, SUMMARY_CHARS)
+        payload: JsonObject = {"checkpoint_id": boundary["uuid"], "summary": text}
+        if text.strip():
+            payload["summary_sections"] = summary_payload(read_claude_code_summary(text))
+        payload["trigger"] = trigger
         if pre is not None:
             payload["pre_tokens"] = pre
         out.append(

@@ -41,6 +41,7 @@ import orjson
 
 from session_memory.core.event_struct import JsonObject, Record
 from session_memory.core.memory_view import SkippedLine
+from session_memory.core.summary import SUMMARY_CHARS, summary_payload
 from session_memory.formats.base import (
     AdapterBase,
     as_dict,
@@ -50,6 +51,7 @@ from session_memory.formats.base import (
     join_texts,
 )
 from session_memory.formats.outcomes import ResultMarkers
+from session_memory.formats.summaries import read_codex_summary
 
 __all__ = ["CodexAdapter"]
 
@@ -525,12 +527,12 @@ class CodexAdapter(AdapterBase):
         message = as_str(p.get("message")) or ""
         history = p.get("replacement_history")
         retained = len(history) if isinstance(history, list) else 0
-        # The summary's whole text: the rules read its sections.
-        summary = message.strip() or "(summary not readable: encrypted)"
+        # The summary's whole text, and its sections.
+        summary = cap_text(message.strip() or "(summary not readable: encrypted)", SUMMARY_CHARS)
         payload: JsonObject = {
             "checkpoint_id": eid,
-            "summary": cap_text(summary, _SUMMARY_CHARS),
-            "summary_dialect": "codex",
+            "summary": summary,
+            "summary_sections": summary_payload(read_codex_summary(summary)),
             "trigger": "auto",
             "retained_items": retained,
         }
@@ -544,10 +546,6 @@ class CodexAdapter(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
-
-
-_SUMMARY_CHARS: Final = 64 * 1024
-"""A compaction summary is read whole, up to this cap."""
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:

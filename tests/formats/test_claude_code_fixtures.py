@@ -218,14 +218,18 @@ class TestAutoCompaction:
     NAME = CC + "cc-2.1.39_auto-compaction_EXCERPT_4d5611e5_L741-773.jsonl"
 
     def test_boundary_and_summary_are_one_checkpoint(self, read: Any) -> None:
-        """compact_boundary + the isCompactSummary record give one checkpoint."""
+        """compact_boundary + the isCompactSummary record give one checkpoint, with the
+        sections of Claude Code's summary read."""
         (cp,) = read(self.NAME).of_type("checkpoint")
         assert cp.payload["checkpoint_id"] == "dd3cc2e6-a191-4331-a0f0-2473e6d7692d"
         assert cp.payload["trigger"] == "auto"
         assert cp.payload["pre_tokens"] == 170251
-        assert cp.payload["summary_dialect"] == "claude-code"
         assert cp.payload["summary"].split("\n")[0] == "Analysis:"
         assert "spotter-dov" in cp.payload["summary"]
+        sections = cp.payload["summary_sections"]
+        assert sections["request"].startswith("The user asked to work on bead `spotter-dov`")
+        assert sections["user_messages"][-1] == "continue"
+        assert sections["todos"][-1].startswith("Session close protocol")
 
     def test_the_summary_is_not_a_prompt(self, read: Any) -> None:
         """The excerpt has no human prompt at all: the work continues after compaction."""

@@ -161,8 +161,10 @@ class TestCompaction:
         r = read(self.NAME)
         (cp,) = r.of_type("checkpoint")
         assert cp.payload["retained_items"] == 40
-        assert cp.payload["summary_dialect"] == "codex"
-        assert cp.payload["summary"].strip()
+        summary = cp.payload["summary"]
+        assert summary.strip()
+        # Text under no heading of a Codex summary is where work resumes.
+        assert cp.payload["summary_sections"]["resume"] == [summary]
         assert r.of_type("state_transition") == []
 
     def test_calls_across_the_compaction(self, read: Any) -> None:

@@ -1,42 +1,46 @@
-"""Compaction summaries: the sections of the summary a checkpoint carries, as typed facts.
+"""What a compaction summary states, section by section: the type, and how sections are read.
 
-A compaction summary is written by a model; its headings are a convention, not a
-contract, so each dialect's parser finds its sections by the heading *style* the dialect
-uses and classifies each heading by keywords (:func:`section_kind`). Whichever sections
-are present are read; the others are simply absent.
+A compaction summary is written by a model; its headings are a convention, not a contract.
+A reader groups the summary's lines under the headings its heading style recognises and
+classifies each heading by keywords (:func:`section_kind`): whichever sections are present
+are read, the others are simply absent.
 
-* Claude Code (``isCompactSummary``): an optional "Analysis:" part, then "Summary:" and
-  numbered sections ("1. Primary Request and Intent:", "4. Errors and fixes:", "7. Pending
-  Tasks:", "8. Current Work:", "9. Optional Next Step:"...), each a list of bullets or a
-  paragraph.
-* MyCodeAgent (checkpoint ``summary``): "## Archived Session Summary", then "###"
-  sections ("Objectives & Status", "Completed Milestones", "Key Insights & Decisions",
-  "File System State") whose bullets may carry their own label ("* **Original Goal**: ...",
-  "* **Decisions**: ...", "* **Learnings**: ...").
-* Codex (``compacted.message``): free Markdown; any heading style (``#``, a bold line, a
-  "Title:" line) is a section, and text with no heading is where work resumes.
+The format adapters know their clients' heading styles (``session_memory/formats/summaries.py``)
+and put the sections they read on the checkpoint event, in its ``summary_sections`` field
+(:func:`summary_payload`). A checkpoint without them, as a native transcript writes it, is
+read here: Markdown headings, whose bullets may carry a bold label of their own
+("* **Decisions**: ...") that says their kind (:func:`read_markdown_summary`).
+:func:`checkpoint_summary` is the one reader of a checkpoint's payload.
 
-Parsing is pure and bounded: only the first :data:`SUMMARY_CHARS` characters are read,
-and each kind keeps at most :data:`MAX_PER_KIND` entries.
+Reading is pure and bounded: only the first :data:`SUMMARY_CHARS` characters are read, and
+each kind keeps at most :data:`MAX_PER_KIND` entries.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Final, Literal, NamedTuple
+
+from session_memory.core.outcome import payload_text
 
 __all__ = [
     "MAX_PER_KIND",
     "SUMMARY_CHARS",
     "CompactionSummary",
-    "SummaryDialect",
-    "parse_summary",
+    "Heading",
+    "SectionKind",
+    "checkpoint_summary",
+    "markdown_heading",
+    "read_markdown_summary",
+    "read_sections",
     "section_kind",
+    "summary_payload",
 ]
 
-SummaryDialect = Literal["claude-code", "codex", "native"]
 SectionKind = Literal["request", "todo", "error", "decision", "resume", "user", "done", "skip"]
+Heading = Callable[[str], str | None]
+"""A heading style: the title a line gives its section, or None when the line is no heading."""
 
 SUMMARY_CHARS: Final = 64 * 1024
 MAX_PER_KIND: Final = 4
@@ -56,8 +60,8 @@ class CompactionSummary(NamedTuple):
     done: tuple[str, ...]
 
 
-# Keywords per kind, tried in this order: "Pending Tasks" is a todo before it is a task,
-# "Problem Solving" a decision before it is a problem.
+# Keywords per kind, tried in this order: "pending tasks" is a todo before it is a task,
+# "problem solving" a decision before it is a problem.
 _KEYWORDS: Final[tuple[tuple[SectionKind, tuple[str, ...]], ...]] = (
     ("todo", ("pending", "todo", "to do", "to-do", "remaining", "outstanding", "open task",
               "what remains", "not yet done", "left to do")),
@@ -79,11 +83,6 @@ _CHECKBOX: Final = re.compile(r"^\[[ xX✓✔~>▶-]?\]\s*")
 _LABEL: Final = re.compile(r"^\*\*([^*]{2,60}?)\*\*\s*:?\s*(.*)$")
 _BOLD: Final = re.compile(r"\*\*([^*]+)\*\*")
 _MD_HEADING: Final = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
-_NUMBERED_HEADING: Final = re.compile(r"^(\d{1,2})\.\s+([A-Z][^*:\n]{2,60}):\s*$")
-_BOLD_HEADING: Final = re.compile(r"^\s{0,3}\*\*([^*]{2,60})\*\*:?\s*$")
-_TITLE_HEADING: Final = re.compile(r"^([A-Z][A-Za-z &/'-]{2,40}):\s*$")
-_SUMMARY_START: Final = re.compile(r"^\s*Summary:\s*$", re.M)
-
 
 _KEYWORD_PATTERNS: Final = tuple(
     (kind, re.compile("|".join(map(re.escape, words)))) for kind, words in _KEYWORDS
@@ -98,6 +97,64 @@ def section_kind(heading: str) -> SectionKind | None:
         if keywords.search(lowered) is not None:
             return kind
     return None
+
+
+def markdown_heading(text: str) -> str | None:
+    """The title of a Markdown heading line (``## Title``), else None."""
+    heading = _MD_HEADING.match(text)
+    return heading.group(1) if heading else None
+
+
+def read_sections(
+    text: str, heading: Heading, default: SectionKind | None = None
+) -> CompactionSummary:
+    """The sections of ``text`` under the headings ``heading`` recognises, by kind.
+
+    An entry under no heading, or under one that names no kind, is of ``default``.
+    """
+    return _collect(_sections(text.splitlines(), heading), default)
+
+
+def read_markdown_summary(text: str) -> CompactionSummary:
+    """A summary in Markdown sections whose bullets may carry their own bold label."""
+    return read_sections(text[:SUMMARY_CHARS], markdown_heading)
+
+
+def summary_payload(summary: CompactionSummary) -> dict[str, object]:
+    """The ``summary_sections`` field of a native checkpoint that states ``summary``."""
+    return {
+        name: value if isinstance(value, str) else list(value)
+        for name, value in summary._asdict().items()
+    }
+
+
+def checkpoint_summary(payload: Mapping[str, object]) -> CompactionSummary | None:
+    """What a native checkpoint's summary states; None when it has no summary.
+
+    The ``summary_sections`` an adapter read are taken as they are; else the ``summary``
+    text is read as Markdown sections (:func:`read_markdown_summary`).
+    """
+    stated = _stated(payload.get("summary_sections"))
+    if stated is not None:
+        return stated
+    text = payload_text(payload.get("summary"))
+    return read_markdown_summary(text) if text.strip() else None
+
+
+def _stated(value: object) -> CompactionSummary | None:
+    """The sections a ``summary_sections`` object states; None unless it is an object."""
+    if not isinstance(value, dict):
+        return None
+    request = value.get("request")
+    lists = {name: _texts(value.get(name)) for name in CompactionSummary._fields[1:]}
+    return CompactionSummary(request if isinstance(request, str) else "", **lists)
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """The strings of a list, up to :data:`MAX_PER_KIND`; () for anything else."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(entry for entry in value[:MAX_PER_KIND] if isinstance(entry, str))
 
 
 def _clean(text: str) -> str:
@@ -115,7 +172,7 @@ class _Section(NamedTuple):
     lines: list[str]
 
 
-def _sections(lines: list[str], heading: Callable[[str], str | None]) -> list[_Section]:
+def _sections(lines: list[str], heading: Heading) -> list[_Section]:
     """Lines grouped under the headings ``heading`` recognises; text before any is ""."""
     sections = [_Section("", [])]
     for text in lines:
@@ -130,7 +187,7 @@ def _sections(lines: list[str], heading: Callable[[str], str | None]) -> list[_S
 def _entries(lines: list[str]) -> Iterator[tuple[str, str]]:
     """A section's entries: each top-level bullet (with its label, if bold) or paragraph.
 
-    Yields ``(label, text)``; ``label`` is a bullet's bold label ("Original Goal"), else "".
+    Yields ``(label, text)``; ``label`` is a bullet's bold label ("Goal"), else "".
     Deeper bullets and continuation lines are appended to their entry.
     """
     current: list[str] = []
@@ -214,54 +271,3 @@ def _quoted_messages(entries: list[str]) -> list[str]:
     are the summary's remarks about messages ("System reminders about ..."), not messages."""
     quoted = [e[1 : e.rfind('"')] for e in entries if e.startswith('"') and e.rfind('"') > 0]
     return [q for q in quoted if q.strip()] if quoted else entries
-
-
-def _claude_heading(text: str) -> str | None:
-    numbered = _NUMBERED_HEADING.match(text)
-    if numbered is not None:
-        return numbered.group(2)
-    heading = _MD_HEADING.match(text)
-    return heading.group(1) if heading else None
-
-
-def parse_claude_code(text: str) -> CompactionSummary:
-    """Claude Code's summary: the numbered sections after "Summary:" (the analysis before
-    it is the model's working notes, restated in the sections)."""
-    start = _SUMMARY_START.search(text)
-    body = text[start.end() :] if start else text
-    return _collect(_sections(body.splitlines(), _claude_heading), None)
-
-
-def _markdown_heading(text: str) -> str | None:
-    heading = _MD_HEADING.match(text)
-    return heading.group(1) if heading else None
-
-
-def parse_mycodeagent(text: str) -> CompactionSummary:
-    """MyCodeAgent's "Archived Session Summary": ``###`` sections of labelled bullets."""
-    return _collect(_sections(text.splitlines(), _markdown_heading), None)
-
-
-def _any_heading(text: str) -> str | None:
-    for pattern in (_MD_HEADING, _BOLD_HEADING, _TITLE_HEADING):
-        heading = pattern.match(text)
-        if heading is not None:
-            return heading.group(1)
-    return _claude_heading(text)
-
-
-def parse_codex(text: str) -> CompactionSummary:
-    """A Codex handoff summary: free Markdown; text under no heading is where work resumes."""
-    return _collect(_sections(text.splitlines(), _any_heading), "resume")
-
-
-_PARSERS: Final[dict[SummaryDialect, Callable[[str], CompactionSummary]]] = {
-    "claude-code": parse_claude_code,
-    "codex": parse_codex,
-    "native": parse_mycodeagent,
-}
-
-
-def parse_summary(text: str, dialect: SummaryDialect) -> CompactionSummary:
-    """The facts a compaction summary of ``dialect`` states."""
-    return _PARSERS[dialect](text[:SUMMARY_CHARS])
