@@ -6,7 +6,6 @@ Total (any JSON value in, never an exception out), deterministic and free of I/O
 from __future__ import annotations
 
 import functools
-import json
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
@@ -171,9 +170,6 @@ _SEARCH_KEYS: Final = (*_PATTERN_KEYS, *_PATH_KEYS, "dir_path", "directory")
 _PATCH_FILE_RE: Final = re.compile(
     r"\*\*\* (?:(?:Update|Add|Delete) File|Move to):[ \t]*(.+?)[ \t]*$", re.MULTILINE
 )
-_JSON_LOOKS_LIKE_OBJECT: Final = re.compile(r"^\s*\{")
-# Parsing a JSON argument string costs O(n); past this size it is not an argument object.
-_MAX_JSON_ARGS: Final = 1 << 20
 
 
 def _text(value: object) -> str | None:
@@ -224,22 +220,6 @@ def _patch_text(args: object) -> str | None:
     return None
 
 
-def _as_args(args: object) -> object:
-    """Decode a JSON object passed as a string (Codex ``arguments``); otherwise unchanged."""
-    if (
-        isinstance(args, str)
-        and len(args) <= _MAX_JSON_ARGS
-        and _JSON_LOOKS_LIKE_OBJECT.match(args)
-    ):
-        try:
-            decoded = json.loads(args)
-        except (ValueError, RecursionError):
-            return args
-        if isinstance(decoded, dict):
-            return decoded
-    return args
-
-
 def _is_patch_tool(tool_name: str) -> bool:
     return isinstance(tool_name, str) and _patch_tool(tool_name)
 
@@ -254,9 +234,9 @@ _patch_tool = functools.lru_cache(maxsize=1024)(_is_patch_name)  # memoised like
 def key_argument(tool_name: str, args: object) -> str | None:
     """The one argument that says what a call did: a path, a command, a pattern, a url...
 
-    ``args`` may be any JSON value (or a JSON object encoded as a string). For
-    ``apply_patch`` it is the files named in the patch, joined with ", ". Returns None when
-    nothing fits.
+    ``args`` may be any JSON value; a string is the argument itself (the adapters decode
+    the arguments their formats encode as JSON strings). For ``apply_patch`` it is the
+    files named in the patch, joined with ", ". Returns None when nothing fits.
     """
     if _is_patch_tool(tool_name):
         patch = _patch_text(args)
@@ -265,7 +245,6 @@ def key_argument(tool_name: str, args: object) -> str | None:
             if paths:
                 return ", ".join(paths)
     kind = classify_tool(tool_name)
-    args = _as_args(args)
     if isinstance(args, str):
         return _text(args)  # a bare string argument is the command, path or query itself
     if not isinstance(args, dict):
@@ -352,7 +331,6 @@ def edited_paths(tool_name: str, args: object) -> tuple[str, ...]:
         patch = _patch_text(args)
         if patch is not None:
             return _patch_paths(patch)
-    args = _as_args(args)
     if not isinstance(args, dict):
         return ()
     paths: dict[str, None] = {}

@@ -194,10 +194,10 @@ class TestKeyArgument:
         }
         assert key_argument("exec_command", args) == "npm run build"
 
-    def test_codex_arguments_as_json_string(self) -> None:
-        """Codex ``arguments`` still encoded as a JSON string are decoded first."""
-        args = '{"cmd":"git status --short","workdir":"/repo","yield_time_ms":1000}'
-        assert key_argument("exec_command", args) == "git status --short"
+    def test_a_string_argument_is_taken_as_written(self) -> None:
+        """A string argument is the command, path or query itself, JSON or not: the adapters
+        decode what their formats encode (tests/formats/test_outcomes.py)."""
+        assert key_argument("exec_command", '{"cmd": "ls"}') == '{"cmd": "ls"}'
 
     def test_argv_list_with_shell_wrapper(self) -> None:
         """``["bash", "-lc", cmd]`` gives the inner command."""

@@ -173,3 +173,11 @@ class TestCodex:
         """ "Process exited with code N" (N != 0) is a failure with exit code N."""
         outcome = codex_result("Process exited with code 1\nOutput:\n1 failed, 2 passed")
         assert outcome == ToolOutcome("failed", 1, "", "1 failed, 2 passed")
+
+    def test_arguments_are_decoded_from_their_json_string(self) -> None:
+        """Codex ``arguments`` encoded as a JSON string reach the rules as an object."""
+        lines = codex_call("exec_command", "ok", cmd="git status --short", workdir="/repo")
+        requested = [
+            e for e in events(jsonl(lines), "codex") if e.payload.get("status") == "requested"
+        ]
+        assert requested[0].payload["args"] == {"cmd": "git status --short", "workdir": "/repo"}
