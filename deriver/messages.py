@@ -218,8 +218,8 @@ def parse_checkpoint(event: AnyEvent) -> Checkpoint:
     return Checkpoint(text, checkpoint_id, summary, _stamp(event))
 
 
-# How a run ended, in words: the reasons the formats write (MyCodeAgent's, and the
-# adapters' ``completed``/``interrupted``); any other reason is shown as it is written.
+# How a run ended, in words: the native reasons (MyCodeAgent's, which the adapters map
+# their formats' endings to); any other reason is shown as it is written.
 _ENDINGS: Final = {
     "completed": "completed",
     "interrupted": "interrupted",
@@ -232,17 +232,17 @@ _ENDINGS: Final = {
     "cancelled": "cancelled",
     "timeout": "timed out",
 }
-_ABORT_REASONS_SHOWN: Final = frozenset({"replaced", "review_ended", "timeout", "error"})
+_CAUSE_CHARS: Final = 40
 
 
 def _ending_details(reason: str, details: dict[str, Any]) -> str:
-    """What a terminal event's details add for a reader: who interrupted, the limit
-    reached, the reasons a gate gave, the error message."""
+    """What a terminal event's details add for a reader: who interrupted, why the run was
+    cut short, the limit reached, the reasons a gate gave, the error message."""
     if details.get("by") == "user":
         return " by the user"
-    abort = str_or_none(details.get("abort_reason"))
-    if abort is not None:
-        return f" ({abort.replace('_', ' ')})" if abort in _ABORT_REASONS_SHOWN else ""
+    cause = str_or_none(details.get("cause"))
+    if cause is not None and (shown := contain_trusted_line(cause, _CAUSE_CHARS)):
+        return f" ({shown})"
     limit = details.get("max_steps")
     if type(limit) is int:
         return f" ({limit} steps)"

@@ -24,7 +24,7 @@ Mapping (``docs/formats.md`` has the full table):
   their own;
 * ``update_plan`` is a ``tool_lifecycle`` with ``args: {"plan": [{"step", "status"}]}``;
 * ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs, with a
-  readable ``details.summary``;
+  readable ``details.summary`` or ``details.cause``;
 * ``session_meta`` and ``turn_context`` ``cwd`` is the session's working directory
   (``payload["cwd"]``, see ``docs/formats.md``); ``world_state``, ``token_usage_record``
   and ``thread_settings_applied`` carry nothing for the memory.
@@ -124,6 +124,14 @@ _RESULT_MARKERS: Final = ResultMarkers(
     interrupted=frozenset({_ABORTED}),
 )
 """How a result Codex reports as completed says the call did not succeed."""
+_ABORT_CAUSES: Final = {
+    "replaced": "replaced",
+    "review_ended": "review ended",
+    "timeout": "timeout",
+    "error": "error",
+}
+"""The ``turn_aborted`` reasons that say why a turn was cut short, in words; the others
+("interrupted": the user stopped it) add nothing to the run's ending."""
 _INJECTED: Final = re.compile(
     r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
 )
@@ -486,10 +494,9 @@ class CodexAdapter(AdapterBase):
     def _turn_aborted(self, m: _EventMsg, out: list[Record]) -> None:
         self._release(out, final=False)
         details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
-        if reason := as_str(m.p.get("reason")):
-            details["abort_reason"] = reason
-            if reason != "interrupted":  # "replaced", "review_ended": why it was cut short
-                details["summary"] = reason
+        reason = as_str(m.p.get("reason"))
+        if reason in _ABORT_CAUSES:
+            details["cause"] = _ABORT_CAUSES[reason]
         self._terminal(m, "interrupted", details, out)
 
     def _terminal(self, m: _EventMsg, reason: str, details: JsonObject, out: list[Record]) -> None:

@@ -326,6 +326,8 @@ class TestVerification:
         [
             ({"reason": "completed", "details": {"duration_ms": 900}}, "completed"),
             ({"reason": "interrupted", "details": {"by": "user"}}, "interrupted by the user"),
+            ({"reason": "interrupted", "details": {"cause": "review ended"}},
+             "interrupted (review ended)"),
             ({"reason": "error", "details": {"error": "RateLimitError: 429"}},
              "stopped by an error: \u201cRateLimitError: 429\u201d"),
         ],

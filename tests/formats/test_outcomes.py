@@ -18,7 +18,7 @@ from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import ToolOutcome, tool_outcome
 from session_memory.formats import read_transcript
 from tests.cc_session import ClaudeCodeSession
-from tests.transcripts import jsonl
+from tests.transcripts import derive, jsonl
 
 # fixture: cc-2.1.38_rejected-tools_interrupt_short, a rejected Bash call
 REJECTED = (
@@ -181,3 +181,26 @@ class TestCodex:
             e for e in events(jsonl(lines), "codex") if e.payload.get("status") == "requested"
         ]
         assert requested[0].payload["args"] == {"cmd": "git status --short", "workdir": "/repo"}
+
+
+class TestCodexTurnAborted:
+    @pytest.mark.parametrize(
+        ("reason", "ending"),
+        [
+            ("replaced", "interrupted (replaced)"),
+            ("review_ended", "interrupted (review ended)"),
+            ("interrupted", "interrupted"),
+            ("something_new", "interrupted"),
+        ],
+    )
+    def test_the_reason_is_said_once(self, reason: str, ending: str) -> None:
+        """Why a turn was cut short is the ending's cause, in words; an interruption by the
+        user, or a reason Codex did not write before, adds nothing."""
+        lines = [
+            codex_line("session_meta", id="s", cwd="/w"),
+            codex_line("event_msg", type="task_started", turn_id="turn-1"),
+            codex_line("event_msg", type="user_message", message="run it"),
+            codex_line("event_msg", type="turn_aborted", turn_id="turn-1", reason=reason),
+        ]
+        memory = derive(jsonl(lines), "codex")
+        assert [i.text for i in memory.verification_status] == [ending]
