@@ -9,8 +9,8 @@ Mapping (``docs/formats.md`` has the full table):
   and the turn ended after it (a new prompt, ``turn_duration``, ``stop_hook_summary``,
   ``stop_reason: end_turn`` or the end of a complete read);
 * ``tool_use`` becomes ``requested`` + ``started``; its ``tool_result`` ``completed`` or
-  ``failed`` (``is_error``, ``Error:`` results, user rejections); a call with no result
-  stays open, which the deriver reports as uncertain;
+  ``failed``, with the outcome the result states (``claude_results``); a call with no
+  result stays open, which the deriver reports as uncertain;
 * ``compact_boundary`` and the ``isCompactSummary`` record after it become one checkpoint;
 * interrupt markers and ``turn_duration`` become ``terminal`` events;
 * a prompt queued while the agent was busy (``queue-operation`` ``enqueue``, not a task
@@ -18,15 +18,12 @@ Mapping (``docs/formats.md`` has the full table):
   the queue delivers it as a ``user`` record;
 * TaskCreate / TaskUpdate keep a todo list (``claude_tasks``); ``ToolSearch`` (loading
   deferred tools), TaskList and TaskGet are not work and emit nothing;
-* a failed Bash result's ``Exit code N`` header becomes ``exit_code``, the error text starts
-  with what the command printed;
 * ``summary`` titles, ``progress`` records (including ``agent_progress`` copies of a
   sub-agent's records), file-history snapshots, ``attachment`` records (hook output such as
   ``hook_additional_context``) and 2.1.3xx bookkeeping (``api-request*``, ``last-prompt``,
-  ``tools-used``, ``cost-state``, ``mode``) are ignored; ``<system-reminder>`` text in a
-  prompt is not the user's;
-* every record's ``cwd`` is the session's working directory (``payload["cwd"]``, see
-  ``docs/formats.md``).
+  ``tools-used``, ``cost-state``, ``mode``) are ignored; what of a user's text is a
+  prompt is ``claude_prompts``'s to say;
+* every record's ``cwd`` is the session's working directory (``docs/formats.md``).
 
 Sub-agents never pollute the parent: a file whose first conversational record is a
 sidechain is a sub-agent file and becomes its own session (``<sessionId>:agent-<agentId>``);
@@ -49,6 +46,22 @@ from session_memory.formats.base import (
     cap_text,
     join_texts,
 )
+from session_memory.formats.claude_prompts import (
+    INTERRUPT_PREFIX,
+    command_of,
+    is_builtin_command,
+    is_queued_prompt,
+    is_wrapped,
+    prompt_text,
+)
+from session_memory.formats.claude_results import (
+    RESULT_MARKERS,
+    block_texts,
+    completed_result,
+    failed_result,
+    is_failed,
+    result_text,
+)
 from session_memory.formats.claude_tasks import (
     TASK_TOOLS,
     Tasks,
@@ -63,26 +76,12 @@ __all__ = ["ClaudeCodeAdapter"]
 
 _IGNORED_TYPES: Final = frozenset(
     {
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "attachment",
-        "api-request",
-        "api-request-blob",
-        "api-request-shape",
-        "tools-used",
-        "cost-state",
-        "ai-title",
-        "custom-title",
-        "last-prompt",
-        "mode",
-        "permission-mode",
-        "agent-name",
-        "worktree-state",
-        "pr-link",
-        "tag",
+        "summary", "progress", "file-history-snapshot", "attachment", "api-request",
+        "api-request-blob", "api-request-shape", "tools-used", "cost-state", "ai-title",
+        "custom-title", "last-prompt", "mode", "permission-mode", "agent-name",
+        "worktree-state", "pr-link", "tag",
     }
-)
+)  # fmt: skip
 """Record types that carry no session-memory facts (titles, metadata, mirrored copies).
 
 ``attachment`` records (2.1.3xx: ``hook_additional_context``, ``hook_success``, ``file``,
@@ -92,76 +91,24 @@ injected memory back into itself."""
 
 _SYSTEM_SUBTYPES: Final = frozenset(
     {
-        "compact_boundary",
-        "microcompact_boundary",
-        "stop_hook_summary",
-        "turn_duration",
-        "local_command",
-        "api_error",
-        "informational",
-        "away_summary",
-    }
-)
-
-_BUILTIN_COMMANDS: Final = frozenset(
-    {
-        "add-dir", "agents", "allowed-tools", "bashes", "bug", "clear", "compact", "config",
-        "context", "cost", "doctor", "exit", "export", "fast", "feedback", "help", "hooks",
-        "ide", "login", "logout", "mcp", "memory", "model", "output-style", "permissions",
-        "plugin", "plugins", "privacy-settings", "quit", "release-notes", "reset", "resume",
-        "rewind", "sandbox", "skills", "stats", "status", "statusline", "tasks",
-        "terminal-setup", "theme", "todos", "upgrade", "usage", "vim",
+        "compact_boundary", "microcompact_boundary", "stop_hook_summary", "turn_duration",
+        "local_command", "api_error", "informational", "away_summary",
     }
 )  # fmt: skip
-"""Slash commands that steer the session rather than ask for work; they are not goals."""
-
-_WRAPPER_PREFIXES: Final = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<bash-input>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "<task-notification>",
-    "<system-reminder>",
-    "<user-prompt-submit-hook>",
-    "Caveat: The messages below were generated by the user while running local commands",
-)
-_SYSTEM_REMINDER: Final = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
-"""Hook output and client reminders Claude Code appends to a prompt's text."""
 _NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskList", "TaskGet"})
 """Calls that do no work: loading deferred tools' schemas (``ToolSearch`` with
 ``select:TaskCreate,TaskUpdate``) and reading back the task list the adapter already keeps."""
 _MAX_QUEUED: Final = 32
-_INTERRUPT_PREFIX: Final = "[Request interrupted by user"
-_REJECTED: Final = "User rejected tool use"
-_REJECTION_TEXT: Final = "The user doesn't want to proceed with this tool use"
-_SIBLING_ERRORED: Final = "Sibling tool call errored"
-_ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", _REJECTED, _SIBLING_ERRORED)
-"""How a ``toolUseResult`` string says the call failed."""
-_RESULT_MARKERS: Final = ResultMarkers(
-    rejected=(_REJECTED, _REJECTION_TEXT, _REJECTION_TEXT.replace("'", "\u2019")),
-    errored=("<tool_use_error>", "InputValidationError:"),
-    errored_whole=frozenset({_SIBLING_ERRORED}),
-)
-"""How a result Claude Code reports as completed says the call did not succeed."""
 _COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
-_COMMAND_NAME: Final = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
-_COMMAND_ARGS: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_PERSISTED: Final = "<persisted-output>"
-"""How a tool result too large for the model starts: a preview, the whole output saved."""
-_TOOL_ERROR_TAGS: Final = re.compile(r"</?tool_use_error>")
-_EXIT_CODE: Final = re.compile(r"\bExit code (-?\d+)")
-_EXIT_HEADER: Final = re.compile(r"\A(?:Error: )?Exit code -?\d+[ \t]*(?:\n|\Z)")
 
 
 class ClaudeCodeAdapter(AdapterBase):
     """Incremental adapter for Claude Code session and sub-agent files."""
 
     format_name: ClassVar[str] = "claude-code"
-    result_markers: ClassVar[ResultMarkers] = _RESULT_MARKERS
+    result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
         "_scope",
         "_open",
@@ -287,10 +234,8 @@ class ClaudeCodeAdapter(AdapterBase):
             del self._queued[0]  # handed to the running turn: no user record repeats it
         if operation != "enqueue" or self._scope == "agent":
             return
-        text = _prompt_text(as_str(record.get("content")) or "")
-        if not text or text.startswith((*_WRAPPER_PREFIXES, "<command-", _INTERRUPT_PREFIX)):
-            return
-        if text.startswith("/") and (text[1:].split() or [""])[0] in _BUILTIN_COMMANDS:
+        text = prompt_text(as_str(record.get("content")) or "")
+        if not is_queued_prompt(text):
             return
         self._close_group(out, final=False)
         ts = as_str(record.get("timestamp"))
@@ -310,7 +255,7 @@ class ClaudeCodeAdapter(AdapterBase):
         out: list[Record],
     ) -> None:
         if record.get("isCompactSummary") is True:
-            text = content if isinstance(content, str) else _texts(content)
+            text = content if isinstance(content, str) else block_texts(content)
             self._checkpoint(out, summary=text)
             return
         if record.get("isMeta") is True:
@@ -328,26 +273,23 @@ class ClaudeCodeAdapter(AdapterBase):
             for b in content
             if isinstance(b, dict) and b.get("type") == "text" and (t := as_str(b.get("text")))
         ]
-        if any(t.startswith(_INTERRUPT_PREFIX) for t in texts):
+        if any(t.startswith(INTERRUPT_PREFIX) for t in texts):
             self._interrupted(uuid, ts, out)
         elif texts and not results:
             self._user_text(join_texts(texts), uuid, ts, out)
 
     def _user_text(self, text: str, uuid: str, ts: str | None, out: list[Record]) -> None:
-        text = _prompt_text(text)
-        stripped = text
-        if stripped.startswith(_INTERRUPT_PREFIX):
+        text = prompt_text(text)
+        if text.startswith(INTERRUPT_PREFIX):
             self._interrupted(uuid, ts, out)
             return
-        if stripped.startswith(_WRAPPER_PREFIXES) or not stripped:
+        if is_wrapped(text) or not text:
             return  # command output, shell input, notifications: not the user's goal
-        command = _COMMAND_NAME.search(stripped) if stripped.startswith("<command-") else None
+        command = command_of(text)
         if command is not None:
-            name = command.group(1).strip()
-            args_match = _COMMAND_ARGS.search(stripped)
-            args = args_match.group(1).strip() if args_match else ""
+            name, args = command
             self._end_turn_part(out, final=True)
-            if name in _BUILTIN_COMMANDS:
+            if is_builtin_command(name):
                 return
             text = f"/{name} {args}".strip()
         self._end_turn_part(out, final=True)
@@ -378,18 +320,16 @@ class ClaudeCodeAdapter(AdapterBase):
         if entry is None:
             return  # the call is not in this file (an excerpt) or was never seen
         name = entry[0]
-        text = _result_text(block.get("content"))
+        text = result_text(block.get("content"))
         structured = record.get("toolUseResult")
-        failed = block.get("is_error") is True or (
-            isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
-        )
+        failed = is_failed(block, structured)
         if name in TASK_TOOLS:
             settle_task_call(self._tasks, call_id, failed=failed, structured=structured, text=text)
         extra: JsonObject = {}
         if failed:
-            text, exit_code = _failed_result(name, text, structured)
+            text, exit_code = failed_result(name, text, structured)
         else:
-            text, exit_code = _completed_result(name, text, structured, extra)
+            text, exit_code = completed_result(name, text, structured, extra)
         self._tool_end(
             out,
             event_id,
@@ -554,89 +494,7 @@ _GROUP_KEYS: Final = frozenset({"id", "uuid", "ts", "text", "tools"})
 _BOUNDARY_KEYS: Final = frozenset({"uuid", "ts", "trigger", "pre_tokens"})
 
 
-def _failed_result(name: str | None, text: str, structured: object) -> tuple[str, int | None]:
-    """A failed call's error text (a rejection says so plainly) and Bash's exit code."""
-    if (
-        structured == _REJECTED
-        or text.startswith(_REJECTION_TEXT)
-        or (isinstance(structured, str) and _REJECTION_TEXT in structured)
-    ):
-        return _REJECTED, None
-    if text.startswith(_PERSISTED) and isinstance(structured, str):
-        text = structured  # the model saw a preview; the transcript keeps the whole text
-    text = _TOOL_ERROR_TAGS.sub("", text).strip() or (as_str(structured) or "error").strip()
-    if name == "Bash" and (m := _EXIT_CODE.search(text[:200])):
-        # The exit code is typed now: the error text starts with what the command said.
-        body = _EXIT_HEADER.sub("", text, count=1).strip()
-        return body or text, int(m.group(1))
-    return text, None
-
-
-def _completed_result(
-    name: str | None, text: str, structured: object, extra: JsonObject
-) -> tuple[str, int | None]:
-    """A completed call's result text, from its structured result where that says more."""
-    details = as_dict(structured)
-    if details is None:
-        return text, None
-    if name == "Bash":
-        if text.startswith(_PERSISTED):
-            # Output too large for the model: the record still holds all of it, and the
-            # runner's summary is at its end.
-            streams = (as_str(details.get("stdout")), as_str(details.get("stderr")))
-            text = "\n".join(p for p in streams if p) or text
-        return text, (0 if details.get("interrupted") is not True else None)
-    if name == "AskUserQuestion":
-        return _answers(details) or text, None
-    if name == "ExitPlanMode":
-        plan = as_str(details.get("plan"))
-        where = as_str(details.get("filePath"))
-        if plan:
-            extra["args"] = {"plan": cap_text(plan)}
-            return plan, None
-        if where:
-            return f"plan saved at {where}\n{text}", None
-    return text, None
-
-
 def _is_call_map(value: object) -> bool:
     return isinstance(value, dict) and all(
         isinstance(v, list) and len(v) == 2 for v in value.values()
     )
-
-
-def _answers(details: JsonObject) -> str:
-    """AskUserQuestion answers: a one-line digest by question header, then each in full."""
-    answers = as_dict(details.get("answers"))
-    if not answers:
-        return ""
-    headers: dict[str, str] = {}
-    questions = details.get("questions")
-    for q in questions if isinstance(questions, list) else ():
-        if isinstance(q, dict) and (question := as_str(q.get("question"))):
-            headers[question] = as_str(q.get("header")) or question
-    digest = "; ".join(f"{headers.get(q, q)}: {a}" for q, a in answers.items())
-    return digest + "\n" + "\n".join(f"{q} = {a}" for q, a in answers.items())
-
-
-def _prompt_text(text: str) -> str:
-    """A prompt's own text: hook output and reminders the client appended are not the user's."""
-    if "<system-reminder>" in text:
-        text = _SYSTEM_REMINDER.sub("", text)
-    return text.strip()
-
-
-def _texts(blocks: list[Any]) -> str:
-    return join_texts(
-        t
-        for b in blocks
-        if isinstance(b, dict) and b.get("type") == "text" and (t := as_str(b.get("text")))
-    )
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return _texts(content)
-    return ""

@@ -3,7 +3,8 @@
 Mapping (``docs/formats.md`` has the full table):
 
 * ``session_meta`` gives the session id (the first one owns identity); ``task_started`` and
-  ``turn_context`` give the run id (the turn id);
+  ``turn_context`` give the run id (the turn id) and, with ``session_meta``, the session's
+  working directory (``cwd``);
 * the typed prompt becomes ``message(user)``: ``event_msg/user_message`` (up to 0.1xx), the
   ``response_item`` user message (the only copy in 0.169, with ``item_completed``
   ``UserMessage``); the copies of one prompt become one message. User messages that are
@@ -16,18 +17,11 @@ Mapping (``docs/formats.md`` has the full table):
   next record tells: a prompt, ``task_complete`` or the end of the file makes it the turn's
   final answer; ``agent_message`` duplicates are dropped;
 * ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
-  ``started``, joined with their outputs on ``call_id``; ``exec_command_end`` and
-  ``patch_apply_end`` are authoritative when present; an output saying
-  ``Process exited with code N`` (N != 0), ``metadata.exit_code`` != 0 or ``aborted`` fails
-  the call; ``Process running with session ID N`` leaves it open, and the ``write_stdin``
-  polls of session N are folded into the original call instead of becoming calls of
-  their own;
-* ``update_plan`` is a ``tool_lifecycle`` with ``args: {"plan": [{"step", "status"}]}``;
-* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs, with a
-  readable ``details.summary`` or ``details.cause``;
-* ``session_meta`` and ``turn_context`` ``cwd`` is the session's working directory
-  (``payload["cwd"]``, see ``docs/formats.md``); ``world_state``, ``token_usage_record``
-  and ``thread_settings_applied`` carry nothing for the memory.
+  ``started``, joined with their outputs on ``call_id`` (read by ``codex_calls``);
+  ``exec_command_end`` and ``patch_apply_end`` are authoritative when present; an output
+  ``Process running with session ID N`` leaves the call open, and the ``write_stdin`` polls
+  of session N are folded into it instead of becoming calls of their own;
+* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs.
 """
 
 from __future__ import annotations
@@ -36,8 +30,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Final
-
-import orjson
 
 from session_memory.core.event_struct import JsonObject, Record
 from session_memory.core.memory_view import SkippedLine
@@ -50,6 +42,14 @@ from session_memory.formats.base import (
     cap_text,
     join_texts,
 )
+from session_memory.formats.codex_calls import (
+    RESULT_MARKERS,
+    decode_arguments,
+    exec_end,
+    parse_output,
+    patch_arguments,
+    patch_end,
+)
 from session_memory.formats.outcomes import ResultMarkers
 from session_memory.formats.summaries import read_codex_summary
 
@@ -57,73 +57,31 @@ __all__ = ["CodexAdapter"]
 
 _RESPONSE_ITEMS: Final = frozenset(
     {
-        "message",
-        "reasoning",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "local_shell_call",
-        "web_search_call",
-        "ghost_snapshot",
-        "image_generation_call",
-        "tool_search_call",
-        "tool_search_output",
-        "compaction",
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "web_search_call", "ghost_snapshot",
+        "image_generation_call", "tool_search_call", "tool_search_output", "compaction",
         "context_compaction",
     }
-)
+)  # fmt: skip
 _EVENTS: Final = frozenset(
     {
-        "user_message",
-        "agent_message",
-        "agent_reasoning",
-        "agent_reasoning_raw_content",
-        "agent_reasoning_section_break",
-        "token_count",
-        "context_compacted",
-        "entered_review_mode",
-        "exited_review_mode",
-        "undo_started",
-        "undo_completed",
-        "task_started",
-        "task_complete",
-        "turn_aborted",
-        "exec_command_begin",
-        "exec_command_end",
-        "patch_apply_begin",
-        "patch_apply_end",
-        "mcp_tool_call_begin",
-        "mcp_tool_call_end",
-        "web_search_begin",
-        "web_search_end",
-        "thread_rolled_back",
-        "thread_goal_updated",
-        "sub_agent_activity",
-        "item_completed",
-        "plan_update",
-        "turn_diff",
-        "error",
-        "stream_error",
-        "background_event",
-        "thread_settings_applied",
+        "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+        "agent_reasoning_section_break", "token_count", "context_compacted",
+        "entered_review_mode", "exited_review_mode", "undo_started", "undo_completed",
+        "task_started", "task_complete", "turn_aborted", "exec_command_begin",
+        "exec_command_end", "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin",
+        "mcp_tool_call_end", "web_search_begin", "web_search_end", "thread_rolled_back",
+        "thread_goal_updated", "sub_agent_activity", "item_completed", "plan_update",
+        "turn_diff", "error", "stream_error", "background_event", "thread_settings_applied",
     }
-)
+)  # fmt: skip
 _IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
 """Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
 _MAX_SESSIONS: Final = 256
-_RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
-_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
-_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
+"""The tools whose output may leave a process running, polled by ``write_stdin`` later."""
 _IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
-_ABORTED: Final = "aborted"
-_STDIN_FAILED: Final = "write_stdin failed"
-_RESULT_MARKERS: Final = ResultMarkers(
-    errored=(f"{_STDIN_FAILED}:", "apply_patch verification failed"),
-    interrupted=frozenset({_ABORTED}),
-)
-"""How a result Codex reports as completed says the call did not succeed."""
 _ABORT_CAUSES: Final = {
     "replaced": "replaced",
     "review_ended": "review ended",
@@ -142,7 +100,7 @@ class CodexAdapter(AdapterBase):
     """Incremental adapter for Codex CLI / Codex Desktop rollout files."""
 
     format_name: ClassVar[str] = "codex"
-    result_markers: ClassVar[ResultMarkers] = _RESULT_MARKERS
+    result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
         "_open",
         "_sessions",
@@ -337,14 +295,9 @@ class CodexAdapter(AdapterBase):
                 return
             name = name_value
             if ptype == "custom_tool_call":
-                raw = as_str(p.get("input")) or ""
-                args = {"input": cap_text(raw)}
-                files = _PATCH_FILE.findall(raw)
-                if files:
-                    args["files"] = files
-                    args["file_path"] = files[0]
+                args = patch_arguments(as_str(p.get("input")) or "")
             else:
-                args = _decode_arguments(p.get("arguments"))
+                args = decode_arguments(p.get("arguments"))
         if name == "write_stdin":
             session = args.get("session_id")
             original = self._sessions.get(str(session)) if session is not None else None
@@ -365,42 +318,22 @@ class CodexAdapter(AdapterBase):
                 SkippedLine(offset=offset, reason="Codex tool output without a string call_id")
             )
             return
-        text, exit_code, running, failed = _parse_output(p.get("output"))
+        text, exit_code, running, failed = parse_output(p.get("output"))
         original = self._polls.pop(call_id, None)
         if original is not None:
             if running is not None or exit_code is None:
                 return  # still running
             self._forget_session(original)
-            entry = self._open.pop(original, None)
-            if entry is not None:
-                self._tool_end(
-                    out,
-                    eid,
-                    original,
-                    entry,
-                    failed=failed,
-                    text=text,
-                    timestamp=ts,
-                    exit_code=exit_code,
-                )
-            return
-        entry = self._open.get(call_id)
-        if entry is None:
-            return  # closed already (exec_command_end came first) or not in this file
-        if running is not None and entry[0] in ("exec_command", "shell", "local_shell"):
-            self._sessions[running] = call_id
+            call_id = original
+        elif running is not None and self._open.get(call_id, [None])[0] in _SESSION_TOOLS:
+            self._sessions[running] = call_id  # the call stays open until a poll ends it
             _trim(self._sessions, _MAX_SESSIONS)
             return
-        del self._open[call_id]
+        entry = self._open.pop(call_id, None)
+        if entry is None:
+            return  # closed already (exec_command_end came first) or not in this file
         self._tool_end(
-            out,
-            eid,
-            call_id,
-            entry,
-            failed=failed,
-            text=text,
-            timestamp=ts,
-            exit_code=exit_code,
+            out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
         )
 
     # -- events ---------------------------------------------------------------------------
@@ -443,21 +376,11 @@ class CodexAdapter(AdapterBase):
         self._exec_end(m.p, m.eid, m.ts, out)
 
     def _patch_apply_end(self, m: _EventMsg, out: list[Record]) -> None:
-        p = m.p
-        call_id = as_str(p.get("call_id"))
+        call_id = as_str(m.p.get("call_id"))
         entry = self._open.pop(call_id, None) if call_id else None
         if call_id and entry is not None:
-            failed = p.get("success") is False or p.get("status") == "failed"
-            text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
-            self._tool_end(
-                out,
-                m.eid,
-                call_id,
-                entry,
-                failed=failed,
-                text=text or ("patch failed" if failed else "patch applied"),
-                timestamp=m.ts,
-            )
+            text, _, _, failed = patch_end(m.p)
+            self._tool_end(out, m.eid, call_id, entry, failed=failed, text=text, timestamp=m.ts)
 
     def _web_search_end(self, m: _EventMsg, out: list[Record]) -> None:
         self._release(out, final=False)
@@ -510,24 +433,9 @@ class CodexAdapter(AdapterBase):
         entry = self._open.pop(call_id, None) if call_id else None
         if call_id is None or entry is None:
             return
-        exit_code = as_int(p.get("exit_code"))
-        failed = p.get("status") == "failed" or (exit_code is not None and exit_code != 0)
-        text = (
-            as_str(p.get("aggregated_output"))
-            or as_str(p.get("formatted_output"))
-            or join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
-        )
-        if failed and not text:
-            text = f"exited with code {exit_code}" if exit_code is not None else "failed"
+        text, exit_code, _, failed = exec_end(p)
         self._tool_end(
-            out,
-            eid,
-            call_id,
-            entry,
-            failed=failed,
-            text=text,
-            timestamp=ts,
-            exit_code=exit_code,
+            out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
         )
 
     def _checkpoint(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
@@ -558,56 +466,6 @@ class CodexAdapter(AdapterBase):
 def _trim(mapping: dict[str, Any], limit: int) -> None:
     while len(mapping) > limit:
         del mapping[next(iter(mapping))]
-
-
-def _decode_arguments(raw: object) -> JsonObject:
-    """Function-call arguments: a JSON object encoded as a string (sometimes already decoded)."""
-    if isinstance(raw, dict):
-        return raw
-    if not isinstance(raw, str):
-        return {}
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return {"raw": cap_text(raw)}
-    return value if isinstance(value, dict) else {"raw": cap_text(raw)}
-
-
-def _parse_output(output: object) -> tuple[str, int | None, str | None, bool]:
-    """``(text, exit_code, running_session, failed)`` from a tool output of any known shape."""
-    exit_code: int | None = None
-    if isinstance(output, dict):  # {"content": ..., "success": bool} in some builds
-        text = as_str(output.get("content")) or ""
-        failed = output.get("success") is False
-        return text, None, None, failed
-    if not isinstance(output, str):
-        return "", None, None, False
-    text = output
-    if text.startswith("{"):
-        try:
-            decoded = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            decoded = None
-        if isinstance(decoded, dict) and "output" in decoded:
-            text = as_str(decoded.get("output")) or ""
-            metadata = as_dict(decoded.get("metadata")) or {}
-            exit_code = as_int(metadata.get("exit_code"))
-            return text, exit_code, None, exit_code is not None and exit_code != 0
-    if text.strip() == _ABORTED or text.startswith(_STDIN_FAILED):
-        return text, None, None, True
-    header, sep, body = text.partition("\nOutput:\n")
-    if not sep:
-        header, body = text[:400], text
-    running = _RUNNING.search(header)
-    exited = _EXITED.search(header)
-    if exited:
-        exit_code = int(exited.group(1))
-    return (
-        body,
-        exit_code,
-        running.group(1) if running else None,
-        exit_code is not None and exit_code != 0,
-    )
 
 
 @dataclass(frozen=True, slots=True)

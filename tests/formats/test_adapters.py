@@ -27,6 +27,7 @@ from session_memory.formats import (
     read_transcript,
     restore_adapter,
 )
+from session_memory.formats.codex_calls import parse_output
 from session_memory.formats.reader import iter_lines, read_records
 from tests.formats.fixture_reads import ALL_FIXTURES, FIXTURES, dumped
 
@@ -340,20 +341,18 @@ class TestMutatedFixtures:
 class TestCodexOutput:
     def test_codex_metadata_json(self) -> None:
         """Codex custom tool output carries it in ``metadata.exit_code`` (fixture)."""
-        from session_memory.formats.codex import _parse_output
 
         patch_output = (
             '{"output":"Success. Updated the following files:\\n'
             'M src/agents/plugins/__tests__/codemie-code-reasoning.test.ts\\n",'
             '"metadata":{"exit_code":0,"duration_seconds":2.2}}'
         )
-        assert _parse_output(patch_output)[1] == 0
+        assert parse_output(patch_output).exit_code == 0
         failing = '{"output": "boom", "metadata": {"exit_code": 3, "duration_seconds": 0.1}}'
-        assert _parse_output(failing)[1] == 3
+        assert parse_output(failing).exit_code == 3
 
     def test_large_codex_metadata_json(self) -> None:
         """A metadata exit code after megabytes of output is still found."""
-        from session_memory.formats.codex import _parse_output
 
         text = '{"output": "' + "x" * (5 * 1024 * 1024) + '", "metadata": {"exit_code": 4}}'
-        assert _parse_output(text)[1] == 4
+        assert parse_output(text).exit_code == 4

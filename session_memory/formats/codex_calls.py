@@ -1,0 +1,133 @@
+"""Codex tool calls: their arguments as objects, and what their outputs say.
+
+``function_call`` arguments are a JSON object encoded as a string; a ``custom_tool_call``
+(``apply_patch``) has a raw input, whose patch headers name the files it touches. An output
+is text ("Process exited with code N", "Process running with session ID N" above an
+``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in some
+builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end`` events say
+how a command or a patch ended with authority. A result reported as completed may still say the call
+did not succeed (:data:`RESULT_MARKERS`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+import orjson
+
+from session_memory.core.event_struct import JsonObject
+from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
+from session_memory.formats.outcomes import ResultMarkers
+
+__all__ = [
+    "RESULT_MARKERS",
+    "Output",
+    "decode_arguments",
+    "exec_end",
+    "parse_output",
+    "patch_arguments",
+    "patch_end",
+]
+
+_ABORTED: Final = "aborted"
+_STDIN_FAILED: Final = "write_stdin failed"
+RESULT_MARKERS: Final = ResultMarkers(
+    errored=(f"{_STDIN_FAILED}:", "apply_patch verification failed"),
+    interrupted=frozenset({_ABORTED}),
+)
+"""How a result Codex reports as completed says the call did not succeed."""
+_RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
+_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+
+class Output(NamedTuple):
+    """What a tool output says: its text, exit code, the session still running, failure."""
+
+    text: str
+    exit_code: int | None
+    running: str | None
+    failed: bool
+
+
+def decode_arguments(raw: object) -> JsonObject:
+    """Function-call arguments: a JSON object encoded as a string (sometimes already decoded)."""
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return {}
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {"raw": cap_text(raw)}
+    return value if isinstance(value, dict) else {"raw": cap_text(raw)}
+
+
+def patch_arguments(raw: str) -> JsonObject:
+    """A custom tool call's input, with the files its patch headers name."""
+    args: JsonObject = {"input": cap_text(raw)}
+    files = _PATCH_FILE.findall(raw)
+    if files:
+        args["files"] = files
+        args["file_path"] = files[0]
+    return args
+
+
+def parse_output(output: object) -> Output:
+    """What a tool output of any known shape says."""
+    exit_code: int | None = None
+    if isinstance(output, dict):  # {"content": ..., "success": bool} in some builds
+        text = as_str(output.get("content")) or ""
+        failed = output.get("success") is False
+        return Output(text, None, None, failed)
+    if not isinstance(output, str):
+        return Output("", None, None, False)
+    text = output
+    if text.startswith("{"):
+        try:
+            decoded = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            decoded = None
+        if isinstance(decoded, dict) and "output" in decoded:
+            text = as_str(decoded.get("output")) or ""
+            metadata = as_dict(decoded.get("metadata")) or {}
+            exit_code = as_int(metadata.get("exit_code"))
+            return Output(text, exit_code, None, exit_code is not None and exit_code != 0)
+    if text.strip() == _ABORTED or text.startswith(_STDIN_FAILED):
+        return Output(text, None, None, True)
+    header, sep, body = text.partition("\nOutput:\n")
+    if not sep:
+        header, body = text[:400], text
+    running = _RUNNING.search(header)
+    exited = _EXITED.search(header)
+    if exited:
+        exit_code = int(exited.group(1))
+    return Output(
+        body,
+        exit_code,
+        running.group(1) if running else None,
+        exit_code is not None and exit_code != 0,
+    )
+
+
+def exec_end(p: JsonObject) -> Output:
+    """How an ``exec_command_end`` event says its command ended: failed on ``status:
+    failed`` or a non-zero exit code, with the aggregated output."""
+    exit_code = as_int(p.get("exit_code"))
+    failed = p.get("status") == "failed" or (exit_code is not None and exit_code != 0)
+    text = (
+        as_str(p.get("aggregated_output"))
+        or as_str(p.get("formatted_output"))
+        or join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
+    )
+    if failed and not text:
+        text = f"exited with code {exit_code}" if exit_code is not None else "failed"
+    return Output(text, exit_code, None, failed)
+
+
+def patch_end(p: JsonObject) -> Output:
+    """How a ``patch_apply_end`` event says its patch ended."""
+    failed = p.get("success") is False or p.get("status") == "failed"
+    text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
+    return Output(text or ("patch failed" if failed else "patch applied"), None, None, failed)
