@@ -27,7 +27,7 @@ from session_memory.core.memory_view import (
     MemoryView,
     SkippedLine,
 )
-from session_memory.core.tokens import DEFAULT_ENCODING, counter
+from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 if TYPE_CHECKING:
     from session_memory.core.event_struct import FoldRecord
@@ -55,7 +55,7 @@ class SessionMemoryDeriver:
 
     def __init__(
         self,
-        budget_tokens: int = 1200,
+        budget_tokens: int = DEFAULT_BUDGET,
         encoding: str = DEFAULT_ENCODING,
         *,
         goal_tokens: int | None = None,

@@ -20,10 +20,11 @@ from typing import Any, Final
 
 import orjson
 
-from session_memory.apps.memory_dir.current import DEFAULT_BUDGET, current_memory
+from session_memory.apps.memory_dir.current import current_memory
 from session_memory.apps.memory_dir.sessions import KnownSession, known_sessions, locate_events
 from session_memory.core.errors import NotFoundError
 from session_memory.core.memory import SECTION_NAMES
+from session_memory.core.tokens import DEFAULT_BUDGET
 
 __all__ = ["RESOURCE_SCHEME", "build_server", "explain", "get_memory", "list_sessions", "serve"]
 

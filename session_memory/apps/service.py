@@ -78,7 +78,7 @@ from session_memory.core.arguments import check_argument, check_paths
 from session_memory.core.errors import ConfigError, SessionMemoryError, StateError, TranscriptError
 from session_memory.core.event_struct import JsonObject
 from session_memory.core.memory_view import MemoryView, SkippedLine
-from session_memory.core.tokens import DEFAULT_ENCODING
+from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING
 from session_memory.formats import (
     AdapterBase,
     AutoAdapter,
@@ -345,7 +345,7 @@ class MemoryService:
         out_dir: str | os.PathLike[str],
         state_dir: str | os.PathLike[str] | None = None,
         *,
-        budget_tokens: int = 1200,
+        budget_tokens: int = DEFAULT_BUDGET,
         encoding: str = DEFAULT_ENCODING,
         format: str = "auto",
         stop_event: StopEvent | None = None,

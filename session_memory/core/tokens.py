@@ -21,12 +21,17 @@ if TYPE_CHECKING:
     import tiktoken
 
 __all__ = [
+    "DEFAULT_BUDGET",
     "DEFAULT_ENCODING",
     "TiktokenCounter",
     "TokenCounter",
     "available_encodings",
     "counter",
 ]
+
+DEFAULT_BUDGET: Final = 1200
+"""The token budget of a memory when none is given: the deriver's, ``watch``'s, the hook's,
+a worker's. Tools that share state (``watch`` and the hook) must use the same budget."""
 
 _OFFLINE_SUFFIX: Final = "_offline"
 

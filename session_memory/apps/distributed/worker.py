@@ -35,6 +35,7 @@ from session_memory.apps.distributed.transport import (
 from session_memory.apps.distributed.wire import decode
 from session_memory.core.errors import SnapshotError
 from session_memory.core.memory_view import SkippedLine
+from session_memory.core.tokens import DEFAULT_BUDGET
 from viewbuilder import render_memory
 
 __all__ = [
@@ -115,7 +116,7 @@ def _stop_if_cancelled() -> None:
 class WorkerConfig:
     """How a worker folds and how fast it reacts (validated where it is built)."""
 
-    budget_tokens: int = 1200
+    budget_tokens: int = DEFAULT_BUDGET
     lease_seconds: float = 3.0
     snapshot_every: int = SNAPSHOT_EVERY
     checkpoint_seconds: float = CHECKPOINT_SECONDS

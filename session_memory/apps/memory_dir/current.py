@@ -30,6 +30,7 @@ from session_memory.apps.memory_dir.state import (
 from session_memory.apps.memory_dir.typed_tuple import NamedTuple
 from session_memory.core.encoding_names import DEFAULT_ENCODING
 from session_memory.core.errors import StateError, TranscriptError
+from session_memory.core.tokens import DEFAULT_BUDGET
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,9 +53,6 @@ __all__ = [
 STATE_DIR_ENV: Final = "SESSION_MEMORY_STATE_DIR"
 """Environment variable that overrides the default memory directory."""
 
-
-DEFAULT_BUDGET: Final = 1200
-"""The budget ``watch`` uses by default: the same budget shares the same state."""
 
 TRANSCRIPT_FORMAT: Final = "auto"
 """The format ``watch`` uses by default; state derived with another one is not shared."""
