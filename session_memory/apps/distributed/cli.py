@@ -13,6 +13,11 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from session_memory.apps.cli.arguments import (
+    NATS_PREFIX,
+    add_budget_argument,
+    add_format_argument,
+)
 from session_memory.core.errors import ConfigError, MemoryNotFound
 
 __all__ = [
@@ -33,7 +38,7 @@ def _add_nats_arguments(p: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="NATS server URL(s), comma-separated (nats://127.0.0.1:4222)",
     )
-    p.add_argument("--prefix", default="smem", help="name prefix of stream and buckets")
+    p.add_argument("--prefix", default=NATS_PREFIX, help="name prefix of stream and buckets")
     p.add_argument(
         "--replicas", type=int, default=1, metavar="N", help="replicas of stream and buckets"
     )
@@ -52,9 +57,7 @@ def _add_log_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_publish_parser(
-    sub: SubParsers, add_format: Callable[[argparse.ArgumentParser], None]
-) -> None:
+def add_publish_parser(sub: SubParsers) -> None:
     """``publish PATH... --nats URL``: tail transcripts and publish their events."""
     p = sub.add_parser("publish", help="tail transcripts and publish their events to NATS")
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript file or directory")
@@ -65,7 +68,7 @@ def add_publish_parser(
         metavar="DIR",
         help="where the publisher keeps its offsets",
     )
-    add_format(p)
+    add_format_argument(p)
     p.add_argument("--once", action="store_true", help="publish everything present and exit")
     _add_log_argument(p)
     p.set_defaults(run=_run_publish)
@@ -75,7 +78,7 @@ def add_worker_parser(sub: SubParsers) -> None:
     """``worker --nats URL``: fold the sessions of the partitions this worker claims."""
     p = sub.add_parser("worker", help="fold sessions from NATS into memories kept in NATS")
     _add_nats_arguments(p)
-    p.add_argument("--budget", type=int, default=1200, metavar="N", help="token budget")
+    add_budget_argument(p)
     p.add_argument(
         "--lease-seconds", type=float, default=3.0, metavar="S", help="claims expire after S"
     )
