@@ -8,7 +8,7 @@ so each update costs time proportional to everything seen before it: O(n) per ev
 O(n^2) to keep the memory current over a whole transcript.
 
 This module reproduces that cost structure with the rules described in the MyCodeAgent
-article (``shared/research/mycodeagent-transcript-article.txt``): latest real user request as
+article on its Transcript and SessionMemoryDeriver: latest real user request as
 the goal, final answers and completed calls as completed work, failed calls and
 ``model_recovery_failed`` as failed attempts, checkpoints and ``context_compacted`` as key
 decisions, ``stop_hook_blocking`` and terminal events as verification status, calls requested

@@ -26,7 +26,7 @@ __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 Stamp = tuple[str, int | None]
 """An event id and its step: where a fact came from."""
 
-# Tier names in the order they are sacrificed when the budget is tight (DESIGN section 4).
+# Tier names in the order they are sacrificed when the budget is tight (docs/rules.md).
 EVICTION_TIERS: Final[tuple[str, ...]] = (
     "completed_work",
     "earlier_goals",

@@ -1,4 +1,4 @@
-"""Generate realistic native transcripts (DESIGN section 2), seeded and deterministic.
+"""Generate realistic native transcripts (docs/formats.md), seeded and deterministic.
 
 The events read like a coding agent working on a Python web service over several runs: each
 run starts with a user request, the agent reads, greps, edits and runs tests through the

@@ -1,7 +1,7 @@
 """Building the messages of one model call: system prompt, session memory, history.
 
 :func:`build_model_view` puts the rendered session memory between the system prompt and the
-history (DESIGN section 6), in the OpenAI chat shape or the Anthropic shape, and optionally fits
+history (docs/view.md), in the OpenAI chat shape or the Anthropic shape, and optionally fits
 the history into a context window by dropping its oldest messages, never separating a tool call
 from its results.
 

@@ -1,4 +1,4 @@
-"""The background service: keep a memory next to every live transcript (DESIGN section 7).
+"""The background service: keep a memory next to every live transcript.
 
 :class:`MemoryService` tails transcripts (files, or directories watched recursively for
 ``*.jsonl``), folds each new complete line into that transcript's deriver, and keeps

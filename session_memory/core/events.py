@@ -1,4 +1,4 @@
-"""The native transcript event model (DESIGN section 2)."""
+"""The native transcript event model (docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session memory: a frozen view of what the deriver knows (DESIGN section 3)."""
+"""The session memory: a frozen view of what the deriver knows (docs/rules.md)."""
 
 from __future__ import annotations
 

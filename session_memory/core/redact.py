@@ -1,4 +1,4 @@
-"""Secret redaction and containment of untrusted text (DESIGN section 3).
+"""Secret redaction and containment of untrusted text (docs/rules.md).
 
 Pure functions over ``str``, stdlib ``re`` only, no I/O. Every function is total: any ``str``
 (lone surrogates, NULs, megabytes) gives a result, never an exception, and every regular

@@ -1,6 +1,6 @@
 """Tests for deriver.check_output: check summaries, pass or fail, exit codes.
 
-Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+Quoted strings marked "fixture" are copied from the real recordings in tests/fixtures.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The invariants of DESIGN section 5, each as a hypothesis property."""
+"""The invariants the README lists under "Guarantees", each as a hypothesis property."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One example per derivation rule (DESIGN section 3; docs/rules.md)."""
+"""One example per derivation rule (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Tests for deriver.shell: which command line runs a check, which only reads.
 
-Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+Quoted strings marked "fixture" are copied from the real recordings in tests/fixtures.
 """
 
 from __future__ import annotations

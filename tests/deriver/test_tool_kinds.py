@@ -1,6 +1,6 @@
 """Tests for deriver.tool_kinds: tool kinds, side effects, key arguments and edited paths.
 
-Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+Quoted strings marked "fixture" are copied from the real recordings in tests/fixtures.
 """
 
 from __future__ import annotations

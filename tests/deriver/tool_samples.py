@@ -1,6 +1,6 @@
 """Tool names, arguments and outputs shared by the tests of the tool-reading modules.
 
-Quoted strings marked "fixture" are copied from the real recordings in shared/fixtures.
+Quoted strings marked "fixture" are copied from the real recordings in tests/fixtures.
 """
 
 from __future__ import annotations
