@@ -6,15 +6,17 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from anthropic_mock import sse_message, texts, tool_results
-from conftest import CACHE, SESSION_MEMORY, Clients
+from conftest import CACHE, ROOT, SESSION_MEMORY, Clients
 from scenario import (
     FINAL_ANSWER,
     GOAL,
+    PYTHON,
     RESUME_ANSWER,
     RESUME_PROMPT,
     SUMMARY,
@@ -138,6 +140,19 @@ def _derived_by_a_prefix(data: bytes, end: int, memory: str, lines: int = 60) ->
     return False
 
 
+def readme_hook_example() -> str:
+    """The README's example of what Claude Code shows the model after ``/compact``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```text\n(.*?)```", readme, re.S)
+    (example,) = (block for block in blocks if block.startswith(HOOK_PREFIX))
+    return example
+
+
+def shortened(text: str, work: Path) -> str:
+    """``text`` with this run's project directory and interpreter as the README shows them."""
+    return text.replace(str(work), "/home/you/shop").replace(PYTHON, ".venv/bin/python")
+
+
 def derived_memory(data: bytes, tmp: Path) -> str:
     """What `session-memory derive` prints for these transcript bytes."""
     path = tmp / "prefix.jsonl"
@@ -207,8 +222,9 @@ class TestClaudeCode:
         # The next request after each compaction, and after resume, carries the memory.
         assert compactions[0] + 1 in requests_with(HOOK_PREFIX + auto_text.rstrip())
         assert after_manual in requests_with(HOOK_PREFIX + manual_text.rstrip())
-        # What the model is shown after /compact, kept for the documentation.
+        # What the model is shown after /compact: the README shows it, paths shortened.
         CAPTURE.write_text(HOOK_PREFIX + manual_text)
+        assert readme_hook_example() == shortened(HOOK_PREFIX + manual_text, work)
         assert after_manual in requests_with(HOOK_PREFIX + resume_text.rstrip())
 
         # After auto-compaction: the goal, both open todos verbatim, the failing check.
