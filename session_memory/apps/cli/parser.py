@@ -49,9 +49,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of the whole command line, one subcommand per command; with ``command``
     (a known one), the parser with that subcommand alone.
 
-    A hook call is a fresh process per event of the agent, whose whole budget is 60 ms of
-    CPU (``benchmarks/bench_startup.py``): building the nine other subparsers and importing
-    their modules took ~12 ms of it, so :func:`main` builds only the one it runs.
+    A hook call is a fresh process per event of the agent, within a budget of 60 ms of CPU
+    and 4 times ``python -c pass`` when its state is current (``benchmarks/bench_startup.py``).
+    Building the nine other subparsers and importing their modules took half a ``python -c
+    pass`` of it (13.6 ms at a load of 7, interleaved: 99.9 ms against 86.3, ``python -c
+    pass`` 25.2 ms), and with them the call was at 3.97 times, so :func:`main` builds only
+    the subparser of the command it runs.
     """
     parser = argparse.ArgumentParser(
         prog="session-memory",
