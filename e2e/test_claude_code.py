@@ -140,17 +140,25 @@ def _derived_by_a_prefix(data: bytes, end: int, memory: str, lines: int = 60) ->
     return False
 
 
+TOKENS_BEFORE = re.compile(r"(\(\w+, )\d+ tokens before")
+
+
 def readme_hook_example() -> str:
-    """The README's example of what Claude Code shows the model after ``/compact``."""
+    """The README's example of what Claude Code shows the model after ``/compact``.
+
+    The count of tokens before a compaction is Claude Code's own, and its prompt holds the
+    project's path, which differs from run to run: the example compares with the count masked.
+    """
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```text\n(.*?)```", readme, re.S)
     (example,) = (block for block in blocks if block.startswith(HOOK_PREFIX))
-    return example
+    return TOKENS_BEFORE.sub(r"\1N tokens before", example)
 
 
 def shortened(text: str, work: Path) -> str:
     """``text`` with this run's project directory and interpreter as the README shows them."""
-    return text.replace(str(work), "/home/you/shop").replace(PYTHON, ".venv/bin/python")
+    text = text.replace(str(work), "/home/you/shop").replace(PYTHON, ".venv/bin/python")
+    return TOKENS_BEFORE.sub(r"\1N tokens before", text)
 
 
 def derived_memory(data: bytes, tmp: Path) -> str:
