@@ -17,7 +17,7 @@ from session_memory.apps import service as service_module
 from session_memory.apps.cli import cli
 from session_memory.apps.memory_dir import outputs as store
 from session_memory.apps.memory_dir.outputs import TranscriptState, safe_name, state_path
-from session_memory.apps.service import MemoryService
+from session_memory.apps.service import MemoryService, loop, update, writers
 from session_memory.core.errors import ConfigError
 from session_memory.formats.reader import read_records
 from tests.service.service_helpers import append, event, file_mode, user, varied_lines, wait_for
@@ -363,7 +363,7 @@ class TestLive:
             yield set()  # the slow timer's cue
             stop_event.set()
 
-        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        monkeypatch.setattr(loop, "watch_changes", scripted)
         MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=1.0).run()
         for k, p in enumerate(paths):
             assert output(out, f"s-{k}") == rebuild(p)
@@ -442,7 +442,7 @@ class TestDurability:
         on the service's own thread (there are no fsyncs for writer threads to overlap), and
         one sync after the last state makes them durable together."""
         watched, out = dirs
-        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
+        monkeypatch.setattr(writers, "SYNC_ONCE_MIN", 3)
         for k in range(3):
             (watched / f"t{k}.jsonl").write_bytes(b"".join(varied_lines(20, session=f"s-{k}")))
         events: list[str] = []
@@ -455,7 +455,7 @@ class TestDurability:
 
         monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync"))
         monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
-        monkeypatch.setattr(service_module, "save_state", save_state)
+        monkeypatch.setattr(update, "save_state", save_state)
         MemoryService([watched], out).run_once()
         assert events == ["state"] * 3 + ["sync"]
 
@@ -472,7 +472,7 @@ class TestDurability:
         The notifications and the clock are scripted (the behaviour under test is what the
         service does with a batch, not how watchfiles groups changes into one)."""
         watched, out = dirs
-        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
+        monkeypatch.setattr(writers, "SYNC_ONCE_MIN", 3)
         paths, lines = write_transcripts(watched, 3, 40, written=20)
         events: list[str] = []
         real_save, real_fsync = store.save_state, os.fsync
@@ -509,8 +509,8 @@ class TestDurability:
 
         monkeypatch.setattr(os, "fsync", fsync)
         monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
-        monkeypatch.setattr(service_module, "save_state", save_state)
-        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        monkeypatch.setattr(update, "save_state", save_state)
+        monkeypatch.setattr(loop, "watch_changes", scripted)
         monkeypatch.setattr(store.Outputs, "publish", publish)
         service = MemoryService([watched], out, clock=lambda: now[0], sweep_seconds=60.0)
         service.run()
@@ -537,7 +537,7 @@ class TestDurability:
         transcript the burst restored from its state (kept on disk since the catch-up)
         counts as saved when restored."""
         watched, out = dirs
-        monkeypatch.setattr(service_module, "SYNC_ONCE_MIN", 3)
+        monkeypatch.setattr(writers, "SYNC_ONCE_MIN", 3)
         paths, lines = write_transcripts(watched, 3, 30, written=20)
         now = [100.0]
         offsets: list[list[int]] = []
@@ -559,7 +559,7 @@ class TestDurability:
                 offsets.append(saved_offsets())
             stop_event.set()
 
-        monkeypatch.setattr(service_module, "watch_changes", scripted)
+        monkeypatch.setattr(loop, "watch_changes", scripted)
         service = MemoryService(
             [watched],
             out,
@@ -625,14 +625,14 @@ class TestDurability:
             real_save(state_dir, state, **kwargs)
 
         monkeypatch.setattr(store, "fsync_dir", fsync_dir)
-        monkeypatch.setattr(service_module, "save_state", save_state)
+        monkeypatch.setattr(update, "save_state", save_state)
         restarted = MemoryService([watched], out, resident_max=4)
-        t = restarted._load(str(path.resolve()))
-        restarted._admit(t)
-        with restarted._writers():
-            restarted._advance(t)
-            restarted._drain()
-        assert restarted._outputs_written == 0
+        residency, updater = restarted._residency, restarted._updater
+        t = residency.admit(residency._restorer.load(str(path.resolve())))
+        with updater.writing():
+            updater.advance(t)
+            updater.drain()
+        assert updater.outputs_written == 0
         before_state = events[: events.index("state")]
         assert "fsync ." in before_state
         assert "fsync .generations" in before_state
