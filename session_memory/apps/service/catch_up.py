@@ -61,7 +61,7 @@ class CatchUp:
 
     def run(self) -> None:
         """Discover, then bring every transcript up to date: those found now that need it,
-        then those resumed into memory before, then a ``stat`` of each kept on disk.
+        then those in memory from an earlier pass, then a ``stat`` of each kept on disk.
 
         A catch-up of :data:`.writers.SYNC_ONCE_MIN` transcripts or more writes without
         fsyncs and ends with one sync (:class:`.Writers`).

@@ -261,7 +261,7 @@ class _Sweep:
     """The slow timer: pick up missed files and compare sizes with offsets.
 
     Its cost follows what changed, not what exists: a cycle starts with a walk that resolves
-    only paths it has not seen, then ``stat``\\ s each transcript once. Polling, a cycle is
+    only paths it has not seen, then ``stat``s each transcript once. Polling, a cycle is
     one tick; with inotify, whose notifications are trusted, a cycle is :data:`SWEEP_TICKS`
     ticks, a slice of the transcripts a tick.
     """

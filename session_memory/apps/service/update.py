@@ -1,6 +1,6 @@
 """The path one change of one transcript takes, from the file to the disk, top to bottom:
 
-1. :meth:`Updater.visit`: a transcript kept only on disk is first ``stat``\\ ed, and restored
+1. :meth:`Updater.visit`: a transcript kept only on disk is first ``stat``ed, and restored
    from its state only when it changed;
 2. :meth:`Updater.advance`: one verified look at the file (read on from the offset, or from
    byte 0 when it was replaced or its state proves unusable);
@@ -128,7 +128,7 @@ class Updater:
     # ------------------------------------------------------------------ read and fold
 
     def visit(self, real: str, *, hint: bool) -> None:
-        """Bring one known transcript up to date; one on disk only is first ``stat``\\ ed and
+        """Bring one known transcript up to date; one on disk only is first ``stat``ed and
         restored only if it changed."""
         dormant = self._residency.dormant.get(real)
         if dormant is not None:
