@@ -11,8 +11,15 @@
    thread or here (:class:`.Writers`);
 6. :meth:`Updater.finish`: what got to disk is recorded on the transcript.
 
-Crash safety rests on one rule: the state file holds the deriver snapshot and the byte offset
-it consumed, written together in one atomic replace, after the outputs derived from it.
+Crash safety rests on one rule: the state file of a transcript holds the deriver snapshot and
+the byte offset it has consumed, written together in one atomic replace, so a snapshot and an
+offset can never disagree. Outputs are derived from that state and published (both files as one
+generation, :class:`~session_memory.apps.memory_dir.outputs.Outputs`) before it; on start each
+transcript's outputs are compared with its restored memory and published again when they
+differ. Killed at any instant, the service restarts from the last state, reads only the bytes
+after its offset, and ends with exactly what a full rebuild gives: nothing lost, nothing applied
+twice (no reliance on the deriver dropping duplicate event ids). Every file is opened no-follow
+and non-blocking and must be a regular file where it should be (``docs/service-guarantees.md``).
 """
 
 from __future__ import annotations
