@@ -292,15 +292,7 @@ class _Sweep:
         not on disk yet."""
         residency, updater = self._residency, self._updater
         if not self._queue:
-            for path in self._options.transcripts(known=residency.aliases):
-                if path not in residency.aliases:
-                    real = residency.add(path)
-                    if real is not None:
-                        updater.visit(real, hint=False)
-            queue = [*residency.transcripts, *residency.dormant, *residency.unborn]
-            queue.reverse()
-            self._queue = queue
-            self._slice = -(-len(queue) // (1 if self.polling else SWEEP_TICKS))
+            self._next_cycle()
         if whole:
             self._slice = len(self._queue)
         for _ in range(min(self._slice, len(self._queue))):
@@ -316,3 +308,17 @@ class _Sweep:
                 if self._stop.is_set():
                     break
                 updater.advance(t, hint=True)
+
+    def _next_cycle(self) -> None:
+        """A new cycle: the files not seen yet taken in and brought up to date, then every
+        known transcript queued, a slice of them for each tick."""
+        residency = self._residency
+        for path in self._options.transcripts(known=residency.aliases):
+            if path not in residency.aliases:
+                real = residency.add(path)
+                if real is not None:
+                    self._updater.visit(real, hint=False)
+        queue = [*residency.transcripts, *residency.dormant, *residency.unborn]
+        queue.reverse()
+        self._queue = queue
+        self._slice = -(-len(queue) // (1 if self.polling else SWEEP_TICKS))
