@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import nats
 import orjson
 
@@ -211,7 +212,7 @@ async def latency(url: str, rate: int, seconds: float, sessions: int) -> dict[st
     streams = {
         name: iter(
             [
-                TranscriptEvent.model_validate(e)
+                msgspec.convert(e, TranscriptEvent)
                 for e in generate_events(int(rate * seconds) // sessions + 2, 7, name)
             ]
         )

@@ -6,8 +6,8 @@ It builds one large file per format by repeating real recordings with rewritten 
 copies are distinct calls, messages and sessions-worth of events), and a native file of
 similar size from ``examples/sample_transcript.jsonl`` (or a synthetic one when it is
 missing). It then times the raw limit (each line read and given to ``orjson.loads``,
-nothing else), ``read_fold_records`` alone (what ``derive``, ``watch`` and the hook read
-with) and ``read_fold_records`` + the deriver's ``apply_all``, and prints milliseconds per
+nothing else), ``read_transcript`` alone (what ``derive``, ``watch`` and the hook read
+with) and ``read_transcript`` + the deriver's ``apply_all``, and prints milliseconds per
 MB, the ratio to the native path and the derive rate as a share of the raw limit's on the
 same file (the two run back to back in each round; the median of the rounds' ratios). The
 targets: at most 2x native per MB; a derive at 30% of the raw limit or more for Claude Code
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.measure import raw_limit  # noqa: E402
-from session_memory.formats import read_fold_records  # noqa: E402
+from session_memory.formats import read_transcript  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 CLAUDE_SOURCES = [
@@ -141,15 +141,15 @@ def main() -> int:
             mb = size / (1024 * 1024)
 
             def read_only(path: Path = path, fmt: str = fmt) -> int:
-                return sum(1 for _ in read_fold_records(path, fmt))
+                return sum(1 for _ in read_transcript(path, fmt))
 
             def raw(path: Path = path) -> int:
                 return raw_limit(path)
 
             def derive(path: Path = path, fmt: str = fmt) -> int:
                 deriver = SessionMemoryDeriver(budget_tokens=1200)
-                deriver.apply_all(read_fold_records(path, fmt))
-                return int(deriver.memory_view.event_count)
+                deriver.apply_all(read_transcript(path, fmt))
+                return int(deriver.memory.event_count)
 
             read_s, records = timed(read_only, args.repeat)
             raw_s, derive_s, share = paired(raw, derive, args.repeat)

@@ -14,6 +14,8 @@ import statistics
 import time
 from typing import Any
 
+import msgspec
+
 from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory
 from session_memory.core.tokens import counter
 from viewbuilder import build_model_view, message_token_cache_info, render_memory
@@ -42,16 +44,15 @@ def memory_of(tokens: int) -> SessionMemory:
                 provenance=Provenance(created_by=f"e{i}", changed_by=f"e{i}"),
             )
         )
-        candidate = memory.model_copy(
-            update={
-                "current_goal": Goal(text=goal, event_id="e0", tokens=tok.count(goal)),
-                "completed_work": tuple(items),
-            }
+        candidate = msgspec.structs.replace(
+            memory,
+            current_goal=Goal(text=goal, event_id="e0", tokens=tok.count(goal)),
+            completed_work=tuple(items),
         )
         used = tok.count(render_memory(candidate))
         if used > tokens:
             return memory
-        memory = candidate.model_copy(update={"tokens_used": used})
+        memory = msgspec.structs.replace(candidate, tokens_used=used)
 
 
 def message(i: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ __all__ = ["PACKAGES", "load_average", "machine_facts", "process_cpu_seconds", "
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PACKAGES = ("session-memory", "pydantic", "pydantic-core", "orjson", "tiktoken", "watchfiles")
+PACKAGES = ("session-memory", "msgspec", "orjson", "tiktoken", "watchfiles")
 
 
 def _cpu_model() -> str:

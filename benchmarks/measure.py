@@ -8,6 +8,7 @@ at every N of one pass are the figures of the N-event transcript. Times are wall
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import json
@@ -23,13 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from benchmarks.baseline_copy_on_update import BaselineMemory, CopyOnUpdateDeriver
 from deriver import SessionMemoryDeriver
 from examples.generate_sample import generate_events
 from session_memory.core.events import TranscriptEvent
-from session_memory.formats import read_fold_records
+from session_memory.formats import read_transcript
 
 __all__ = [
     "BaselineRun",
@@ -68,7 +70,7 @@ def _quiet(_: str) -> None:
 def events(n: int, seed: int) -> Iterator[TranscriptEvent]:
     """The first ``n`` generated events, validated as the reader would."""
     for raw in generate_events(n, seed):
-        yield TranscriptEvent.model_validate(raw)
+        yield msgspec.convert(raw, TranscriptEvent)
 
 
 def percentile(ordered: Sequence[int] | Sequence[float], q: float) -> float:
@@ -174,7 +176,7 @@ def incremental_pass(
     clock = time.perf_counter_ns
     dumps = orjson.dumps
     newline = orjson.OPT_APPEND_NEWLINE
-    validate = TranscriptEvent.model_validate
+    validate = functools.partial(msgspec.convert, type=TranscriptEvent)
     deriver = SessionMemoryDeriver()
     apply = deriver.apply
     total_ns = 0
@@ -619,8 +621,8 @@ def throughput(
 ) -> ThroughputResult:
     """Time the raw limit, reading alone, and the full rebuild, on the same file.
 
-    Reading is :func:`read_fold_records`, what ``session-memory derive`` and the service
-    fold: a native line decoded straight to a ``DecodedEvent``.
+    Reading is :func:`read_transcript`, what ``session-memory derive`` and the service
+    fold: a native line decoded straight to a ``TranscriptEvent``.
 
     The three passes run side by side in each of ``rounds`` rounds, so that a noisy moment
     of the machine shows as one slow round instead of moving the result.
@@ -639,13 +641,13 @@ def throughput(
         cpu["raw"].append(time.process_time() - c0)
         gc.collect()
         c0, t0 = time.process_time(), time.perf_counter()
-        parsed = sum(1 for _ in read_fold_records(path, "native"))
+        parsed = sum(1 for _ in read_transcript(path, "native"))
         wall["parse"].append(time.perf_counter() - t0)
         cpu["parse"].append(time.process_time() - c0)
         deriver = None
         gc.collect()
         c0, t0 = time.process_time(), time.perf_counter()
-        deriver = SessionMemoryDeriver.rebuild(read_fold_records(path, "native"))
+        deriver = SessionMemoryDeriver.rebuild(read_transcript(path, "native"))
         wall["rebuild"].append(time.perf_counter() - t0)
         cpu["rebuild"].append(time.process_time() - c0)
         if not count == parsed == deriver.event_count == n_events:
@@ -701,7 +703,7 @@ def restart(
     with path.open("rb") as f:
         f.seek(offset)
         t0 = time.perf_counter()
-        deriver.apply_all(read_fold_records(f, "native"))
+        deriver.apply_all(read_transcript(f, "native"))
         tail_s = time.perf_counter() - t0
     equal = full.deriver is not None and deriver.memory == full.deriver.memory
     return RestartResult(

@@ -124,8 +124,8 @@ def _throughput(results: Results, ax: Any) -> bool:
         return False
     rows = [
         ("raw limit\n(read + orjson.loads)", tp.raw_s),
-        ("read_fold_records\n(decode)", tp.parse_s),
-        ("full rebuild\n(read_fold_records + fold)", tp.rebuild_s),
+        ("read_transcript\n(decode)", tp.parse_s),
+        ("full rebuild\n(read_transcript + fold)", tp.rebuild_s),
     ]
     labels = [label for label, _ in rows]
     rates = [tp.events / seconds for _, seconds in rows]

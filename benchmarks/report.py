@@ -356,9 +356,9 @@ def _section_throughput(results: Results) -> list[str]:
     ]
     rows = (
         ("raw limit: read + `orjson.loads`", tp.raw_s, "raw"),
-        ("`read_fold_records` alone: decode each line to a `DecodedEvent`", tp.parse_s, "parse"),
+        ("`read_transcript` alone: decode each line to a `TranscriptEvent`", tp.parse_s, "parse"),
         (
-            "full rebuild: `SessionMemoryDeriver.rebuild(read_fold_records(path))`",
+            "full rebuild: `SessionMemoryDeriver.rebuild(read_transcript(path))`",
             tp.rebuild_s,
             "rebuild",
         ),

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+import msgspec
 import orjson
 
 from deriver import SessionMemoryDeriver
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     after_imports = _hwm_kib() or _peak_kib()
     t0 = time.perf_counter()
     for raw in generate_events(args.events, args.seed):
-        deriver.apply(TranscriptEvent.model_validate(raw))
+        deriver.apply(msgspec.convert(raw, TranscriptEvent))
     _ = deriver.memory
     seconds = time.perf_counter() - t0
     figures = {

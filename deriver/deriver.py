@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 import orjson
@@ -20,19 +20,9 @@ from deriver.store import MemoryStore
 from deriver.token_budget import TokenArithmetic
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import ConfigError, SnapshotError
-from session_memory.core.event_struct import AnyEvent, DecodedEvent
-from session_memory.core.memory_view import (
-    MEMORY_SCHEMA_VERSION,
-    DiagnosticsView,
-    MemoryView,
-    SkippedLine,
-)
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent, event_from_object
+from session_memory.core.memory import MEMORY_SCHEMA_VERSION, Diagnostics, SessionMemory
 from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
-
-if TYPE_CHECKING:
-    from session_memory.core.event_struct import FoldRecord
-    from session_memory.core.events import TranscriptEvent
-    from session_memory.core.memory import SessionMemory
 
 __all__ = ["SessionMemoryDeriver"]
 
@@ -89,32 +79,26 @@ class SessionMemoryDeriver:
         self._session_id: str | None = None
         self._version = 0
         self._diag = _DiagnosticsState()
-        self._view: MemoryView | None = None
-        self._memory: tuple[MemoryView, SessionMemory] | None = None
-        """The model last built, with the view it was built from."""
+        self._memory: SessionMemory | None = None
+        """The memory as of the last change, built when first asked for."""
         self._handlers = self._rules.handlers
 
     # -- the fold -----------------------------------------------------------------------
 
-    def apply(self, event: AnyEvent | Mapping[str, Any]) -> bool:
+    def apply(self, event: TranscriptEvent | Mapping[str, Any]) -> bool:
         """Apply one event; False when it was not applied (a duplicate or not an event).
 
         Never raises for any input: a mapping that is not a valid event is counted as a
         skipped line (offset -1), a payload of an unexpected shape is counted as malformed.
         """
-        if type(event) is DecodedEvent:
-            unknown_fields = False  # a DecodedEvent has none
-        else:
-            model = self._as_model(event)
-            if model is None:
+        if type(event) is not TranscriptEvent:
+            checked = self._as_event(event)
+            if checked is None:
                 return False
-            event = model
-            unknown_fields = bool(model.__pydantic_extra__)
+            event = checked
         event_id = event.event_id
         run_id = event.run_id
         session_id = event.session_id
-        # One attribute read per field: reading a field of a pydantic model costs four
-        # times a slot's (measured), and every event passes here.
         if not (
             event_id.isascii()
             and (run_id is None or run_id.isascii())
@@ -125,7 +109,7 @@ class SessionMemoryDeriver:
         seen = self._seen
         if event_id in seen:
             self._diag.duplicate_events += 1
-            self._view = None
+            self._memory = None
             return False
         # Remember the id: a set for membership, a deque for age (dropping the oldest key of
         # an insertion-ordered dict instead would scan its deleted slots on every event).
@@ -138,9 +122,9 @@ class SessionMemoryDeriver:
         self._last_event_id = event_id
         if self._session_id is None and session_id:
             self._session_id = session_id
-        if unknown_fields:
+        if event.unknown_fields:
             self._diag.events_with_unknown_fields += 1
-        self._view = None
+        self._memory = None
         event_type = event.event_type
         handler = self._handlers.get(event_type)
         if handler is None:
@@ -157,15 +141,14 @@ class SessionMemoryDeriver:
             self._version += 1
         return True
 
-    def _as_model(self, event: object) -> TranscriptEvent | None:
-        """``event`` as the public model (a mapping is validated into one); None, and the
-        skip counted, when it is not an event."""
-        model_type, event_from_object = _model_path or _import_model_path()
-        if isinstance(event, model_type):
-            return cast("TranscriptEvent", event)
+    def _as_event(self, event: object) -> TranscriptEvent | None:
+        """``event`` as an event (a mapping is checked into one); None, and the skip
+        counted, when it is not an event."""
+        if isinstance(event, TranscriptEvent):
+            return event
         record = event_from_object(dict(event), -1) if isinstance(event, Mapping) else None
-        if isinstance(record, model_type):
-            return cast("TranscriptEvent", record)
+        if isinstance(record, TranscriptEvent):
+            return record
         self.record_skip(
             record
             if isinstance(record, SkippedLine)
@@ -179,9 +162,9 @@ class SessionMemoryDeriver:
         kept = self._diag.skipped
         if len(kept) < _MAX_SKIPPED_KEPT:
             kept.append(skip)
-        self._view = None
+        self._memory = None
 
-    def apply_all(self, records: Iterable[FoldRecord | Mapping[str, Any]]) -> int:
+    def apply_all(self, records: Iterable[Record | Mapping[str, Any]]) -> int:
         """Apply events and record skips in order; returns how many events were applied."""
         applied = 0
         for record in records:
@@ -193,7 +176,7 @@ class SessionMemoryDeriver:
 
     @classmethod
     def rebuild(
-        cls, records: Iterable[FoldRecord | Mapping[str, Any]], **config: Any
+        cls, records: Iterable[Record | Mapping[str, Any]], **config: Any
     ) -> SessionMemoryDeriver:
         """A new deriver with every record applied: the same fold from the empty state."""
         deriver = cls(**config)
@@ -228,36 +211,26 @@ class SessionMemoryDeriver:
 
     @property
     def memory(self) -> SessionMemory:
-        """The memory as a frozen :class:`SessionMemory`, built on demand and cached."""
-        view = self.memory_view
-        if self._memory is None or self._memory[0] is not view:
-            from session_memory.core.memory import SessionMemory
+        """The memory as a frozen :class:`SessionMemory`, built on demand and kept until the
+        next change."""
+        if self._memory is None:
+            self._memory = self._build_memory()
+        return self._memory
 
-            self._memory = (view, SessionMemory.from_view(view))
-        return self._memory[1]
-
-    @property
-    def memory_view(self) -> MemoryView:
-        """The same memory as a :class:`MemoryView`: what :attr:`memory` is built from, and
-        all that rendering it or writing its JSON needs (no pydantic)."""
-        if self._view is None:
-            self._view = self._build_view()
-        return self._view
-
-    def _build_view(self) -> MemoryView:
+    def _build_memory(self) -> SessionMemory:
         store = self._store
         sections = {name: self._rules.ordered(name) for name in store.sections}
         diag = self._diag
-        return MemoryView(
+        return SessionMemory(
             schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,
-            current_goal=store.goal_view(),
-            earlier_goals=tuple(i.view() for i in sections["earlier_goals"]),
-            todo_items=tuple(i.view() for i in sections["todo_items"]),
-            completed_work=tuple(i.view() for i in sections["completed_work"]),
-            key_decisions=tuple(i.view() for i in sections["key_decisions"]),
-            failed_attempts=tuple(i.view() for i in sections["failed_attempts"]),
-            verification_status=tuple(i.view() for i in sections["verification_status"]),
+            current_goal=store.goal_item(),
+            earlier_goals=tuple(i.frozen() for i in sections["earlier_goals"]),
+            todo_items=tuple(i.frozen() for i in sections["todo_items"]),
+            completed_work=tuple(i.frozen() for i in sections["completed_work"]),
+            key_decisions=tuple(i.frozen() for i in sections["key_decisions"]),
+            failed_attempts=tuple(i.frozen() for i in sections["failed_attempts"]),
+            verification_status=tuple(i.frozen() for i in sections["verification_status"]),
             omitted=dict(sorted(store.omitted.items())),
             omitted_kinds=dict(sorted(store.omitted_kinds.items())),
             event_count=self._event_count,
@@ -266,13 +239,13 @@ class SessionMemoryDeriver:
             budget_tokens=store.budget_tokens,
             encoding=self._config.encoding,
             tokens_used=store.total_tokens(),
-            diagnostics=DiagnosticsView(
-                diag.lines_skipped,
-                tuple(diag.skipped),
-                diag.duplicate_events,
-                dict(sorted(diag.unknown_event_types.items())),
-                diag.events_with_unknown_fields,
-                diag.malformed_payloads,
+            diagnostics=Diagnostics(
+                lines_skipped=diag.lines_skipped,
+                skipped=tuple(diag.skipped),
+                duplicate_events=diag.duplicate_events,
+                unknown_event_types=dict(sorted(diag.unknown_event_types.items())),
+                events_with_unknown_fields=diag.events_with_unknown_fields,
+                malformed_payloads=diag.malformed_payloads,
             ),
         )
 
@@ -367,7 +340,7 @@ class _Config:
 
 @dataclass(slots=True)
 class _DiagnosticsState:
-    """The running counts behind :class:`Diagnostics`."""
+    """The running counts behind :class:`~session_memory.core.memory.Diagnostics`."""
 
     lines_skipped: int = 0
     skipped: list[SkippedLine] = field(default_factory=list)
@@ -398,19 +371,6 @@ class _DiagnosticsState:
         )
 
 
-_model_path: list[Any] = []
-"""The public event model and its validator, imported on the first event that is not a
-DecodedEvent: a fold of DecodedEvents (the service's) never needs pydantic."""
-
-
-def _import_model_path() -> list[Any]:
-    from session_memory.core.event_struct import event_from_object
-    from session_memory.core.events import TranscriptEvent
-
-    _model_path[:] = [TranscriptEvent, event_from_object]
-    return _model_path
-
-
 def _skipped_line(state: dict[str, Any]) -> SkippedLine:
     offset, reason = state["offset"], state["reason"]
     if type(offset) is not int or type(reason) is not str:
@@ -418,17 +378,15 @@ def _skipped_line(state: dict[str, Any]) -> SkippedLine:
     return SkippedLine(offset=offset, reason=reason)
 
 
-def _without_surrogates(event: AnyEvent) -> AnyEvent:
+def _without_surrogates(event: TranscriptEvent) -> TranscriptEvent:
     """The event with lone surrogates in its ids replaced, so the memory serialises."""
 
     def clean(text: str | None) -> str | None:
         return None if text is None else text.encode("utf-8", "replace").decode("utf-8")
 
-    ids = {
-        "event_id": clean(event.event_id),
-        "run_id": clean(event.run_id),
-        "session_id": clean(event.session_id),
-    }
-    if isinstance(event, DecodedEvent):
-        return msgspec.structs.replace(event, **ids)
-    return event.model_copy(update=ids)
+    return msgspec.structs.replace(
+        event,
+        event_id=clean(event.event_id),
+        run_id=clean(event.run_id),
+        session_id=clean(event.session_id),
+    )

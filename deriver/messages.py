@@ -22,7 +22,7 @@ from deriver.wording import (
     relative_uncached,
     str_or_none,
 )
-from session_memory.core.event_struct import AnyEvent
+from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
 from session_memory.core.summary import CompactionSummary, checkpoint_summary
@@ -98,11 +98,11 @@ class Terminal(NamedTuple):
     stamp: Stamp
 
 
-def _stamp(event: AnyEvent) -> Stamp:
+def _stamp(event: TranscriptEvent) -> Stamp:
     return (event.event_id, event.step)
 
 
-def parse_message(event: AnyEvent) -> UserMessage | AssistantMessage | None:
+def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | None:
     payload = event.payload
     role = payload.get("role")
     if role != "user" and role != "assistant":
@@ -167,7 +167,7 @@ def _compaction_details(details: object) -> str:
     return ", ".join(parts)
 
 
-def parse_transition(event: AnyEvent) -> Transition | None:
+def parse_transition(event: TranscriptEvent) -> Transition | None:
     payload = event.payload
     reason = payload.get("reason")
     cwd = _cwd(payload)
@@ -195,7 +195,7 @@ def _summary_lead(summary: str) -> str:
     return ""
 
 
-def parse_checkpoint(event: AnyEvent) -> Checkpoint:
+def parse_checkpoint(event: TranscriptEvent) -> Checkpoint:
     payload = event.payload
     checkpoint_id = str_or_none(payload.get("checkpoint_id"))
     raw = payload_text(payload.get("summary"))
@@ -253,7 +253,7 @@ def _ending_details(reason: str, details: dict[str, Any]) -> str:
     return f": {quote_untrusted(text, 120)}" if text else ""
 
 
-def parse_terminal(event: AnyEvent) -> Terminal:
+def parse_terminal(event: TranscriptEvent) -> Terminal:
     payload = event.payload
     reason = str_or_none(payload.get("reason")) or "unknown"
     raw = payload.get("details")

@@ -13,7 +13,7 @@ from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.wording import MAX_OPEN_CALLS, code
-from session_memory.core.memory_view import SectionName
+from session_memory.core.memory import SectionName
 
 __all__ = ["Failures", "bump", "decision", "verification"]
 

@@ -22,8 +22,8 @@ from deriver.messages import (
 from deriver.recording import Failures
 from deriver.store import Item, MemoryStore
 from deriver.tool_calls import ToolCallRules, parse_tool_event
-from session_memory.core.event_struct import AnyEvent
-from session_memory.core.memory_view import SectionName
+from session_memory.core.events import TranscriptEvent
+from session_memory.core.memory import SectionName
 
 __all__ = ["RULES", "Handler", "Rule", "Rules"]
 
@@ -145,7 +145,7 @@ RULES: Final[tuple[Rule, ...]] = (
 class Handler(Generic[T]):
     """How one event type changes the memory: ``parse`` (pure, may fail), then ``apply``."""
 
-    parse: Callable[[AnyEvent], T | None]
+    parse: Callable[[TranscriptEvent], T | None]
     apply: Callable[[T], bool]
 
 

@@ -19,7 +19,7 @@ from session_memory.core.errors import SnapshotError
 from session_memory.core.layout import (
     RENDER_ORDER,
 )
-from session_memory.core.memory_view import GoalView, ItemView, ProvenanceView, SectionName
+from session_memory.core.memory import Goal, MemoryItem, Provenance, SectionName
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
@@ -43,10 +43,9 @@ _SPARED_PER_TIER: Final = 3
 
 
 class Item:
-    """One mutable memory item; :meth:`view` freezes it into an :class:`ItemView`."""
+    """One mutable memory item; :meth:`frozen` gives it as the memory shows it."""
 
     __slots__ = (
-        "_view",
         "body_tokens",
         "changed",
         "closed",
@@ -91,35 +90,29 @@ class Item:
         self.tier = tier
         self.body_tokens = body_tokens
         self.prefix_tokens = prefix_tokens
-        self._view: ItemView | None = None
 
     @property
     def tokens(self) -> int:
         return self.prefix_tokens + self.body_tokens
 
-    def view(self) -> ItemView:
-        """The frozen item; cached, because most items outlive many events unchanged."""
-        if self._view is None:
-            self._view = self._build_view()
-        return self._view
-
-    def _build_view(self) -> ItemView:
+    def frozen(self) -> MemoryItem:
+        """The item as the memory shows it."""
         closed = self.closed
-        return ItemView(
-            self.id,
-            self.kind,
-            self.text,
-            self.status,
-            self.count,
-            self.safe_to_replay,
-            self.tokens,
-            ProvenanceView(
-                self.created[0],
-                self.created[1],
-                self.changed[0],
-                self.changed[1],
-                closed[0] if closed else None,
-                closed[1] if closed else None,
+        return MemoryItem(
+            id=self.id,
+            kind=self.kind,
+            text=self.text,
+            status=self.status,
+            count=self.count,
+            safe_to_replay=self.safe_to_replay,
+            tokens=self.tokens,
+            provenance=Provenance(
+                created_by=self.created[0],
+                created_step=self.created[1],
+                changed_by=self.changed[0],
+                changed_step=self.changed[1],
+                closed_by=closed[0] if closed else None,
+                closed_step=closed[1] if closed else None,
             ),
         )
 
@@ -169,7 +162,7 @@ def _stamp(state: list[Any]) -> Stamp:
 
 @dataclass(slots=True)
 class GoalState:
-    """The current goal as the store keeps it; :meth:`MemoryStore.goal_view` freezes it."""
+    """The current goal as the store keeps it; :meth:`MemoryStore.goal_item` freezes it."""
 
     text: str
     source: Stamp
@@ -332,7 +325,6 @@ class MemoryStore:
         section_items = self.sections[item.section]
         if item.id not in section_items:
             return
-        item._view = None
         if kind is not None:
             item.kind = kind
         if text is not None:
@@ -365,7 +357,6 @@ class MemoryStore:
         """Change the kind and prefix tags of an item the store holds (as :meth:`get` gives
         it), in place: what :meth:`update` does with these arguments and ``touch=False``,
         without its general cases (a tool call's todo changes so on every start)."""
-        item._view = None
         item.kind = kind
         item.status = status
         item.safe_to_replay = safe_to_replay
@@ -376,7 +367,6 @@ class MemoryStore:
         """Change the text of an item the store holds (as :meth:`get` gives it), in place:
         :meth:`update` with ``text`` and ``touch=False`` (the uncertain-actions warning
         changes so whenever a call starts or finishes)."""
-        item._view = None
         self._set_text(item, text)
         item.changed = stamp
 
@@ -404,7 +394,6 @@ class MemoryStore:
             del self.by_key[item.key]
         if stamp is not None:
             item.closed = stamp
-            item._view = None
         self._items_tokens -= item.prefix_tokens + item.body_tokens
         if not items:
             self._restructure(item.section)
@@ -484,19 +473,20 @@ class MemoryStore:
 
     # -- views and snapshots --------------------------------------------------------------
 
-    def goal_view(self) -> GoalView | None:
+    def goal_item(self) -> Goal | None:
+        """The current goal as the memory shows it."""
         goal = self.goal
         if goal is None:
             return None
-        return GoalView(
-            goal.text,
-            goal.truncated,
-            goal.acknowledgements,
-            goal.last_ack,
-            goal.source[0],
-            goal.source[1],
-            goal.run_id,
-            goal.tokens,
+        return Goal(
+            text=goal.text,
+            truncated=goal.truncated,
+            acknowledgements=goal.acknowledgements,
+            last_acknowledgement=goal.last_ack,
+            event_id=goal.source[0],
+            step=goal.source[1],
+            run_id=goal.run_id,
+            tokens=goal.tokens,
         )
 
     def to_state(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from session_memory.core.layout import (
     marker_line,
     section_header,
 )
-from session_memory.core.memory_view import SectionName
+from session_memory.core.memory import SectionName
 from session_memory.core.tokens import TokenCounter
 
 __all__ = ["MAX_MARKER_DIGITS", "TokenArithmetic"]

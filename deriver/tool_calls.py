@@ -48,7 +48,7 @@ from deriver.wording import (
     str_or_none,
     uncertain_text,
 )
-from session_memory.core.event_struct import AnyEvent
+from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import ToolOutcome, payload_text, tool_outcome
 from session_memory.core.redact import quote_untrusted
 
@@ -98,7 +98,7 @@ class ToolEvent(NamedTuple):
     stamp: Stamp
 
 
-def parse_tool_event(event: AnyEvent) -> ToolEvent | None:
+def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     payload = event.payload
     status = payload.get("status")
     if not isinstance(status, str) or status not in _STATUSES:

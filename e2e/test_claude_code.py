@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from anthropic_mock import sse_message, texts, tool_results
 from conftest import CACHE, ROOT, SESSION_MEMORY, Clients
 from scenario import (
@@ -280,5 +281,4 @@ def _strings(value: object) -> list[str]:
 
 
 def _dump(record: object) -> object:
-    dump = getattr(record, "model_dump", None)
-    return dump(mode="json") if dump is not None else str(record)
+    return msgspec.to_builtins(record)

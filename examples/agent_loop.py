@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+
 from deriver import SessionMemoryDeriver
 from session_memory import SessionMemory, TranscriptEvent
 from viewbuilder import ModelView, build_model_view, render_memory
@@ -77,7 +79,7 @@ class Recorder:
         }
         if self.out is not None:
             self.out.write(json.dumps(native, sort_keys=True) + "\n")
-        self.deriver.apply(TranscriptEvent.model_validate(native))
+        self.deriver.apply(msgspec.convert(native, TranscriptEvent))
 
 
 def scripted_model(

@@ -1,30 +1,28 @@
 """session-memory: a small, always-current memory of a coding-agent session.
 
-The public names below are imported on first use (PEP 562), so that a command which needs
-none of them (``--help``, a hook call whose state is current) does not pay for the pydantic
-models and the readers at start-up, nor even for :mod:`typing` and :mod:`importlib`.
+The errors are imported with the package; the other names on first use
+(:mod:`session_memory.core.lazy_names` says why).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from session_memory.core.errors import (
+    BudgetError,
+    ConfigError,
+    SessionMemoryError,
+    SnapshotError,
+    StateError,
+    TranscriptError,
+    TranscriptReplaced,
+    ViewInputError,
+)
 from session_memory.core.lazy_names import lazy_names
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
-
-    from session_memory.core.errors import (
-        BudgetError,
-        ConfigError,
-        SessionMemoryError,
-        SnapshotError,
-        StateError,
-        TranscriptError,
-        TranscriptReplaced,
-        ViewInputError,
-    )
-    from session_memory.core.events import TranscriptEvent
-    from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory, SkippedLine
+    from session_memory.core.events import SkippedLine, TranscriptEvent
+    from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory
     from session_memory.formats.reader import read_events, read_records
 
 __all__ = [
@@ -46,28 +44,7 @@ __all__ = [
     "read_records",
 ]
 
-_HOME: Final[dict[str, str]] = {
-    **dict.fromkeys(
-        (
-            "BudgetError",
-            "ConfigError",
-            "SessionMemoryError",
-            "SnapshotError",
-            "StateError",
-            "TranscriptError",
-            "TranscriptReplaced",
-            "ViewInputError",
-        ),
-        "session_memory.core.errors",
-    ),
-    "TranscriptEvent": "session_memory.core.events",
-    **dict.fromkeys(
-        ("Goal", "MemoryItem", "Provenance", "SessionMemory", "SkippedLine"),
-        "session_memory.core.memory",
-    ),
-    "read_events": "session_memory.formats.reader",
-    "read_records": "session_memory.formats.reader",
-}
-
-
-__getattr__, __dir__ = lazy_names(__name__, _HOME, globals())
+__getattr__, __dir__ = lazy_names(
+    globals(),
+    ("session_memory.core.events", "session_memory.core.memory", "session_memory.formats.reader"),
+)

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from typing import Any
 
+import msgspec
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -219,9 +220,9 @@ def _check(fmt: str, data: bytes, budget: int) -> None:
     assert_nothing_forbidden(rendered)
     view = build_model_view("You are a coding agent.", memory, [])
     assert view.memory_text == rendered
-    as_json = orjson.loads(orjson.dumps(memory.model_dump(mode="json")))
+    as_json = orjson.loads(memory.to_json())
     assert as_json["current_goal"] == (
-        None if memory.current_goal is None else memory.current_goal.model_dump(mode="json")
+        None if memory.current_goal is None else msgspec.to_builtins(memory.current_goal)
     )
 
 

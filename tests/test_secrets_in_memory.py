@@ -5,7 +5,6 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-import orjson
 import pytest
 
 from deriver import SessionMemoryDeriver
@@ -52,7 +51,7 @@ def outputs(memory: SessionMemory) -> dict[str, str]:
     )
     return {
         "render_memory": render_memory(memory),
-        "memory JSON": orjson.dumps(memory.model_dump(mode="json")).decode(),
+        "memory JSON": memory.to_json().decode(),
         "view JSON": view.to_json().decode(),
     }
 

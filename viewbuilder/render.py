@@ -1,8 +1,6 @@
-"""Rendering a :class:`SessionMemory` (or its view) to Markdown, byte-stable."""
+"""Rendering a :class:`SessionMemory` to Markdown, byte-stable."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Final
 
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import ViewInputError
@@ -15,27 +13,18 @@ from session_memory.core.layout import (
     marker_line,
     section_header,
 )
-from session_memory.core.memory_view import ItemView, MemoryView
-from session_memory.core.per_object import PerObject
-
-if TYPE_CHECKING:
-    from session_memory.core.memory import MemoryItem, SessionMemory
+from session_memory.core.memory import MemoryItem, SessionMemory
 
 __all__ = ["render_memory"]
 
 
-def render_memory(memory: SessionMemory | MemoryView) -> str:
+def render_memory(memory: SessionMemory) -> str:
     """Render the memory as Markdown; the empty memory renders as the empty string.
 
     The same memory always renders to the same text: no clock, no dict-order accident.
-    ``memory`` is a :class:`SessionMemory`, or the deriver's
-    :attr:`~deriver.SessionMemoryDeriver.memory_view` of it (the same text, without
-    building the model); anything else is a :class:`ViewInputError`.
+    Anything but a :class:`SessionMemory` is a :class:`ViewInputError`.
     """
-    if type(memory) is not MemoryView:
-        from session_memory.core.memory import SessionMemory
-
-        check_argument("memory", memory, SessionMemory, error=ViewInputError)
+    check_argument("memory", memory, SessionMemory, error=ViewInputError)
     if memory.is_empty:
         return ""
     parts = [HEADER]
@@ -56,10 +45,5 @@ def render_memory(memory: SessionMemory | MemoryView) -> str:
     return "".join(parts)
 
 
-def _item_line(item: MemoryItem | ItemView) -> str:
+def _line(item: MemoryItem) -> str:
     return item_prefix(item.status, item.count, item.safe_to_replay) + body(item.text)
-
-
-_line: Final = PerObject(_item_line)
-"""An item's Markdown line, made once per (frozen) item object: most items of a memory are
-those of the memory before (40 items rendered in 75 µs, 25 with their lines kept)."""

@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import orjson
 
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import BudgetError, ConfigError, ViewInputError
+from session_memory.core.memory import SessionMemory
 from session_memory.core.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
 from viewbuilder.cache import (
     DEFAULT_MESSAGE_TOKEN_CACHE,
@@ -31,9 +32,6 @@ from viewbuilder.cache import (
     MessageTokenCache,
 )
 from viewbuilder.render import render_memory
-
-if TYPE_CHECKING:
-    from session_memory.core.memory import SessionMemory
 
 __all__ = [
     "ATTACHMENT_TOKENS",
@@ -165,8 +163,6 @@ def build_model_view(
     encoding, an impossible window or an option of the wrong type, and :class:`ViewInputError`
     for a message that is not a JSON object or a ``memory`` or ``previous`` of the wrong type.
     """
-    from session_memory.core.memory import SessionMemory
-
     check_argument("memory", memory, SessionMemory, error=ViewInputError, optional=True)
     check_argument("previous", previous, ModelView, error=ViewInputError, optional=True)
     check_argument("encoding", encoding, str)

@@ -38,7 +38,6 @@ the :mod:`json` package with its :mod:`re` and :mod:`enum`
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from session_memory.apps.memory_dir.current import (
@@ -58,7 +57,6 @@ from session_memory.core.errors import HookInputError, TranscriptError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
-    import types
     from collections.abc import Callable, Iterator
     from types import TracebackType
     from typing import IO, Final, Literal, TypeAlias
@@ -282,15 +280,15 @@ def _rederive(transcript: str, budget: int) -> CurrentMemory | None:
     the memory at the usual budget is too long for the client)."""
     from deriver import SessionMemoryDeriver
     from session_memory.core.errors import ConfigError
-    from session_memory.formats import read_fold_records
+    from session_memory.formats import read_transcript
     from viewbuilder import render_memory
 
     try:
         deriver = SessionMemoryDeriver(budget_tokens=budget)
     except ConfigError:
         return None
-    deriver.apply_all(read_fold_records(transcript, "auto"))
-    memory = deriver.memory_view
+    deriver.apply_all(read_transcript(transcript, "auto"))
+    memory = deriver.memory
     return CurrentMemory(
         transcript, render_memory(memory), memory.tokens_used, memory.session_id, budget, True
     )
@@ -539,12 +537,11 @@ class _HookLog:
 
 
 class _Folding:
-    """For a fold: the tokenizer's ranks cached in the memory directory, log records to the
-    hook's log, and no pydantic plugins. All of it is undone after, so nothing of a call
+    """For a fold: log records to the hook's log, undone after, so nothing of a call
     outlives it in the process.
 
     A class rather than a ``contextlib`` generator: a call whose state is current, which
-    never folds, does not import :mod:`contextlib` (nor :mod:`logging`, nor the tokenizer).
+    never folds, does not import :mod:`logging`.
     """
 
     def __init__(self, memory_dir: StrPath, log: _HookLog) -> None:
@@ -553,7 +550,6 @@ class _Folding:
     def __enter__(self) -> None:
         import logging
 
-        self.plugin_stub = _without_pydantic_plugins()
         # Warnings and errors of the service (and anything else that logs) go to the hook's
         # log only, for the duration of the fold: nothing reaches the client's stderr. The
         # file is created on the first line written, mode 0o600 like everything else here.
@@ -578,45 +574,6 @@ class _Folding:
         root.handlers, level = self.saved
         root.setLevel(level)
         self.handler.close()
-        if self.plugin_stub is not None and sys.modules.get(_PLUGIN_LOADER) is self.plugin_stub:
-            del sys.modules[_PLUGIN_LOADER]
-
-
-_PLUGIN_LOADER: Final = "pydantic.plugin._loader"
-
-
-def _without_pydantic_plugins() -> types.ModuleType | None:
-    """Stand in for pydantic's plugin loader while the hook folds, when pydantic is not
-    loaded yet; returns the stand-in (None: pydantic's own loader is already there).
-
-    Creating a model's validator asks that loader for plugins, and the loader imports
-    :mod:`importlib.metadata` (with :mod:`email`, :mod:`zipfile`, :mod:`csv`...) and scans
-    every installed distribution's entry points to find them: about 50 ms of a cold call,
-    for plugins that have nothing to observe in the hook's own models. The stand-in has
-    none; anything else asked of it is the real loader's (imported then).
-    """
-    import types
-
-    if _PLUGIN_LOADER in sys.modules:
-        return None
-    stub = types.ModuleType(_PLUGIN_LOADER)
-
-    def get_plugins() -> tuple[()]:
-        return ()
-
-    def real(name: str) -> object:
-        if name.startswith("__"):  # what the import system looks for (a module, no package)
-            raise AttributeError(name)
-        if sys.modules.get(_PLUGIN_LOADER) is stub:
-            del sys.modules[_PLUGIN_LOADER]
-        import importlib
-
-        return getattr(importlib.import_module(_PLUGIN_LOADER), name)
-
-    stub.get_plugins = get_plugins  # type: ignore[attr-defined]
-    stub.__getattr__ = real  # type: ignore[method-assign]
-    sys.modules[_PLUGIN_LOADER] = stub
-    return stub
 
 
 def _private_file_handler(path: str) -> logging.FileHandler:

@@ -77,12 +77,12 @@ def get_memory(
     if budget == DEFAULT_BUDGET:
         return current_memory(transcript, memory_dir, budget_tokens=budget).markdown
     from deriver import SessionMemoryDeriver
-    from session_memory.formats import read_fold_records
+    from session_memory.formats import read_transcript
     from viewbuilder import render_memory
 
     deriver = SessionMemoryDeriver(budget_tokens=budget)
-    deriver.apply_all(read_fold_records(transcript, "auto"))
-    return render_memory(deriver.memory_view)
+    deriver.apply_all(read_transcript(transcript, "auto"))
+    return render_memory(deriver.memory)
 
 
 def explain(memory_dir: Path, item_id: str, session_id: str | None = None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple, Protocol
 from session_memory.apps.memory_dir.files import fd_path, open_regular
 from session_memory.apps.memory_dir.outputs import FINGERPRINT_WINDOW, fingerprint
 from session_memory.core.errors import TranscriptError, TranscriptReplaced
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import SkippedLine
 from session_memory.formats.reader import (
     MAX_LINE_BYTES,
     ZSTD_MAGIC,

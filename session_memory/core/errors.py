@@ -1,6 +1,6 @@
 """The one exception hierarchy of session-memory.
 
-Foreign errors (pydantic, orjson, OSError) are translated at the boundary with
+Foreign errors (msgspec, orjson, OSError) are translated at the boundary with
 ``raise ... from`` so callers need to catch only :class:`SessionMemoryError`.
 """
 

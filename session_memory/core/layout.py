@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from session_memory.core.memory_view import SectionName
+from session_memory.core.memory import SectionName
 
 __all__ = [
     "GOAL_TITLE",

@@ -1,26 +1,21 @@
-"""The session memory: a frozen view of what the deriver knows (docs/rules.md)."""
+"""The session memory: a frozen view of what the deriver knows at one point of a transcript.
+
+These structs are the one declaration of the memory: the deriver builds them, the renderer
+and the JSON outputs read them, and they are what the library returns. They are frozen
+msgspec structs rather than pydantic models for the reason :mod:`session_memory.core.events`
+gives: a fold that writes a memory (a cold ``session-memory hook`` call, ``derive``, the
+service) needs no pydantic. ``msgspec.json.decode(data, type=SessionMemory)`` reads the JSON
+of :meth:`SessionMemory.to_json` back to an equal memory.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
+import orjson
 
-from session_memory.core.memory_view import (
-    DIAGNOSTICS_FIELDS,
-    GOAL_FIELDS,
-    ITEM_FIELDS,
-    MEMORY_FIELDS,
-    MEMORY_SCHEMA_VERSION,
-    PROVENANCE_FIELDS,
-    SECTION_NAMES,
-    MemoryView,
-    SectionName,
-    SkippedLine,
-    fields_of,
-    memory_json,
-)
-from session_memory.core.per_object import PerObject
+from session_memory.core.events import SkippedLine
 
 __all__ = [
     "MEMORY_SCHEMA_VERSION",
@@ -34,13 +29,21 @@ __all__ = [
     "SkippedLine",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+MEMORY_SCHEMA_VERSION: Final = 1
+
+SectionName = Literal[
+    "earlier_goals",
+    "todo_items",
+    "completed_work",
+    "key_decisions",
+    "failed_attempts",
+    "verification_status",
+]
+SECTION_NAMES: Final[tuple[SectionName, ...]] = get_args(SectionName)
 
 
-class Provenance(BaseModel):
+class Provenance(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The events that created, last changed and closed an item."""
-
-    model_config = _FROZEN
 
     created_by: str
     created_step: int | None = None
@@ -50,15 +53,13 @@ class Provenance(BaseModel):
     closed_step: int | None = None
 
 
-class MemoryItem(BaseModel):
+class MemoryItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One line of memory: its text, a stable id, what kind of fact it is, and provenance.
 
     ``status`` is section specific: ``pending``/``in_progress``/``completed``/``replan``/
     ``uncertain`` for todos, ``passed``/``failed``/``stale``/``blocked``/``warning``/``ended``
     for verification, ``open``/``resolved`` for failures.
     """
-
-    model_config = _FROZEN
 
     id: str
     kind: str
@@ -70,10 +71,8 @@ class MemoryItem(BaseModel):
     provenance: Provenance
 
 
-class Goal(BaseModel):
+class Goal(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The latest real user request, verbatim up to a token cap."""
-
-    model_config = _FROZEN
 
     text: str
     truncated: bool = False
@@ -85,10 +84,8 @@ class Goal(BaseModel):
     tokens: int
 
 
-class Diagnostics(BaseModel):
+class Diagnostics(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the deriver saw but kept out of the memory."""
-
-    model_config = _FROZEN
 
     lines_skipped: int = 0
     skipped: tuple[SkippedLine, ...] = ()
@@ -98,10 +95,8 @@ class Diagnostics(BaseModel):
     malformed_payloads: int = 0
 
 
-class SessionMemory(BaseModel):
+class SessionMemory(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The derived memory of one session at one point of its transcript."""
-
-    model_config = _FROZEN
 
     schema_version: int = MEMORY_SCHEMA_VERSION
     session_id: str | None = None
@@ -120,42 +115,20 @@ class SessionMemory(BaseModel):
     budget_tokens: int
     encoding: str
     tokens_used: int
-    diagnostics: Diagnostics = Diagnostics()
+    diagnostics: Diagnostics = msgspec.field(default_factory=Diagnostics)
 
     def section(self, name: SectionName) -> tuple[MemoryItem, ...]:
         """The items of one section by name."""
         items: tuple[MemoryItem, ...] = getattr(self, name)
         return items
 
-    def to_json(self) -> bytes:
-        """The memory as indented JSON bytes, newline-terminated: what ``derive --json``
-        prints and ``watch`` writes to ``<session>.memory.json``: the bytes of
-        ``model_dump`` in JSON mode, each item's fields made once per item object."""
-        return memory_json(self)
-
-    @classmethod
-    def from_view(cls, view: MemoryView) -> SessionMemory:
-        """The model of a memory the deriver made; each item's model made once per item."""
-        fields = fields_of(view, MEMORY_FIELDS)
-        goal = view.current_goal
-        if goal is not None:
-            fields["current_goal"] = Goal(**fields_of(goal, GOAL_FIELDS))
-        for name in SECTION_NAMES:
-            fields[name] = tuple(_item_model(item) for item in view.section(name))
-        fields["diagnostics"] = Diagnostics(**fields_of(view.diagnostics, DIAGNOSTICS_FIELDS))
-        return cls(**fields)
-
     @property
     def is_empty(self) -> bool:
         """True when there is nothing to show: no goal and no items."""
         return self.current_goal is None and not any(self.section(n) for n in SECTION_NAMES)
 
-
-def _build_item(item: Any) -> MemoryItem:
-    fields = fields_of(item, ITEM_FIELDS)
-    fields["provenance"] = Provenance(**fields_of(item.provenance, PROVENANCE_FIELDS))
-    return MemoryItem(**fields)
-
-
-_item_model: Final = PerObject(_build_item)
-"""An item view's model, made once per (frozen) view object."""
+    def to_json(self) -> bytes:
+        """The memory as indented JSON bytes, newline-terminated: what ``derive --json``
+        prints and ``watch`` writes to ``<session>.memory.json``; the fields in their
+        declared order."""
+        return orjson.dumps(msgspec.to_builtins(self), option=orjson.OPT_INDENT_2) + b"\n"

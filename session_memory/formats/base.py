@@ -10,22 +10,16 @@ next to the deriver snapshot and resume after a restart.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, ClassVar, Final, Protocol, TypeVar, cast
+from typing import ClassVar, Final, Protocol, TypeVar
 
 import orjson
 
 from session_memory.core.errors import SnapshotError
-from session_memory.core.event_struct import DecodedEvent, JsonObject, Record
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import JsonObject, Record, SkippedLine, TranscriptEvent
 from session_memory.core.outcome import outcome_payload
 from session_memory.formats.names import FormatName
 from session_memory.formats.outcomes import ResultMarkers, result_outcome
 from session_memory.formats.reader import LineItem, object_of_line
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from session_memory.core.events import TranscriptEvent
 
 __all__ = [
     "MAX_OPEN_CALLS",
@@ -124,19 +118,6 @@ class AdapterBase:
         """The session's working directory as the format last stated it."""
         self._cwd_sent: list[str | None] | None = None
         """[run id, cwd] of the last event that carried ``payload["cwd"]``."""
-        self._decoded = False
-        """Events are made as :class:`DecodedEvent` structs, not models (:meth:`decoding`)."""
-
-    def decoding(self: A) -> A:
-        """This adapter, making its events as :class:`DecodedEvent` structs from now on.
-
-        The fold applies them as it applies the public models, without pydantic: the
-        readers of a fold make them (``fold_adapter``), so that a ``session-memory hook``
-        call or ``derive`` never imports pydantic for a transcript of any format. Not part
-        of the state.
-        """
-        self._decoded = True
-        return self
 
     # -- the protocol -------------------------------------------------------------------
 
@@ -233,8 +214,6 @@ class AdapterBase:
         timestamp: str | None,
         run_id: str | _Current | None = _CURRENT,
     ) -> TranscriptEvent:
-        # Typed as the public model: a decoding adapter (the service's, see decoding()) makes
-        # DecodedEvents, which nothing but the fold receives, and the fold reads either.
         step = self._step
         self._step += 1
         run = self._run_id if isinstance(run_id, _Current) else run_id
@@ -245,13 +224,14 @@ class AdapterBase:
             if sent != self._cwd_sent:
                 payload = {**payload, "cwd": self._cwd}
                 self._cwd_sent = sent
-        if self._decoded:
-            decoded = DecodedEvent(
-                event_id, event_type, payload, timestamp, self._session_id, run, step
-            )
-            return cast("TranscriptEvent", decoded)
-        return (_typed_event or _load_typed_event())(
-            event_id, event_type, payload, timestamp, self._session_id, run, step
+        return TranscriptEvent(
+            event_id=event_id,
+            event_type=event_type,
+            payload=payload,
+            timestamp=timestamp,
+            session_id=self._session_id,
+            run_id=run,
+            step=step,
         )
 
     def _tool_call(
@@ -322,16 +302,3 @@ class AdapterBase:
 def join_texts(parts: Iterable[str]) -> str:
     """Non-blank parts joined by blank lines."""
     return "\n\n".join(p.strip() for p in parts if p.strip())
-
-
-_typed_event: Callable[..., TranscriptEvent] | None = None
-
-
-def _load_typed_event() -> Callable[..., TranscriptEvent]:
-    """:func:`session_memory.core.events.typed_event`, imported on the first model event (the
-    module needs pydantic, which a decoding adapter never does)."""
-    global _typed_event
-    from session_memory.core.events import typed_event
-
-    _typed_event = typed_event
-    return typed_event

@@ -35,8 +35,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Final
 
-from session_memory.core.event_struct import JsonObject, Record
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.core.summary import SUMMARY_CHARS, summary_payload
 from session_memory.formats.base import (
     AdapterBase,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from session_memory.core.event_struct import JsonObject
+from session_memory.core.events import JsonObject
 from session_memory.formats.base import as_dict, as_str, cap_text, join_texts
 from session_memory.formats.outcomes import ResultMarkers
 

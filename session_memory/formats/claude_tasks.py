@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from session_memory.core.event_struct import JsonObject
+from session_memory.core.events import JsonObject
 from session_memory.formats.base import as_dict, as_str
 
 __all__ = ["MAX_TASKS", "TASK_TOOLS", "Tasks", "plan_task_call", "settle_task_call"]

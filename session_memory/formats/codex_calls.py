@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 
 import orjson
 
-from session_memory.core.event_struct import JsonObject
+from session_memory.core.events import JsonObject
 from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
 from session_memory.formats.outcomes import ResultMarkers
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Iterator
 from typing import ClassVar, Final
 
 from session_memory.core.arguments import check_argument, check_source
 from session_memory.core.errors import ConfigError, SnapshotError
-from session_memory.core.event_struct import FoldRecord, JsonObject, Record
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.formats.base import AdapterBase
+from session_memory.formats.claude_code import ClaudeCodeAdapter
+from session_memory.formats.codex import CodexAdapter
 from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
+from session_memory.formats.native import NativeAdapter
 from session_memory.formats.reader import (
     MAX_LINE_BYTES,
     LineItem,
@@ -28,29 +29,18 @@ __all__ = [
     "FormatChoice",
     "classify_object",
     "detect_format",
-    "fold_adapter",
     "make_adapter",
-    "read_fold_records",
     "read_transcript",
     "restore_adapter",
-    "restore_fold_adapter",
 ]
 
 
-_ADAPTERS: Final[dict[str, tuple[str, str]]] = {
-    "native": ("session_memory.formats.native", "NativeAdapter"),
-    "claude-code": ("session_memory.formats.claude_code", "ClaudeCodeAdapter"),
-    "codex": ("session_memory.formats.codex", "CodexAdapter"),
+_ADAPTERS: Final[dict[str, type[AdapterBase]]] = {
+    "native": NativeAdapter,
+    "claude-code": ClaudeCodeAdapter,
+    "codex": CodexAdapter,
 }
-"""Format -> the module and class of its adapter, imported when a transcript needs it: a
-Claude Code session does not pay for the Codex adapter's import (~3 ms), nor the reverse."""
-
-
-def _adapter_class(fmt: str) -> type[AdapterBase]:
-    """The adapter class of a format in :data:`_ADAPTERS` (KeyError for any other)."""
-    module, name = _ADAPTERS[fmt]
-    cls: type[AdapterBase] = getattr(importlib.import_module(module), name)
-    return cls
+"""Format -> the class of its adapter."""
 
 
 _CODEX_TYPES: Final = frozenset(
@@ -117,23 +107,12 @@ def make_adapter(fmt: str) -> AdapterBase:
     if fmt == "auto":
         return AutoAdapter()
     try:
-        cls = _adapter_class(fmt)
+        cls = _ADAPTERS[fmt]
     except KeyError:
         raise ConfigError(
             f"unknown transcript format {fmt!r}; choose from {', '.join(FORMAT_CHOICES)}"
         ) from None
     return cls()
-
-
-def fold_adapter(fmt: str) -> AdapterBase:
-    """:func:`make_adapter` for a fold: its events are ``DecodedEvent`` structs
-    (``AdapterBase.decoding``), which a deriver applies without pydantic."""
-    return make_adapter(fmt).decoding()
-
-
-def restore_fold_adapter(state: JsonObject) -> AdapterBase:
-    """:func:`restore_adapter` for a fold, making ``DecodedEvent`` structs from then on."""
-    return restore_adapter(state).decoding()
 
 
 def restore_adapter(state: JsonObject) -> AdapterBase:
@@ -143,7 +122,7 @@ def restore_adapter(state: JsonObject) -> AdapterBase:
         return AutoAdapter.restore(state)
     if not isinstance(fmt, str) or fmt not in _ADAPTERS:
         raise SnapshotError(f"adapter snapshot of unknown format {fmt!r}")
-    return _adapter_class(fmt).restore(state)
+    return _ADAPTERS[fmt].restore(state)
 
 
 class AutoAdapter(AdapterBase):
@@ -171,8 +150,7 @@ class AutoAdapter(AdapterBase):
         return inner.feed(record, offset)
 
     def feed_line(self, line: bytes, offset: int, end: int | None = None) -> list[Record]:
-        """Detect on the first telling record, then delegate the line itself (a decoding
-        native adapter reads it without pydantic, the first line too)."""
+        """Detect on the first telling record, then delegate the line itself."""
         inner = self.inner
         if inner is None:
             obj = object_of_line(line, offset, end=end)
@@ -188,17 +166,8 @@ class AutoAdapter(AdapterBase):
         fmt = classify_object(record)
         if fmt is None:
             return None
-        self.inner = _adapter_class(fmt)()
-        if self._decoded:
-            self.inner.decoding()
+        self.inner = _ADAPTERS[fmt]()
         return self.inner
-
-    def decoding(self) -> AutoAdapter:
-        """This adapter and the one it delegates to, making DecodedEvents from now on."""
-        super().decoding()
-        if self.inner is not None:
-            self.inner.decoding()
-        return self
 
     def finish(self) -> list[Record]:
         """Delegate."""
@@ -235,25 +204,9 @@ def read_transcript(
     unreadable file is a :class:`TranscriptError` and an unknown format a
     :class:`ConfigError`; nothing in the file's content raises.
     """
-    return _read(source, make_adapter(format), max_line_bytes)
-
-
-def read_fold_records(
-    source: Source, format: str = "auto", *, max_line_bytes: int = MAX_LINE_BYTES
-) -> Iterator[FoldRecord]:
-    """:func:`read_transcript` for the fold: its events are ``DecodedEvent`` structs.
-
-    The same events, read without pydantic (see ``AdapterBase.decoding``): a native line
-    is decoded in one step by ``decode_event``. For a deriver, not for code that wants the
-    public model (``DecodedEvent.model()`` gives it).
-    """
-    return _read(source, fold_adapter(format), max_line_bytes)
-
-
-def _read(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:
     check_source("source", source)
     check_argument("max_line_bytes", max_line_bytes, int)
-    return _records(source, adapter, max_line_bytes)
+    return _records(source, make_adapter(format), max_line_bytes)
 
 
 def _records(source: Source, adapter: AdapterBase, max_line_bytes: int) -> Iterator[Record]:

@@ -13,18 +13,19 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Final, TypeAlias, cast
+from typing import IO, Final, TypeAlias, cast
 
 import orjson
 
 from session_memory.core.arguments import check_argument, check_source
 from session_memory.core.errors import ConfigError, TranscriptError
-from session_memory.core.event_struct import JsonObject
-from session_memory.core.memory_view import SkippedLine
-
-if TYPE_CHECKING:
-    from session_memory.core.event_struct import Record
-    from session_memory.core.events import TranscriptEvent
+from session_memory.core.events import (
+    JsonObject,
+    Record,
+    SkippedLine,
+    TranscriptEvent,
+    event_from_object,
+)
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -276,8 +277,6 @@ def read_records(source: Source, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
     """
     check_source("source", source)
     check_argument("max_line_bytes", max_line_bytes, int)
-    from session_memory.core.event_struct import event_from_object  # pydantic: only when read so
-
     # iter_objects unrolled: a generator less between the file and the fold, on every line.
     with open_source(source) as stream:
         try:

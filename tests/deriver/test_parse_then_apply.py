@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deriver import SessionMemoryDeriver
 from deriver.rules import Handler
-from session_memory.core.events import KNOWN_EVENT_TYPES, AnyEvent, TranscriptEvent
+from session_memory.core.events import KNOWN_EVENT_TYPES, TranscriptEvent
+from session_memory.core.memory import Diagnostics
 from session_memory.formats.reader import read_records
 
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"
@@ -34,7 +36,9 @@ PAYLOADS = st.dictionaries(FIELDS, JSON, max_size=6)
 def _fold_state(deriver: SessionMemoryDeriver) -> tuple[Any, Any, Any]:
     """What a payload may change: the store, the rules' state and the memory's content."""
     state = orjson.loads(deriver.snapshot())
-    memory = deriver.memory.model_dump(exclude={"event_count", "last_event_id", "diagnostics"})
+    memory = msgspec.structs.replace(
+        deriver.memory, event_count=0, last_event_id=None, diagnostics=Diagnostics()
+    )
     return state["store"], state["rules"], memory
 
 
@@ -67,7 +71,7 @@ class TestParseThenApply:
         """A payload whose parse fails is counted as malformed; the memory stays as it was."""
         deriver = SessionMemoryDeriver.restore(BASE)
 
-        def unreadable(event: AnyEvent) -> None:
+        def unreadable(event: TranscriptEvent) -> None:
             raise ValueError("a payload of an unexpected shape")
 
         applied = deriver._handlers[event_type].apply

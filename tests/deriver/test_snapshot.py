@@ -24,7 +24,7 @@ from session_memory.formats.reader import read_records
 deriver = SessionMemoryDeriver.restore(open(sys.argv[1], "rb").read())
 records = list(read_records(sys.argv[2]))
 deriver.apply_all(records[int(sys.argv[3]):])
-sys.stdout.buffer.write(deriver.memory.model_dump_json().encode())
+sys.stdout.buffer.write(deriver.memory.to_json())
 """
 
 
@@ -41,7 +41,7 @@ class TestSnapshot:
             check=True,
         )
         full = SessionMemoryDeriver.rebuild(records).memory
-        assert child.stdout.decode() == full.model_dump_json()
+        assert child.stdout == full.to_json()
 
     @pytest.mark.parametrize("data", [b"", b"{}", b"[1]", b'{"format": 1}', b"\xff"])
     def test_corrupt_snapshot_is_a_snapshot_error(self, data: bytes) -> None:

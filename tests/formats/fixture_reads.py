@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory import SkippedLine
+import msgspec
+
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent
 from session_memory.formats import read_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -17,7 +16,7 @@ ALL_FIXTURES = sorted(FIXTURES.glob("*/*.jsonl"))
 
 def dumped(record: Record) -> object:
     """A record as plain data, to compare reads: an event's dump, a skip's fields."""
-    return dataclasses.asdict(record) if isinstance(record, SkippedLine) else record.model_dump()
+    return msgspec.structs.asdict(record)
 
 
 class Read:

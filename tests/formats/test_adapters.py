@@ -13,8 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_memory.core.errors import ConfigError, SnapshotError
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
+from session_memory.core.events import Record, TranscriptEvent
 from session_memory.core.memory import SkippedLine
 from session_memory.formats import (
     AutoAdapter,

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from deriver import SessionMemoryDeriver
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
+from session_memory.core.events import Record, TranscriptEvent
 from session_memory.core.memory import SessionMemory, SkippedLine
 from session_memory.formats import ClaudeCodeAdapter
 

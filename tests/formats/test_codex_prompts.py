@@ -9,8 +9,7 @@ from typing import Any
 import orjson
 
 from deriver import SessionMemoryDeriver
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
+from session_memory.core.events import Record, TranscriptEvent
 from session_memory.core.memory import SessionMemory
 from session_memory.formats import CodexAdapter
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -104,21 +102,3 @@ class TestNoKnownFormat:
         empty = tmp_path / "empty.jsonl"
         empty.write_bytes(b"")
         assert main(["derive", str(empty)]) == 0
-
-
-class TestAdapterImports:
-    def test_reading_one_format_imports_only_its_adapter(self) -> None:
-        """Reading a Claude Code session loads the Claude Code adapter and not Codex's."""
-        session = next(p for p in ALL_FIXTURES if p.parent.name == "claude_code")
-        probe = (
-            "import sys\n"
-            "from session_memory.formats import read_transcript\n"
-            f"assert list(read_transcript({str(session)!r}))\n"
-            "print(sorted(m for m in sys.modules if m.startswith('session_memory.formats.')))\n"
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", probe], capture_output=True, check=True, text=True
-        )
-        loaded = done.stdout.strip()
-        assert "session_memory.formats.claude_code" in loaded
-        assert "session_memory.formats.codex" not in loaded

@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgspec
 import orjson
 import pytest
 
@@ -151,7 +152,7 @@ def pairs(out: Path) -> dict[str, tuple[bytes, bytes]]:
 def assert_paired(out: Path) -> None:
     """Each Markdown on disk renders exactly the JSON beside it: one generation."""
     for name, (md, js) in pairs(out).items():
-        memory = SessionMemory.model_validate_json(js)
+        memory = msgspec.json.decode(js, type=SessionMemory)
         assert render_memory(memory).encode() == md, f"{name}: Markdown and JSON differ"
 
 

@@ -18,8 +18,10 @@ FIXTURES = sorted((Path(__file__).parents[1] / "fixtures").glob("*/*.jsonl"))
 
 
 def derived_whole(path: Path) -> dict[str, object]:
-    memory = SessionMemoryDeriver.rebuild(read_transcript(path)).memory
-    return memory.model_dump(mode="json")
+    fields: dict[str, object] = orjson.loads(
+        SessionMemoryDeriver.rebuild(read_transcript(path)).memory.to_json()
+    )
+    return fields
 
 
 def watched_memory(out: Path) -> dict[str, object]:

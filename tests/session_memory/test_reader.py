@@ -82,7 +82,7 @@ class TestReadRecords:
         [record] = records(b'{"event_id":"e","event_type":"telemetry","extra":1}\n')
         assert isinstance(record, TranscriptEvent)
         assert record.event_type == "telemetry"
-        assert record.model_extra == {"extra": 1}
+        assert record.unknown_fields == {"extra": 1}
 
     def test_missing_file_is_a_transcript_error(self, tmp_path: Path) -> None:
         """A missing file is one clear TranscriptError."""

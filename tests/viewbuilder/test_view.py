@@ -6,6 +6,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -51,7 +52,7 @@ def make_memory(goal: str = "Refactor the auth module", *done: str) -> SessionMe
         encoding="cl100k_base",
         tokens_used=0,
     )
-    return memory.model_copy(update={"tokens_used": tok.count(render_memory(memory))})
+    return msgspec.structs.replace(memory, tokens_used=tok.count(render_memory(memory)))
 
 
 EMPTY_MEMORY = SessionMemory(budget_tokens=1200, encoding="cl100k_base", tokens_used=0)
@@ -286,9 +287,7 @@ class TestFittingProperty:
         history = build_history(turns, shape)
         memory = make_memory("Ship it", "wrote docs")
         first = build_model_view(SYSTEM, memory, history, shape=shape)
-        again = build_model_view(
-            SYSTEM, memory.model_copy(deep=True), copy.deepcopy(history), shape=shape
-        )
+        again = build_model_view(SYSTEM, copy.deepcopy(memory), copy.deepcopy(history), shape=shape)
         assert first.to_json() == again.to_json()
         assert first.memory_text == again.memory_text
         assert not build_model_view(SYSTEM, memory, history, previous=first).memory_changed
@@ -395,7 +394,7 @@ class TestEdges:
         history = openai_history() if shape == "openai" else anthropic_history()
         prompt = [{"role": "system", "content": SYSTEM}]
         memory = make_memory("Goal", "a", "b")
-        before = copy.deepcopy((prompt, history, memory.model_dump()))
+        before = copy.deepcopy((prompt, history, msgspec.to_builtins(memory)))
         full = build_model_view(prompt, memory, history, shape=shape, memory_position=position)
         build_model_view(
             prompt,
@@ -406,7 +405,7 @@ class TestEdges:
             context_window=full.total_tokens - 5,
             previous=full,
         )
-        assert (prompt, history, memory.model_dump()) == before
+        assert (prompt, history, msgspec.to_builtins(memory)) == before
 
 
 class TestMemoryChanged:

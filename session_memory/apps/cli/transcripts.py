@@ -14,7 +14,7 @@ from session_memory.core.errors import BudgetError, TranscriptError
 
 if TYPE_CHECKING:
     from deriver import SessionMemoryDeriver
-    from session_memory.core.event_struct import FoldRecord
+    from session_memory.core.events import Record
 
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -51,16 +51,16 @@ def add_view_parser(sub: SubParsers) -> None:
     p.set_defaults(run=_run_view)
 
 
-def open_records(path: str, format: str = "auto") -> Iterator[FoldRecord]:
+def open_records(path: str, format: str = "auto") -> Iterator[Record]:
     """The records of a transcript named on the command line (``-`` is standard input), for
-    a deriver to fold (see :func:`~session_memory.formats.read_fold_records`)."""
-    from session_memory.formats import read_fold_records
+    a deriver to fold (see :func:`~session_memory.formats.read_transcript`)."""
+    from session_memory.formats import read_transcript
 
     if path == "-":
         stdin: IO[bytes] = sys.stdin.buffer
-        return read_fold_records(stdin, format)
+        return read_transcript(stdin, format)
     _refuse_special(path)
-    return read_fold_records(path, format)
+    return read_transcript(path, format)
 
 
 def _refuse_special(path: str) -> None:
@@ -77,8 +77,7 @@ def _refuse_special(path: str) -> None:
 
 
 def _derive(args: argparse.Namespace) -> SessionMemoryDeriver:
-    """The deriver of the transcript named by ``path``, ``--budget`` and ``--format``: its
-    ``memory_view`` is all that printing the memory needs, without the public model."""
+    """The deriver of the transcript named by ``path``, ``--budget`` and ``--format``."""
     from deriver import SessionMemoryDeriver
 
     deriver = SessionMemoryDeriver(budget_tokens=args.budget)
@@ -88,7 +87,7 @@ def _derive(args: argparse.Namespace) -> SessionMemoryDeriver:
         where = "standard input" if args.path == "-" else repr(args.path)
         raise TranscriptError(
             f"{where} is in no known transcript format (native, claude-code, codex): "
-            f"{deriver.memory_view.diagnostics.lines_skipped} lines skipped"
+            f"{deriver.memory.diagnostics.lines_skipped} lines skipped"
         )
     return deriver
 
@@ -104,8 +103,8 @@ class _FormatTold:
     def unknown(self) -> bool:
         return self.events == 0 and self.untold > 0
 
-    def watch(self, records: Iterator[FoldRecord]) -> Iterator[FoldRecord]:
-        from session_memory.core.memory_view import SkippedLine
+    def watch(self, records: Iterator[Record]) -> Iterator[Record]:
+        from session_memory.core.events import SkippedLine
         from session_memory.formats import NO_KNOWN_FORMAT
 
         for record in records:
@@ -119,7 +118,7 @@ class _FormatTold:
 def _run_derive(args: argparse.Namespace) -> int:
     from viewbuilder import render_memory
 
-    memory = _derive(args).memory_view
+    memory = _derive(args).memory
     if args.json:
         sys.stdout.buffer.write(memory.to_json())
     else:

@@ -45,10 +45,8 @@ from session_memory.apps.tail import (
     watch_changes,
 )
 from session_memory.core.errors import ConfigError, SessionMemoryError, TranscriptError
-from session_memory.core.event_struct import Record, event_from_object
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory_view import SkippedLine
-from session_memory.formats import AdapterBase, fold_adapter, restore_fold_adapter
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent, event_from_object
+from session_memory.formats import AdapterBase, make_adapter, restore_adapter
 
 __all__ = ["DEFAULT_STATE_DIR", "FilePublisher", "PublishSummary", "Publisher"]
 
@@ -162,7 +160,7 @@ class _File:
     session: str
     tail: FileTail
     adapter: AdapterBase
-    """A fold adapter (``fold_adapter``): a native line is read straight to an event."""
+    """A fold adapter (``make_adapter``): a native line is read straight to an event."""
     generation: int = 0
     held_sent: str | None = None
     """Digest of the held records last published (None: nothing held was announced)."""
@@ -191,7 +189,7 @@ class FilePublisher:
     ) -> None:
         if not paths:
             raise ConfigError("nothing to publish: give at least one transcript or directory")
-        fold_adapter(format)
+        make_adapter(format)
         self.transport = transport
         self.format = format
         self.state_dir = Path(state_dir).absolute()
@@ -223,7 +221,7 @@ class FilePublisher:
 
     def _load(self, path: str) -> _File:
         session = session_key(Path(path).name.removesuffix(".jsonl"))
-        fresh = _File(path, session, FileTail(path), fold_adapter(self.format))
+        fresh = _File(path, session, FileTail(path), make_adapter(self.format))
         try:
             data = orjson.loads(self._state_path(path).read_bytes())
             if data.get("format") != _STATE_FORMAT or data.get("path") != path:
@@ -237,7 +235,7 @@ class FilePublisher:
                     data["fingerprint"],
                     FileIdentity(int(data["dev"]), int(data["ino"])),
                 ),
-                restore_fold_adapter(data["adapter"]),
+                restore_adapter(data["adapter"]),
                 int(data["generation"]),
                 data["held_sent"],
             )
@@ -326,7 +324,7 @@ class FilePublisher:
             # The log is append-only: the rewritten file's records follow the old ones.
             logger.warning("transcript rewritten; publishing it again", extra={"path": f.path})
             f.tail = FileTail(f.path)
-            f.adapter = fold_adapter(self.format)
+            f.adapter = make_adapter(self.format)
             f.generation += 1
             f.held_sent = None
         if status is TailStatus.UNCHANGED:
@@ -368,7 +366,7 @@ class FilePublisher:
 
     async def _announce_held(self, f: _File) -> None:
         """Tell the workers which records the adapter holds back now (if that changed)."""
-        held = restore_fold_adapter(f.adapter.snapshot()).finish()
+        held = restore_adapter(f.adapter.snapshot()).finish()
         body = encode_held(held)
         digest = hashlib.blake2b(body, digest_size=8).hexdigest()
         if (not held and f.held_sent is None) or digest == f.held_sent:

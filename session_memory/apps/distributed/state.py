@@ -16,8 +16,8 @@ import orjson
 from deriver import SessionMemoryDeriver
 from session_memory.apps.distributed.wire import Decoded, Position, record_object, record_of
 from session_memory.core.errors import SnapshotError
-from session_memory.core.event_struct import FoldRecord
-from session_memory.core.memory_view import MemoryView, SkippedLine
+from session_memory.core.events import Record, SkippedLine
+from session_memory.core.memory import SessionMemory
 
 __all__ = ["STATE_FORMAT", "SessionState", "load_session", "memory_of"]
 
@@ -33,7 +33,7 @@ class SessionState:
     seq: int = 0
     """The last log position applied."""
     sources: dict[str, Position] = field(default_factory=dict)
-    held: list[FoldRecord] = field(default_factory=list)
+    held: list[Record] = field(default_factory=list)
     state_rev: int | None = None
     stored_seq: int = 0
     """The position the stored state covers (``seq`` once flushed)."""
@@ -79,7 +79,7 @@ class SessionState:
             self._fold([record for record, _pos in fresh])
         return len(fresh)
 
-    def _fold(self, records: list[FoldRecord]) -> None:
+    def _fold(self, records: list[Record]) -> None:
         for record in records:
             if isinstance(record, SkippedLine):
                 self.deriver.record_skip(record)
@@ -107,7 +107,7 @@ def load_session(key: str, data: bytes, revision: int) -> SessionState:
         deriver = SessionMemoryDeriver.restore(snapshot)
         seq = int(meta["seq"])
         sources = {str(s): (int(p[0]), int(p[1])) for s, p in meta["sources"].items()}
-        held: list[FoldRecord] = [record_of(r) for r in meta["held"]]
+        held: list[Record] = [record_of(r) for r in meta["held"]]
     except SnapshotError:
         raise
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as exc:
@@ -123,10 +123,10 @@ def load_session(key: str, data: bytes, revision: int) -> SessionState:
     )
 
 
-def memory_of(state: SessionState) -> MemoryView:
+def memory_of(state: SessionState) -> SessionMemory:
     """The memory a complete read gives: held records shown released, on a copy."""
     if not state.held:
-        return state.deriver.memory_view
+        return state.deriver.memory
     copy = SessionMemoryDeriver.restore(state.deriver.snapshot())
     copy.apply_all(state.held)
-    return copy.memory_view
+    return copy.memory

@@ -28,14 +28,13 @@ from typing import Any, Final
 import msgspec
 import orjson
 
-from session_memory.core.event_struct import FoldRecord, Record, event_from_object
 from session_memory.core.events import (
-    AnyEvent,
-    DecodedEvent,
-    Int64,
-    without_defaults,
+    Record,
+    SkippedLine,
+    TranscriptEvent,
+    event_fields,
+    event_from_object,
 )
-from session_memory.core.memory_view import SkippedLine
 
 __all__ = [
     "Decoded",
@@ -45,7 +44,6 @@ __all__ = [
     "encode_held",
     "encode_positioned",
     "encode_record",
-    "event_object",
     "partition_of",
     "record_object",
     "record_of",
@@ -80,36 +78,19 @@ def source_id(path: str) -> str:
     return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=6).hexdigest()
 
 
-def event_object(event: AnyEvent) -> dict[str, Any]:
-    """``event.model_dump(exclude_defaults=True)``, for the JSON it is encoded to.
-
-    The same keys in the same order with equal values, read off the model's fields
-    instead of through its serializer (which copies the payload and was a third of a
-    publisher's cost per record); ``tests/distributed/test_wire_and_state.py`` proves it.
-    A :class:`DecodedEvent` gives the object of its :meth:`~DecodedEvent.model`.
-    """
-    if isinstance(event, DecodedEvent):
-        return event.fields_set()
-    out = without_defaults(event.__dict__)
-    extra = event.__pydantic_extra__
-    if extra:
-        out.update(extra)
-    return out
-
-
-def record_object(record: FoldRecord) -> dict[str, Any]:
+def record_object(record: Record) -> dict[str, Any]:
     """A record as a JSON-ready object (the inverse of :func:`record_of`)."""
     if isinstance(record, SkippedLine):
         return {"k": "s", "o": record.offset, "r": record.reason}
-    return {"k": "e", "ev": event_object(record)}
+    return {"k": "e", "ev": event_fields(record)}
 
 
-def encode_record(record: FoldRecord) -> bytes:
+def encode_record(record: Record) -> bytes:
     """The message for one event or skipped line."""
     return orjson.dumps(record_object(record))
 
 
-def encode_positioned(record: FoldRecord, pos: Position) -> bytes:
+def encode_positioned(record: Record, pos: Position) -> bytes:
     """One record of a batch, with its position (joined by :func:`encode_batch`)."""
     obj = record_object(record)
     obj["p"] = pos
@@ -121,7 +102,7 @@ def encode_batch(src: str, encoded: list[bytes]) -> bytes:
     return b'{"k":"b","src":' + orjson.dumps(src) + b',"recs":[' + b",".join(encoded) + b"]}"
 
 
-def encode_held(records: Sequence[FoldRecord]) -> bytes:
+def encode_held(records: Sequence[Record]) -> bytes:
     """The message that says which records an adapter holds back now."""
     return orjson.dumps({"k": "h", "recs": [record_object(r) for r in records]})
 
@@ -131,7 +112,7 @@ class Decoded:
     """A message read back: its records (one, or the held ones) and where they came from."""
 
     held: bool
-    records: list[FoldRecord]
+    records: list[Record]
     src: str | None = None
     positions: list[Position] | None = None
     """Parallel to ``records`` for a batch read from a file."""
@@ -181,22 +162,23 @@ def _batch(obj: dict[str, Any]) -> Decoded:
 
 
 # The fast path of decode: msgspec reads a batch or a single event straight into structs
-# of the exact shapes the publisher writes, each event a DecodedEvent, its fields' types
-# checked as the model's validator checks them (about a third of the cost of orjson then
-# the validator, measured). Any message it does not take, for whatever reason (an event
-# with fields beyond the model's, a skipped line, held records, anything malformed), goes
-# the checked way below, which also words why a message is skipped.
+# of the exact shapes the publisher writes, each event a TranscriptEvent with its fields'
+# types checked (about a third of the cost of orjson then the checks, measured). Any
+# message it does not take, for whatever reason (an event with unknown fields, a skipped
+# line, held records, anything malformed), goes the checked way below, which also words
+# why a message is skipped. An integer beyond 64 bits stays an integer here, where orjson
+# makes it a float; no encoder of the log (orjson) writes one.
 
 
 class _PositionedEvent(msgspec.Struct, tag_field="k", tag="e", gc=False):
-    ev: DecodedEvent
-    p: tuple[Int64, Int64]
+    ev: TranscriptEvent
+    p: tuple[int, int]
 
 
 class _PositionedSkip(msgspec.Struct, tag_field="k", tag="s", gc=False):
-    o: Int64
+    o: int
     r: str
-    p: tuple[Int64, Int64]
+    p: tuple[int, int]
 
 
 class _Batch(msgspec.Struct, tag_field="k", tag="b", gc=False):
@@ -205,13 +187,13 @@ class _Batch(msgspec.Struct, tag_field="k", tag="b", gc=False):
 
 
 class _Single(msgspec.Struct, tag_field="k", tag="e", gc=False):
-    ev: DecodedEvent
+    ev: TranscriptEvent
 
 
 _decode_fast: Final = msgspec.json.Decoder(_Batch | _Single).decode
 
 
-def _record(rec: _PositionedEvent | _PositionedSkip) -> FoldRecord:
+def _record(rec: _PositionedEvent | _PositionedSkip) -> Record:
     if isinstance(rec, _PositionedEvent):
         return rec.ev
     return SkippedLine(offset=rec.o, reason=rec.r)
@@ -238,7 +220,7 @@ def decode(body: bytes) -> Decoded | SkippedLine:
 
 
 def _decode_checked(body: bytes) -> Decoded | SkippedLine:
-    """:func:`decode` through orjson and the model's validator, for any message."""
+    """:func:`decode` through orjson and :func:`event_from_object`, for any message."""
     try:
         obj = orjson.loads(body)
         if not isinstance(obj, dict):

@@ -34,7 +34,7 @@ from session_memory.apps.distributed.transport import (
 )
 from session_memory.apps.distributed.wire import decode
 from session_memory.core.errors import SnapshotError
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import SkippedLine
 from session_memory.core.tokens import DEFAULT_BUDGET
 from viewbuilder import render_memory
 

@@ -21,8 +21,7 @@ import orjson
 
 from session_memory.apps.memory_dir.current import state_dir_of
 from session_memory.apps.memory_dir.outputs import StateError, load_state
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import SkippedLine, TranscriptEvent
 from session_memory.formats import make_adapter
 from session_memory.formats.reader import iter_objects
 

@@ -25,7 +25,7 @@ from session_memory.apps.service.transcript import Dormant, Transcript
 from session_memory.apps.service.update import Updater, Write, Written
 from session_memory.apps.service.writers import WRITERS, syncs_once
 from session_memory.apps.tail import FileTail, StopEvent, is_compressed
-from session_memory.formats import restore_fold_adapter
+from session_memory.formats import restore_adapter
 
 __all__ = ["LISTED_MAX", "PROGRESS_SECONDS", "CatchUp"]
 
@@ -220,7 +220,7 @@ class CatchUp:
                 path=real,
                 tail=tail,
                 deriver=SessionMemoryDeriver.restore(d.snapshot),
-                adapter=restore_fold_adapter(d.adapter),
+                adapter=restore_adapter(d.adapter),
                 name=write.name,
                 outputs_stale=not done.outputs,
                 state_stale=not done.state,

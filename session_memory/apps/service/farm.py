@@ -25,8 +25,8 @@ from session_memory.apps.service.transcript import (
 )
 from session_memory.apps.tail import FileIdentity, FileTail, TailStatus
 from session_memory.core.errors import TranscriptError
-from session_memory.core.event_struct import JsonObject
-from session_memory.formats import fold_adapter
+from session_memory.core.events import JsonObject
+from session_memory.formats import make_adapter
 from viewbuilder import render_memory
 
 __all__ = ["FARM_MIN", "Derived", "Farm", "can_fork", "cores"]
@@ -178,7 +178,7 @@ def derive_whole(
         path=path,
         tail=FileTail(path, resolved=True),
         deriver=SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding),
-        adapter=fold_adapter(transcript_format),
+        adapter=make_adapter(transcript_format),
     )
     skipped: list[tuple[int, str]] = []
     try:

@@ -15,7 +15,7 @@ from session_memory.apps.memory_dir.outputs import JSON_SUFFIX, MD_SUFFIX, Trans
 from session_memory.apps.tail import discover_transcripts, resolves_inside
 from session_memory.core.arguments import check_argument, check_paths
 from session_memory.core.errors import ConfigError
-from session_memory.formats import AdapterBase, fold_adapter
+from session_memory.formats import AdapterBase, make_adapter
 
 __all__ = ["DEFAULT_STATE_DIRNAME", "Clock", "Options", "check_options", "output_paths"]
 
@@ -83,7 +83,7 @@ class Options:
                 raise ConfigError(f"no such transcript or directory: {os.fspath(p)}")
         # Fail at construction on an impossible budget, an unknown encoding or format.
         SessionMemoryDeriver(budget_tokens=budget_tokens, encoding=encoding)
-        fold_adapter(format)
+        make_adapter(format)
         out = Path(out_dir).absolute()
         return cls(
             dirs=tuple(dirs),
@@ -109,7 +109,7 @@ class Options:
         return SessionMemoryDeriver(budget_tokens=self.budget_tokens, encoding=self.encoding)
 
     def new_adapter(self) -> AdapterBase:
-        return fold_adapter(self.format)
+        return make_adapter(self.format)
 
     def derives_like(self, state: TranscriptState) -> bool:
         """Whether ``state`` was derived with this budget, encoding and format."""

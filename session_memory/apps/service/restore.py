@@ -28,7 +28,7 @@ from session_memory.apps.service.options import Clock, Options
 from session_memory.apps.service.transcript import DOUBT, Dormant, Transcript, memory_so_far
 from session_memory.apps.tail import FileIdentity, FileTail, TailStatus
 from session_memory.core.errors import StateError, TranscriptError
-from session_memory.formats import AdapterBase, fold_adapter, restore_fold_adapter
+from session_memory.formats import AdapterBase, make_adapter, restore_adapter
 
 __all__ = ["Restorer", "restore"]
 
@@ -158,9 +158,9 @@ def restore(state: TranscriptState) -> tuple[SessionMemoryDeriver, AdapterBase]:
     """
     deriver = SessionMemoryDeriver.restore(state.snapshot)
     adapter = (
-        fold_adapter(state.transcript_format)
+        make_adapter(state.transcript_format)
         if state.adapter is None
-        else restore_fold_adapter(state.adapter)
+        else restore_adapter(state.adapter)
     )
     if deriver.snapshot() != state.snapshot:
         raise StateError("the snapshot does not restore to itself")

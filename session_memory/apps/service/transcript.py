@@ -16,8 +16,9 @@ from deriver import SessionMemoryDeriver
 from session_memory.apps.memory_dir.outputs import OutputPair
 from session_memory.apps.tail import FileTail, Tailed
 from session_memory.core.errors import SessionMemoryError, StateError
-from session_memory.core.memory_view import MemoryView, SkippedLine
-from session_memory.formats import AdapterBase, AutoAdapter, restore_fold_adapter
+from session_memory.core.events import SkippedLine
+from session_memory.core.memory import SessionMemory
+from session_memory.formats import AdapterBase, AutoAdapter, restore_adapter
 
 __all__ = ["DOUBT", "Dormant", "Transcript", "fold_line", "format_told", "memory_so_far"]
 
@@ -89,7 +90,7 @@ def fold_line(t: Transcript, line: Tailed) -> list[SkippedLine]:
     return skipped
 
 
-def memory_so_far(t: Transcript) -> MemoryView:
+def memory_so_far(t: Transcript) -> SessionMemory:
     """The memory a full read of the transcript as it stands gives.
 
     An adapter may hold a record back until a later one says what it was (Claude Code's
@@ -97,12 +98,12 @@ def memory_so_far(t: Transcript) -> MemoryView:
     releases it at the end of the file. The outputs show it released, computed on copies,
     while the tailed adapter and deriver keep waiting for the next line.
     """
-    held = restore_fold_adapter(t.adapter.snapshot()).finish()
+    held = restore_adapter(t.adapter.snapshot()).finish()
     if not held:
-        return t.deriver.memory_view
+        return t.deriver.memory
     copy = SessionMemoryDeriver.restore(t.deriver.snapshot())
     copy.apply_all(held)
-    return copy.memory_view
+    return copy.memory
 
 
 def format_told(adapter: AdapterBase) -> bool:
