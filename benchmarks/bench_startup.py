@@ -1,5 +1,5 @@
 """Benchmark start-up: ``--help``, ``derive`` of a one-line transcript, ``hook`` (state current
-and cold), side by side with ``python -c pass`` in the same run.
+and cold), side by side with ``python -c pass`` in the same run, against the budgets.
 
 Plain script::
 
@@ -13,8 +13,10 @@ and the ratio what the command costs; "start-up" is the share of the CPU time th
 interpreter start (``python -c pass``) takes. The share of each part of the imports comes from
 ``python -X importtime`` (cumulative microseconds of the top-level imports, grouped). The
 hook runs on a generated Claude Code transcript of ``--mb`` MB (``bench_hook.py``). Figures,
-not pass/fail; targets are printed next to them. Results go to
-``benchmarks/results/startup.json`` (with ``--quick``, to ``benchmarks/results/quick/``).
+not pass/fail; the budgets are printed next to them: a hook call whose state is current at
+most 60 ms of CPU and at most 4 times ``python -c pass`` of the same run, a cold one on 3 MB
+at most 1 s. Results go to ``benchmarks/results/startup.json`` (with ``--quick``, to
+``benchmarks/results/quick/``).
 
 ``--baseline CHECKOUT`` times another checkout (with its own ``.venv``: ``git worktree add
 /tmp/base main`` and ``make .venv/.installed`` there) in the same run, each command of both
@@ -23,8 +25,8 @@ machine whose speed varies, only figures of the same period compare.
 
 ``--shares`` also splits the CPU time of a cold hook call into its parts, in child processes
 that run the hook in-process (after the interpreter's start): the imports a fold needs
-(service, deriver, viewbuilder, adapters, pydantic, tiktoken's Python side), loading the
-tokenizer from its cache, the fold of the transcript and the rest (state, outputs, the
+(service, deriver, viewbuilder, adapters, msgspec, tiktoken's Python side), loading the
+tokenizer, the fold of the transcript and the rest (state, outputs, the
 hook's own work). The fold is split again by running it twice more with a part taken out
 (the deriver's ``apply``, then the adapter's ``feed_line``): reading (splitting lines) is
 the fold without the adapter, the adapter (decoding and adapting each line) what the
@@ -52,23 +54,31 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_hook import write_transcript
+from benchmarks.bench_hook import (
+    BUDGET_COLD_MS,
+    BUDGET_CURRENT_MS,
+    BUDGET_CURRENT_VS_PASS,
+    compact_event,
+    write_transcript,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "startup.json"
 PYTHON = sys.executable
 CLI = [PYTHON, str(Path(PYTHON).with_name("session-memory"))]
 """The console script, run by the interpreter so ``-X importtime`` can be passed."""
-TARGETS_MS = {"hook_current": 60.0, "hook_cold": 500.0}
+BUDGETS = {
+    "hook_current_ms": BUDGET_CURRENT_MS,
+    "hook_current_vs_pass": BUDGET_CURRENT_VS_PASS,
+    "hook_cold_ms": BUDGET_COLD_MS,
+}
 
 # Top-level import -> part it is counted in (anything else: "other").
 PARTS = {
     "site": "interpreter (site)",
     "encodings": "interpreter (site)",
-    "pydantic": "pydantic",
-    "pydantic_core": "pydantic",
-    "annotated_types": "pydantic",
-    "typing_extensions": "pydantic",
+    "msgspec": "msgspec",
+    "typing_extensions": "msgspec",
     "tiktoken": "tiktoken",
     "tiktoken_ext": "tiktoken",
     "regex": "tiktoken",
@@ -110,8 +120,8 @@ def run(argv: list[str], stdin: bytes = b"") -> tuple[float, float, bytes]:
 
 def import_parts(argv: list[str], stdin: bytes) -> dict[str, float]:
     """Milliseconds of imports per part, from ``-X importtime``: each module's own time,
-    counted in the part of its top-level package (pydantic imported by the event model is
-    pydantic, not session_memory)."""
+    counted in the part of its top-level package (msgspec imported by the event module is
+    msgspec, not session_memory)."""
     _, _, err = run([argv[0], "-X", "importtime", *argv[1:]], stdin)
     parts: dict[str, float] = defaultdict(float)
     for line in err.decode(errors="replace").splitlines():
@@ -153,12 +163,7 @@ def commands_of(
     cli, warm = tree.cli, str(tree.warm)
 
     def cold() -> list[str]:
-        # The transcript is new to the state directory, which earlier sessions have used:
-        # it holds this tree's tokenizer cache (whose key names the tree's own files).
-        path = fresh()
-        if (tree.warm / ".tokenizer-cache").is_dir():
-            shutil.copytree(tree.warm / ".tokenizer-cache", path / ".tokenizer-cache")
-        return [*cli, "hook", "--state-dir", str(path)]
+        return [*cli, "hook", "--state-dir", str(fresh())]
 
     return {
         "python -c pass": (lambda: [tree.python, "-c", "pass"], b""),
@@ -166,7 +171,6 @@ def commands_of(
         "derive (one line)": (lambda: [*cli, "derive", str(one_line)], b""),
         "hook, state current": (lambda: [*cli, "hook", "--state-dir", warm], event),
         "hook, cold": (cold, event),
-        "hook, first call": (lambda: [*cli, "hook", "--state-dir", str(fresh())], event),
     }
 
 
@@ -180,12 +184,9 @@ start = T()
 gc.disable()  # as the hook process runs
 event_path, state, mode = sys.argv[1:4]
 from session_memory.apps import hook
-stub = hook._without_pydantic_plugins()  # as the hook's fold runs
 import session_memory.apps.service as service, deriver, viewbuilder, session_memory.formats
 import tiktoken
 parts = {"imports": T() - start}
-if stub is not None:
-    del sys.modules[hook._PLUGIN_LOADER]
 def timed(owner, name, part):
     inner = getattr(owner, name)
     def wrapper(*args, **kwargs):
@@ -200,8 +201,9 @@ timed(service.MemoryService, "_fold", "fold")
 if mode == "no-deriver":
     deriver.SessionMemoryDeriver.apply = lambda self, event: True
 elif mode == "no-adapter":
+    from session_memory.formats.base import AdapterBase
     from session_memory.formats.detect import AutoAdapter
-    AutoAdapter.feed_line = lambda self, line, offset, end=None: []
+    AdapterBase.feed_line = AutoAdapter.feed_line = lambda self, line, offset, end=None: []
 with open(event_path, "rb") as f:
     hook.run_hook(f.read(), hook.HookConfig(memory_dir=state))
 parts["total"] = T() - start
@@ -222,8 +224,7 @@ def cold_shares(
         for tree in trees if round_ % 2 else trees[::-1]:
             for mode in ("full", "no-deriver", "no-adapter"):
                 state = fresh()
-                if (tree.warm / ".tokenizer-cache").is_dir():
-                    shutil.copytree(tree.warm / ".tokenizer-cache", state / ".tokenizer-cache")
+                state.mkdir(parents=True)
                 out = subprocess.run(
                     [tree.python, "-c", _SHARES_CHILD, str(event_file), str(state), mode],
                     capture_output=True,
@@ -312,15 +313,7 @@ def main() -> int:
         transcript = tmp / "projects" / "-home-dev-orders" / "bench-3f2a.jsonl"
         transcript.parent.mkdir(parents=True)
         write_transcript(transcript, mb)
-        event = orjson.dumps(
-            {
-                "session_id": "bench-3f2a",
-                "transcript_path": str(transcript),
-                "cwd": "/home/dev/orders",
-                "hook_event_name": "SessionStart",
-                "source": "compact",
-            }
-        )
+        event = compact_event(transcript)
         trees = [Tree("this", PYTHON, CLI, tmp / "warm")]
         if args.baseline is not None:
             trees.append(tree_at(args.baseline.resolve(), "baseline", tmp / "warm-baseline"))
@@ -360,7 +353,7 @@ def main() -> int:
         "rounds": rounds,
         "transcript_mb": mb,
         "commands": rows["this"],
-        "targets_ms": TARGETS_MS,
+        "budgets": BUDGETS,
     }
     if args.baseline is not None:
         results["baseline"] = {"checkout": str(args.baseline.resolve()), **rows["baseline"]}
@@ -370,7 +363,12 @@ def main() -> int:
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
     print(f"{rounds} rounds, interleaved; hook on a {mb:g} MB Claude Code transcript")
-    target = {"hook, state current": "  (target ≤ 60 ms)", "hook, cold": "  (≤ 500 ms)"}
+    target = {
+        "hook, state current": (
+            f"  (budget ≤ {BUDGET_CURRENT_MS:.0f} ms, ≤ {BUDGET_CURRENT_VS_PASS:.0f}x)"
+        ),
+        "hook, cold": f"  (budget ≤ {BUDGET_COLD_MS:.0f} ms)",
+    }
     if args.baseline is None:
         print(
             f"{'':22s} {'wall p50':>9s} {'CPU p50':>9s} {'wall/pass':>9s} {'CPU/pass':>9s}"

@@ -23,45 +23,42 @@ A hook must never break the agent: :func:`hook_main` catches every failure, prin
 exits 0 and appends one line to ``hook.log`` in the memory directory. Nothing is written
 outside that directory.
 
-A call whose state is current only reads files: it imports neither the service nor :mod:`logging`
-(the service's warnings are routed to ``hook.log`` only around a fold), and, like the modules it
-reads through, it uses the standard library's JSON and named tuples rather than orjson and
-dataclasses, whose imports (datetime, uuid, inspect...) cost a fresh process more than all of its
-work. For the same reason that call imports neither :mod:`typing`
-(:mod:`session_memory.apps.memory_dir.typed_tuple`), :mod:`pathlib` (paths are strings here),
-:mod:`hashlib` with OpenSSL (:mod:`session_memory.apps.memory_dir.hashes`), :mod:`contextlib`, nor
-the :mod:`json` package with its :mod:`re` and :mod:`enum`
-(:mod:`session_memory.apps.memory_dir.json_codec` runs json's C speedups);
-``tests/test_startup_imports.py`` pins what it may import.
+A call whose state is current only reads files: it imports neither the service nor
+:mod:`logging` (the service's warnings are routed to ``hook.log`` only around a fold), and,
+like the modules it reads through, it uses the standard library's :mod:`json` rather than
+orjson: each would cost that call, a fresh process per agent event, about half of its budget
+(60 ms CPU; ``benchmarks/bench_startup.py``). ``tests/test_startup_imports.py`` pins what
+it must not import.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import time
+from collections.abc import Callable, Iterator
+from hashlib import sha256
+from typing import IO, TYPE_CHECKING, Final, Literal, NamedTuple, TypeAlias
 
 from session_memory.apps.memory_dir.current import (
     DEFAULT_BUDGET,
     CurrentMemory,
     current_memory,
-    default_memory_path,
+    default_memory_dir,
     read_current_memory,
 )
-from session_memory.apps.memory_dir.hashes import sha256
-from session_memory.apps.memory_dir.json_codec import loads
 from session_memory.apps.memory_dir.state import compact_json, safe_name
-from session_memory.apps.memory_dir.typed_tuple import NamedTuple
-from session_memory.apps.memory_dir.writes import FILE_MODE, atomic_write, ensure_private_dir
+from session_memory.apps.memory_dir.writes import (
+    FILE_MODE,
+    StrPath,
+    atomic_write,
+    ensure_private_dir,
+)
 from session_memory.core.errors import HookInputError, TranscriptError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
-    from collections.abc import Callable, Iterator
-    from types import TracebackType
-    from typing import IO, Final, Literal, TypeAlias
-
-    from session_memory.apps.memory_dir.writes import StrPath
 
 __all__ = [
     "CAPS",
@@ -79,11 +76,10 @@ __all__ = [
     "run_hook",
 ]
 
-# Aliases for type checkers; at run time their text (typing is not imported for them).
-ClientName: TypeAlias = 'Literal["claude-code", "codex"]'
+ClientName: TypeAlias = Literal["claude-code", "codex"]
 CLIENTS: Final[tuple[ClientName, ...]] = ("claude-code", "codex")
 
-OnClear: TypeAlias = 'Literal["nothing", "carry-over"]'
+OnClear: TypeAlias = Literal["nothing", "carry-over"]
 ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = ("nothing", "carry-over")
 
 LOG_NAME: Final = "hook.log"
@@ -132,7 +128,7 @@ class HookConfig(NamedTuple):
 
     @classmethod
     def default(cls) -> HookConfig:
-        return cls(memory_dir=default_memory_path())
+        return cls(memory_dir=default_memory_dir())
 
 
 class _Plan(NamedTuple):
@@ -151,7 +147,7 @@ class _Plan(NamedTuple):
 def parse_hook_input(data: bytes, client: ClientName | None = None) -> HookInput:
     """The hook event in ``data`` (the hook's standard input)."""
     try:
-        obj = loads(data)
+        obj = json.loads(data)
     except ValueError as exc:  # not JSON, or not UTF-8
         raise HookInputError(f"standard input is not JSON: {exc}") from exc
     if not isinstance(obj, dict):
@@ -266,7 +262,7 @@ def _fitted(
         if not rederive:
             break
         budget = int(budget * 0.8)
-        with _Folding(config.memory_dir, log):
+        with _folding(log):
             smaller = _rederive(memory.transcript, budget)
         if smaller is None:
             break
@@ -329,7 +325,7 @@ def _record_path(memory_dir: StrPath, session_id: str) -> str:
 def _load_record(path: str) -> _SessionRecord | None:
     try:
         with open(path, "rb") as f:
-            obj = loads(f.read())
+            obj = json.loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str):
@@ -455,7 +451,7 @@ def _memory_text(
     try:
         memory = read_current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
         if memory is None:
-            with _Folding(config.memory_dir, log):
+            with _folding(log):
                 memory = current_memory(plan.transcript, config.memory_dir, budget_tokens=budget)
     except TranscriptError:
         if plan.required:
@@ -536,44 +532,25 @@ class _HookLog:
             os.close(fd)
 
 
-class _Folding:
-    """For a fold: log records to the hook's log, undone after, so nothing of a call
-    outlives it in the process.
+@contextlib.contextmanager
+def _folding(log: _HookLog) -> Iterator[None]:
+    """For a fold: the log records of the service (and of anything else that logs) go to the
+    hook's log only, never to the client's stderr; undone after, so nothing of a call
+    outlives it in the process. :mod:`logging` is imported only here."""
+    import logging
 
-    A class rather than a ``contextlib`` generator: a call whose state is current, which
-    never folds, does not import :mod:`logging`.
-    """
-
-    def __init__(self, memory_dir: StrPath, log: _HookLog) -> None:
-        self.log_path = log.path
-
-    def __enter__(self) -> None:
-        import logging
-
-        # Warnings and errors of the service (and anything else that logs) go to the hook's
-        # log only, for the duration of the fold: nothing reaches the client's stderr. The
-        # file is created on the first line written, mode 0o600 like everything else here.
-        self.handler = _private_file_handler(self.log_path)
-        self.handler.setFormatter(
-            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        )
-        root = logging.getLogger()
-        self.saved = root.handlers[:], root.level
-        root.handlers = [self.handler]
-        root.setLevel(logging.WARNING)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        import logging
-
-        root = logging.getLogger()
-        root.handlers, level = self.saved
+    handler = _private_file_handler(log.path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.handlers, level = saved
         root.setLevel(level)
-        self.handler.close()
+        handler.close()
 
 
 def _private_file_handler(path: str) -> logging.FileHandler:

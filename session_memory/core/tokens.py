@@ -14,7 +14,6 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from session_memory.core.encoding_names import DEFAULT_ENCODING
 from session_memory.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -28,6 +27,9 @@ __all__ = [
     "available_encodings",
     "counter",
 ]
+
+DEFAULT_ENCODING: Final = "cl100k_base"
+"""The token encoding a memory is counted with unless another is asked for."""
 
 DEFAULT_BUDGET: Final = 1200
 """The token budget of a memory when none is given: the deriver's, ``watch``'s, the hook's,

@@ -107,10 +107,10 @@ def add_mcp_parser(sub: SubParsers) -> None:
 
 def _run_hook(args: argparse.Namespace) -> int:
     from session_memory.apps.hook import hook_main
-    from session_memory.apps.memory_dir.current import default_memory_path
+    from session_memory.apps.memory_dir.current import default_memory_dir
 
     config = HookConfig(
-        memory_dir=os.path.expanduser(args.state_dir) if args.state_dir else default_memory_path(),
+        memory_dir=os.path.expanduser(args.state_dir) if args.state_dir else default_memory_dir(),
         budget_tokens=args.budget,
         client=args.client,
         on_clear=args.on_clear,
@@ -193,6 +193,6 @@ def _run_mcp(args: argparse.Namespace) -> int:
 
         serve_remote(RemoteMemories(args.nats, prefix=args.nats_prefix, timeout=args.nats_timeout))
         return 0
-    memory_dir = Path(args.state_dir).expanduser() if args.state_dir else default_memory_dir()
+    memory_dir = Path(args.state_dir).expanduser() if args.state_dir else Path(default_memory_dir())
     serve(memory_dir)
     return 0

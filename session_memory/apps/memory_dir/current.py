@@ -9,16 +9,16 @@ the bytes appended since the state's offset (or the whole file, the first time),
 and outputs, and the outputs are read then. A ``watch`` running on the same directory keeps it
 current, and callers such as the hook then only read two small files.
 
-The cheap path touches no tokenizer and no deriver: it imports the service lazily, only when
-there are bytes to fold. It reads through :mod:`session_memory.apps.memory_dir.state` with string
-paths, so it imports neither :mod:`pathlib` nor :mod:`typing` either.
+The cheap path touches no tokenizer and no deriver: it imports the service (and with it
+the deriver, the tokenizer and watchfiles) only when there are bytes to fold.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from typing import Final, NamedTuple
 
-from session_memory.apps.memory_dir.json_codec import loads
 from session_memory.apps.memory_dir.state import (
     TranscriptState,
     fingerprint,
@@ -27,17 +27,9 @@ from session_memory.apps.memory_dir.state import (
     read_published,
     state_file_name,
 )
-from session_memory.apps.memory_dir.typed_tuple import NamedTuple
-from session_memory.core.encoding_names import DEFAULT_ENCODING
+from session_memory.apps.memory_dir.writes import StrPath
 from session_memory.core.errors import StateError, TranscriptError
-from session_memory.core.tokens import DEFAULT_BUDGET
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Final
-
-    from session_memory.apps.memory_dir.writes import StrPath
+from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -45,7 +37,6 @@ __all__ = [
     "CurrentMemory",
     "current_memory",
     "default_memory_dir",
-    "default_memory_path",
     "read_current_memory",
     "state_dir_of",
 ]
@@ -81,16 +72,9 @@ class CurrentMemory(NamedTuple):
         return not self.markdown
 
 
-def default_memory_dir() -> Path:
+def default_memory_dir() -> str:
     """``$SESSION_MEMORY_STATE_DIR``, else ``$XDG_CACHE_HOME/session-memory``, else
     ``~/.cache/session-memory``."""
-    from pathlib import Path
-
-    return Path(default_memory_path())
-
-
-def default_memory_path() -> str:
-    """:func:`default_memory_dir` as a string, for callers that do not import pathlib."""
     override = os.environ.get(STATE_DIR_ENV)
     if override:
         return os.path.expanduser(override)
@@ -98,15 +82,8 @@ def default_memory_path() -> str:
     return os.path.join(cache, "session-memory")
 
 
-def state_dir_of(memory_dir: Path) -> Path:
+def state_dir_of(memory_dir: StrPath) -> str:
     """Where the per-transcript state lives inside a memory directory."""
-    from pathlib import Path
-
-    return Path(_state_dir(memory_dir))
-
-
-def _state_dir(memory_dir: StrPath) -> str:
-    """:func:`state_dir_of` for a path of any kind, as a string."""
     return os.path.join(memory_dir, _STATE_DIRNAME)
 
 
@@ -135,7 +112,7 @@ def current_memory(
     MemoryService(
         [real],
         Path(memory_dir),
-        Path(_state_dir(memory_dir)),
+        Path(state_dir_of(memory_dir)),
         budget_tokens=budget_tokens,
         encoding=encoding,
         format=TRANSCRIPT_FORMAT,
@@ -179,7 +156,7 @@ def _read_current(
     outputs published since by another transcript that claimed the same name are not this
     one's.
     """
-    spath = state_file_name(_state_dir(memory_dir), real)
+    spath = state_file_name(state_dir_of(memory_dir), real)
     try:
         state = load_state(spath)
     except StateError:
@@ -198,7 +175,7 @@ def _read_current(
         if pair is None or (require_current and memory_hash(pair.json) != state.memory_hash):
             return None
         markdown = pair.markdown.decode("utf-8")
-        header = loads(pair.json)
+        header = json.loads(pair.json)
     except (OSError, ValueError):  # ValueError: not UTF-8, or not JSON
         return None
     if not isinstance(header, dict):

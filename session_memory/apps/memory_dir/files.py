@@ -22,10 +22,7 @@ import errno
 import os
 import stat
 import sys
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Final
+from typing import Final
 
 __all__ = ["OPEN_FLAGS", "fd_path", "open_regular", "read_regular"]
 

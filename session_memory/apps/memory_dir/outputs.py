@@ -117,7 +117,7 @@ def remove_orphans(directory: Path) -> int:
     return removed
 
 
-def state_path(state_dir: Path, transcript: str) -> Path:
+def state_path(state_dir: StrPath, transcript: str) -> Path:
     """The state file of a transcript: named by the hash of its real path."""
     return Path(state_file_name(state_dir, transcript))
 

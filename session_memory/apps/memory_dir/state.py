@@ -9,30 +9,28 @@ one generation. This module knows the names and the bytes of both, and reads the
 (atomically, in the order ``docs/service-guarantees.md`` gives) is
 :mod:`session_memory.apps.memory_dir.outputs`.
 
-It imports only what a hook call whose state is current needs (no :mod:`typing`,
-:mod:`pathlib`, :mod:`hashlib`, :mod:`json` or :mod:`re`): that call is a fresh process per
-event and reads through this module alone.
+A hook call whose state is current reads through this module alone, a fresh process per agent
+event: it uses the standard library's :mod:`json` rather than orjson, whose import alone
+(with :mod:`dataclasses`, :mod:`uuid`, :mod:`datetime`) would cost that call ~40 ms of its
+60 ms budget (``benchmarks/bench_startup.py``).
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
+from hashlib import blake2b, sha256
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from session_memory.apps.memory_dir.files import read_regular
-from session_memory.apps.memory_dir.hashes import blake2b, sha256
-from session_memory.apps.memory_dir.json_codec import dumps_compact, loads
-from session_memory.apps.memory_dir.typed_tuple import NamedTuple
+from session_memory.apps.memory_dir.writes import StrPath
 from session_memory.core.errors import StateError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Final, TypeVar
-
-    from session_memory.apps.memory_dir.writes import StrPath
     from session_memory.core.events import JsonObject
 
-    _T = TypeVar("_T")
+_T = TypeVar("_T")
 
 __all__ = [
     "FINGERPRINT_WINDOW",
@@ -116,9 +114,8 @@ def safe_name(raw: str) -> str:
 
 
 def compact_json(value: object) -> bytes:
-    """``value`` as compact UTF-8 JSON, with the standard library's encoder (no orjson import
-    on the paths a fresh hook process reads and writes through)."""
-    return dumps_compact(value)
+    """``value`` as compact UTF-8 JSON."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def fingerprint(fd: int, offset: int) -> str:
@@ -206,7 +203,7 @@ def load_state(path: StrPath) -> TranscriptState:
         raise StateError(f"state {where} is not a regular file of at most {MAX_STATE_BYTES} bytes")
     head, sep, snapshot = data.partition(b"\n")
     try:
-        header = loads(head)
+        header = json.loads(head)
     except ValueError as exc:  # not UTF-8, or not JSON
         raise StateError(f"state {where} is damaged: {exc}") from exc
     if not sep or not isinstance(header, dict) or header.get("format") != STATE_FORMAT:

@@ -3,23 +3,17 @@
 Every file session-memory writes (outputs, state, the hook's records, the tokenizer cache) is
 mode 0o600 from its creation and replaces the previous one in a single rename; every
 directory it creates is 0o700. Paths are plain strings or path-like objects, handled with
-:mod:`os.path`, so that a hook call, a fresh process per event, needs neither
-:mod:`pathlib` nor :mod:`typing` for them.
+:mod:`os.path`.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Final, TypeAlias, TypeVar
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Final, TypeAlias, TypeVar
-
-    StrPath: TypeAlias = str | os.PathLike[str]
-    _P = TypeVar("_P", bound=StrPath)
-else:
-    StrPath = "str | os.PathLike[str]"
+StrPath: TypeAlias = str | os.PathLike[str]
+_P = TypeVar("_P", bound=StrPath)
 
 __all__ = [
     "DIR_MODE",

@@ -10,7 +10,8 @@ survives restarts.
 
 from __future__ import annotations
 
-from session_memory.apps.memory_dir.hashes import sha256
+from hashlib import sha256
+
 from session_memory.apps.memory_dir.outputs import safe_name
 from session_memory.apps.service.logs import logger
 from session_memory.apps.tail import transcript_stem
