@@ -40,13 +40,16 @@ KNOWN_EVENT_TYPES: Final = frozenset(
 _UNKNOWN: Final = "unknown_fields"
 
 
-class TranscriptEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TranscriptEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """One line of a native transcript (``docs/formats.md`` gives the shapes).
 
     Unknown fields are tolerated: :func:`event_from_object` keeps them in
     ``unknown_fields`` (the deriver counts such events, never renders them); unknown
     ``event_type`` values are kept as they are and counted.
     """
+
+    # gc=False: an event refers to no object that refers back to it, so the cyclic
+    # collector need not track the millions a long fold makes.
 
     event_id: str
     event_type: str
@@ -57,9 +60,9 @@ class TranscriptEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     step: int | None = None
     reference_id: str | None = None
     schema_version: int = 1
-    unknown_fields: JsonObject = {}
-    """The line's fields that are none of the above, as they were; never read from a field
-    of that name (such a field is itself unknown)."""
+    unknown_fields: JsonObject | None = None
+    """The line's fields that are none of the above, as they were (None: there were none);
+    never read from a field of that name (such a field is itself unknown)."""
 
 
 class SkippedLine(msgspec.Struct, frozen=True):
@@ -113,5 +116,6 @@ def event_fields(event: TranscriptEvent) -> JsonObject:
     fields = {
         f.name: value for f in _FIELDS if (value := getattr(event, f.name)) != _DEFAULTS[f.name]
     }
-    fields.update(event.unknown_fields)
+    if event.unknown_fields:
+        fields.update(event.unknown_fields)
     return fields

@@ -80,7 +80,7 @@ class TestEventFromObject:
         event = event_from_object({"event_id": "e1", "event_type": "message", "step": 3}, 0)
         assert event == TranscriptEvent(event_id="e1", event_type="message", step=3)
         assert isinstance(event, TranscriptEvent)
-        assert (event.payload, event.schema_version, event.unknown_fields) == ({}, 1, {})
+        assert (event.payload, event.schema_version, event.unknown_fields) == ({}, 1, None)
 
     @pytest.mark.parametrize(
         ("obj", "where"),
