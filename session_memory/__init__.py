@@ -1,7 +1,7 @@
 """session-memory: a small, always-current memory of a coding-agent session.
 
 The errors are imported with the package; the other names on first use
-(:mod:`session_memory.core.lazy_names` says why).
+(:mod:`session_memory.core.startup` says why).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from session_memory.core.errors import (
     TranscriptReplaced,
     ViewInputError,
 )
-from session_memory.core.lazy_names import lazy_names
+from session_memory.core.startup import lazy_names
 
 if TYPE_CHECKING:
     from session_memory.core.events import SkippedLine, TranscriptEvent
@@ -46,5 +46,6 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_names(
     globals(),
+    __all__,
     ("session_memory.core.events", "session_memory.core.memory", "session_memory.formats.reader"),
 )

@@ -1,6 +1,6 @@
 """Adapters that read Claude Code sessions and Codex CLI rollouts as native events.
 
-The names below are imported on first use (:mod:`session_memory.core.lazy_names` says why):
+The names below are imported on first use (:mod:`session_memory.core.startup` says why):
 the command line needs the format names (:mod:`.names`), not the adapters.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from session_memory.core.lazy_names import lazy_names
+from session_memory.core.startup import lazy_names
 
 if TYPE_CHECKING:
     from session_memory.formats.base import Adapter, AdapterBase
@@ -44,4 +44,4 @@ __all__ = [
     "restore_adapter",
 ]
 
-__getattr__, __dir__ = lazy_names(globals(), (".names", ".base", ".detect"))
+__getattr__, __dir__ = lazy_names(globals(), __all__, (".names", ".base", ".detect"))
