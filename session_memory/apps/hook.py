@@ -41,6 +41,13 @@ from collections.abc import Callable, Iterator
 from hashlib import sha256
 from typing import IO, TYPE_CHECKING, Final, Literal, NamedTuple, TypeAlias
 
+from session_memory.apps.hook_sessions import (
+    SessionRecord,
+    load_record,
+    previous_session,
+    record_path,
+    save_record,
+)
 from session_memory.apps.memory_dir.current import (
     DEFAULT_BUDGET,
     CurrentMemory,
@@ -48,11 +55,10 @@ from session_memory.apps.memory_dir.current import (
     default_memory_dir,
     read_current_memory,
 )
-from session_memory.apps.memory_dir.state import compact_json, safe_name
+from session_memory.apps.memory_dir.state import compact_json
 from session_memory.apps.memory_dir.writes import (
     FILE_MODE,
     StrPath,
-    atomic_write,
     ensure_private_dir,
 )
 from session_memory.core.errors import HookInputError, TranscriptError
@@ -83,7 +89,6 @@ OnClear: TypeAlias = Literal["nothing", "carry-over"]
 ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = ("nothing", "carry-over")
 
 LOG_NAME: Final = "hook.log"
-SESSIONS_DIRNAME: Final = ".hook-sessions"
 MARGIN: Final = 0.9
 """Share of a client's cap the injected text may use."""
 
@@ -205,7 +210,8 @@ def _plan(inp: HookInput, config: HookConfig) -> _Plan | None:
         if source == "clear":
             if config.on_clear != "carry-over":
                 return None
-            previous = _previous_session(inp, config.memory_dir)
+            claude = inp.transcript_path if inp.client == "claude-code" else None
+            previous = previous_session(config.memory_dir, inp.session_id, inp.cwd, claude)
             return None if previous is None else _Plan(previous, _INTROS["clear"], required=False)
         if transcript is None:
             return None
@@ -290,118 +296,6 @@ def _rederive(transcript: str, budget: int) -> CurrentMemory | None:
     )
 
 
-# -- per-session bookkeeping ------------------------------------------------------------
-
-
-class _SessionRecord(NamedTuple):
-    """What the hook remembers of a session: where it runs, and what it last injected."""
-
-    session_id: str
-    client: str
-    cwd: str | None
-    transcript: str | None
-    injected: str | None
-
-    def to_json(self) -> bytes:
-        return compact_json(
-            {
-                "session_id": self.session_id,
-                "client": self.client,
-                "cwd": self.cwd,
-                "transcript": self.transcript,
-                "injected": self.injected,
-            }
-        )
-
-
-def _sessions_dir(memory_dir: StrPath) -> str:
-    return os.path.join(memory_dir, SESSIONS_DIRNAME)
-
-
-def _record_path(memory_dir: StrPath, session_id: str) -> str:
-    return os.path.join(_sessions_dir(memory_dir), f"{safe_name(session_id)}.json")
-
-
-def _load_record(path: str) -> _SessionRecord | None:
-    try:
-        with open(path, "rb") as f:
-            obj = json.loads(f.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str):
-        return None
-
-    def text(key: str) -> str | None:
-        value = obj.get(key)
-        return value if isinstance(value, str) else None
-
-    return _SessionRecord(
-        session_id=obj["session_id"],
-        client=text("client") or "",
-        cwd=text("cwd"),
-        transcript=text("transcript"),
-        injected=text("injected"),
-    )
-
-
-def _iter_records(memory_dir: StrPath) -> Iterator[_SessionRecord]:
-    try:
-        entries = list(os.scandir(_sessions_dir(memory_dir)))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.endswith(".json"):
-            record = _load_record(entry.path)
-            if record is not None:
-                yield record
-
-
-def _save_record(
-    memory_dir: StrPath, record: _SessionRecord, previous: _SessionRecord | None
-) -> None:
-    if record == previous:
-        return
-    ensure_private_dir(_sessions_dir(memory_dir))
-    atomic_write(_record_path(memory_dir, record.session_id), record.to_json())
-
-
-def _previous_session(inp: HookInput, memory_dir: StrPath) -> str | None:
-    """The transcript of the most recently written other session of the same cwd.
-
-    Candidates are the sessions this hook has seen with that cwd and, for Claude Code, the
-    other transcripts of the project directory (one per cwd) the new transcript is in.
-    """
-    candidates: set[str] = set()
-    for record in _iter_records(memory_dir):
-        if (
-            record.session_id != inp.session_id
-            and inp.cwd is not None
-            and record.cwd == inp.cwd
-            and record.transcript
-        ):
-            candidates.add(os.path.realpath(record.transcript))
-    if inp.client == "claude-code" and inp.transcript_path:
-        project = os.path.dirname(inp.transcript_path)
-        own = os.path.realpath(inp.transcript_path)
-        try:
-            entries = list(os.scandir(project))
-        except OSError:
-            entries = []
-        for entry in entries:
-            if entry.name.endswith(".jsonl") and entry.is_file():
-                candidates.add(os.path.realpath(entry.path))
-        candidates.discard(own)
-    best: tuple[int, str] | None = None
-    for path in candidates:
-        try:
-            mtime = os.stat(path).st_mtime_ns
-        except OSError:
-            continue
-        if best is None or (mtime, path) > best:
-            best = (mtime, path)
-    return None if best is None else best[1]
-
-
 # -- the hook ---------------------------------------------------------------------------
 
 
@@ -414,8 +308,8 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
     """
     log = log or _HookLog(os.path.join(config.memory_dir, LOG_NAME))
     inp = parse_hook_input(data, config.client)
-    path = _record_path(config.memory_dir, inp.session_id) if inp.session_id else None
-    previous = _load_record(path) if path is not None else None
+    path = record_path(config.memory_dir, inp.session_id) if inp.session_id else None
+    previous = load_record(path) if path is not None else None
     plan = _plan(inp, config)
     fitted = _memory_text(plan, inp.client, config, log) if plan is not None else None
     # What was injected is remembered by the digest of the memory alone, whatever the
@@ -426,8 +320,8 @@ def run_hook(data: bytes, config: HookConfig, log: _HookLog | None = None) -> by
         fitted = None
     if inp.session_id is not None:
         injected = digest if fitted is not None else (previous.injected if previous else None)
-        record = _SessionRecord(inp.session_id, inp.client, inp.cwd, inp.transcript_path, injected)
-        _save_record(config.memory_dir, record, previous)
+        record = SessionRecord(inp.session_id, inp.client, inp.cwd, inp.transcript_path, injected)
+        save_record(config.memory_dir, record, previous)
     if fitted is None:
         return None
     return compact_json(

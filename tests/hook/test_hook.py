@@ -356,7 +356,7 @@ class TestFailures:
 
         monkeypatch.setattr(store, "atomic_write", full)
         monkeypatch.setattr(store, "write_new", full)  # every file the service creates
-        monkeypatch.setattr("session_memory.apps.hook.atomic_write", full)
+        monkeypatch.setattr("session_memory.apps.hook_sessions.atomic_write", full)
         assert call(config, event(session.path)) is None
         assert any("No space left" in line for line in log_lines(config))
 
