@@ -1,9 +1,9 @@
-"""The two start-up measures the budgets of ``session-memory hook`` need, and why.
+"""The one start-up measure the budgets of ``session-memory hook`` need, and why.
 
 A ``session-memory hook`` call is a new process per agent event. Its budgets
 (``benchmarks/bench_startup.py``, ``benchmarks/bench_hook.py``): a call whose state is current
 at most 60 ms of CPU and 4 times ``python -c pass`` of the same run; a cold call, which folds
-a 3 MB Claude Code transcript, at most 1 s. The plain code meets them with two exceptions,
+a 3 MB Claude Code transcript, at most 1 s. The plain code meets them with one exception,
 measured on this project's shared 2-core host at a load of 8 to 10 (interleaved runs, CPU
 medians):
 
@@ -15,23 +15,14 @@ medians):
   parser from the format names of ``session_memory.formats``: importing the adapters with
   them made ``--help`` cost 168 ms instead of 106. So these two packages export through
   :func:`lazy_names`; every other package imports what it exports.
-- :func:`run_and_exit`: the console script's hook process turns the cyclic collector off and
-  ends with :func:`os._exit` once its output is flushed, without tearing the interpreter
-  down (every module, the tokenizer's 100,000 ranks, a last collection). A cold call took
-  1,004 ms this way and 1,084 ms without (15 rounds).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
-import os
-import sys
 from collections.abc import Callable, MutableMapping, Sequence
-from typing import NoReturn
 
-__all__ = ["lazy_names", "run_and_exit"]
+__all__ = ["lazy_names"]
 
 
 def lazy_names(
@@ -59,18 +50,3 @@ def lazy_names(
         return sorted({*namespace, *names})
 
     return __getattr__, __dir__
-
-
-def run_and_exit(work: Callable[[], int]) -> NoReturn:
-    """Run ``work``, all that is left for this process to do, then end the process with its
-    exit code once standard output and error are flushed.
-
-    The cyclic collector is off meanwhile: reference counting frees what a fold allocates.
-    ``work`` must leave nothing undone at exit: files written and closed, threads joined.
-    """
-    gc.disable()
-    code = work()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed, or the reader went away
-            stream.flush()
-    os._exit(code)
