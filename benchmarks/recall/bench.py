@@ -17,8 +17,17 @@ from typing import Any, Final
 
 import orjson
 
-from benchmarks.recall.corpus import CORPUS, Cut, Fact, Transcript, find_cut, load_expectations
+from benchmarks.recall.corpus import (
+    CORPORA,
+    Cut,
+    Fact,
+    Forbidden,
+    Transcript,
+    find_cut,
+    load_expectations,
+)
 from benchmarks.recall.scoring import (
+    appears_in_memory,
     compact_summary,
     found_in_memory,
     found_in_text,
@@ -58,6 +67,8 @@ class MemoryScore:
     """One per fact of the transcript, in order."""
     elsewhere: tuple[tuple[str, ...], ...]
     """Per fact, the sections that hold its substring (wherever they are)."""
+    appeared: tuple[bool, ...] = ()
+    """One per forbidden line of the transcript, in order: whether it appears."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Lines not applied, by reason."""
     unknown_event_types: dict[str, int] = field(default_factory=dict)
@@ -65,6 +76,10 @@ class MemoryScore:
     @property
     def hits(self) -> int:
         return sum(self.found)
+
+    @property
+    def forbidden_seen(self) -> int:
+        return sum(self.appeared)
 
 
 @dataclass(frozen=True)
@@ -106,8 +121,15 @@ def _loads(line: bytes) -> Any:
         return None
 
 
-def score_memory(path: Path, fmt: str, budget: int, facts: Sequence[Fact]) -> MemoryScore:
-    """Derive one transcript at one budget and score its rendered memory on the facts."""
+def score_memory(
+    path: Path,
+    fmt: str,
+    budget: int,
+    facts: Sequence[Fact],
+    forbidden: Sequence[Forbidden] = (),
+) -> MemoryScore:
+    """Derive one transcript at one budget and score its rendered memory on the facts and
+    the lines that must not appear."""
     deriver = SessionMemoryDeriver(budget_tokens=budget)
     deriver.apply_all(read_transcript(str(path), fmt))
     memory = deriver.memory
@@ -120,6 +142,9 @@ def score_memory(path: Path, fmt: str, budget: int, facts: Sequence[Fact]) -> Me
         tokens=counter(DEFAULT_ENCODING).count(markdown),
         found=tuple(found_in_memory(sections, f.kind, f.must_contain) for f in facts),
         elsewhere=tuple(tuple(sections_containing(sections, f.must_contain)) for f in facts),
+        appeared=tuple(
+            appears_in_memory(sections, f.section, f.must_not_contain) for f in forbidden
+        ),
         skipped=dict(sorted(Counter(s.reason for s in diagnostics.skipped).items())),
         unknown_event_types=dict(sorted(diagnostics.unknown_event_types.items())),
     )
@@ -145,11 +170,14 @@ def score_compaction(root: Path, cut: Cut, facts: Sequence[Fact]) -> CompactionS
     )
 
 
-def score_transcript(root: Path, transcript: Transcript, *, explain: bool) -> TranscriptScore:
+def score_transcript(transcript: Transcript, *, explain: bool) -> TranscriptScore:
     """Derive and score one transcript at every budget (and its compaction point, if a cut)."""
+    root = transcript.root
     path = root / transcript.file
     by_budget = {
-        budget: score_memory(path, transcript.format, budget, transcript.facts)
+        budget: score_memory(
+            path, transcript.format, budget, transcript.facts, transcript.forbidden
+        )
         for budget in BUDGETS
     }
     cut = find_cut(root, transcript.file)
@@ -167,12 +195,20 @@ def score_transcript(root: Path, transcript: Transcript, *, explain: bool) -> Tr
 
 
 def run(
-    root: Path = CORPUS, *, explain: bool = False, expectations: Sequence[str] = ()
+    roots: Path | Sequence[Path] = CORPORA,
+    *,
+    explain: bool = False,
+    expectations: Sequence[str] = (),
 ) -> list[TranscriptScore]:
-    """Score every transcript listed in the corpus's expectation files, in their order."""
-    names = expectations or _expectation_files(root)
-    transcripts = [t for name in names for t in load_expectations(root, name)]
-    return [score_transcript(root, t, explain=explain) for t in transcripts]
+    """Score every transcript listed in each corpus's expectation files, in their order."""
+    roots = (roots,) if isinstance(roots, Path) else tuple(roots)
+    transcripts = [
+        t
+        for root in roots
+        for name in expectations or _expectation_files(root)
+        for t in load_expectations(root, name)
+    ]
+    return [score_transcript(t, explain=explain) for t in transcripts]
 
 
 def _expectation_files(root: Path) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.recall import bench, report
-from benchmarks.recall.corpus import CORPUS, verify_checksums
+from benchmarks.recall.corpus import CORPORA, verify_checksums
 
 __all__ = ["RESULTS", "main", "run_and_write", "write"]
 
@@ -29,10 +29,11 @@ def write(scores: Sequence[bench.TranscriptScore], out: Path) -> Path:
     return path
 
 
-def run_and_write(out: Path, root: Path = CORPUS) -> list[str]:
-    """Check the corpus, score it, write ``out/recall.md``; the summary lines."""
-    verify_checksums(root)
-    scores = bench.run(root)
+def run_and_write(out: Path, roots: Sequence[Path] = CORPORA) -> list[str]:
+    """Check the corpora, score them, write ``out/recall.md``; the summary lines."""
+    for root in roots:
+        verify_checksums(root)
+    scores = bench.run(roots)
     write(scores, out)
     return report.summary_lines(scores)
 
@@ -44,8 +45,7 @@ def _print_transcript(score: bench.TranscriptScore) -> None:
         f"{score.by_budget[b].hits}/{n} at {b} ({score.by_budget[b].tokens} tokens)"
         for b in bench.BUDGETS
     )
-    group = "" if t.group == "corpus" else f" [{t.group}]"
-    print(f"{t.file}{group} ({t.format}): {figures}")
+    print(f"{t.group}/{t.file} ({t.format}): {figures}")
     if score.detected != t.format and t.format != "auto":
         print(f"  warning: auto-detection reads this file as {score.detected}")
     if score.compaction is not None:
@@ -59,7 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.recall", description=__doc__.split("\n")[0] if __doc__ else ""
     )
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus root directory")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        action="append",
+        help="a corpus root directory (repeat for several; default: corpus and corpus3)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for recall.md")
     parser.add_argument(
         "--explain",
@@ -68,8 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    verify_checksums(args.corpus)
-    scores = bench.run(args.corpus, explain=args.explain)
+    roots = args.corpus or list(CORPORA)
+    for root in roots:
+        verify_checksums(root)
+    scores = bench.run(roots, explain=args.explain)
     for score in scores:
         _print_transcript(score)
     if args.explain:

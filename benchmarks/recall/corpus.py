@@ -11,10 +11,13 @@ from typing import Final
 import orjson
 
 __all__ = [
+    "CORPORA",
     "CORPUS",
+    "CORPUS3",
     "CorpusError",
     "Cut",
     "Fact",
+    "Forbidden",
     "Transcript",
     "find_cut",
     "load_expectations",
@@ -22,6 +25,10 @@ __all__ = [
 ]
 
 CORPUS: Final = Path(__file__).resolve().parent / "corpus"
+"""Sessions of the repositories the rules were first developed on."""
+CORPUS3: Final = Path(__file__).resolve().parent / "corpus3"
+"""Sessions of other repositories, their facts written before the tool was run on them."""
+CORPORA: Final = (CORPUS, CORPUS3)
 DEFAULT_GROUP: Final = "corpus"
 _CUT_NAME: Final = re.compile(r"^(?P<session>.+)_L1-(?P<lines>[0-9]+)_precompact\.jsonl$")
 
@@ -40,14 +47,29 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Forbidden:
+    """A line that must not appear: text that must not be in any line of a section.
+
+    ``section`` is a fact kind (its sections), ``completed`` (completed work) or ``any``.
+    """
+
+    section: str
+    must_not_contain: str
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Transcript:
-    """One transcript of the corpus with its expected facts."""
+    """One transcript of the corpus with its expected facts and forbidden lines."""
 
     file: str
     """Path relative to the corpus root."""
     format: str
     facts: tuple[Fact, ...]
     group: str = DEFAULT_GROUP
+    """The corpus it belongs to: the name of its root directory."""
+    forbidden: tuple[Forbidden, ...] = ()
+    root: Path = CORPUS
 
 
 @dataclass(frozen=True)
@@ -69,12 +91,20 @@ def load_expectations(root: Path = CORPUS, name: str = "expectations.json") -> l
             Fact(kind=f["kind"], must_contain=f["must_contain"], why=f.get("why", ""))
             for f in entry["expected"]
         )
+        forbidden = tuple(
+            Forbidden(
+                section=f["section"], must_not_contain=f["must_not_contain"], why=f.get("why", "")
+            )
+            for f in entry.get("must_not", ())
+        )
         transcripts.append(
             Transcript(
                 file=entry["file"],
                 format=entry.get("format", "auto"),
                 facts=facts,
-                group=entry.get("group", DEFAULT_GROUP),
+                group=entry.get("group", root.name),
+                forbidden=forbidden,
+                root=root,
             )
         )
     return transcripts

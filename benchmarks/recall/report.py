@@ -12,24 +12,32 @@ from benchmarks.recall.scoring import KINDS
 __all__ = ["Totals", "markdown", "misses", "summary_lines", "totals"]
 
 COMMAND = "python -m benchmarks.recall"
-_TARGETS = {1200: 0.90, 600: 0.80}
+_TARGETS: dict[str, dict[int, float]] = {
+    "corpus": {1200: 0.95, 600: 0.90},
+    "corpus3": {1200: 0.85, 600: 0.75},
+}
 
 
 @dataclass(frozen=True)
 class Totals:
-    """Facts found over a group of transcripts."""
+    """Facts found, and forbidden lines seen, over a group of transcripts."""
 
     facts: int
     found: dict[int, int]
     """Per budget."""
+    forbidden: int = 0
+    seen: dict[int, int] | None = None
+    """Per budget: how many forbidden lines appear."""
 
 
 def totals(scores: Sequence[TranscriptScore], group: str = DEFAULT_GROUP) -> Totals:
-    """The facts and the hits per budget over one group."""
+    """The facts and the hits per budget over one group, and the forbidden lines seen."""
     chosen = [s for s in scores if s.transcript.group == group]
     return Totals(
         facts=sum(len(s.transcript.facts) for s in chosen),
         found={b: sum(s.by_budget[b].hits for s in chosen) for b in BUDGETS},
+        forbidden=sum(len(s.transcript.forbidden) for s in chosen),
+        seen={b: sum(s.by_budget[b].forbidden_seen for s in chosen) for b in BUDGETS},
     )
 
 
@@ -63,28 +71,41 @@ def misses(score: TranscriptScore) -> list[str]:
             state = "found" if big.found[i] else _where(fact, big, i)
             line += f"; with no budget limit: {state}"
         lines.append(line)
+    for i, forbidden in enumerate(score.transcript.forbidden):
+        seen = [b for b in BUDGETS if score.by_budget[b].appeared[i]]
+        if seen:
+            budgets = "/".join(str(b) for b in seen)
+            lines.append(
+                f"- appears at {budgets}: “{forbidden.must_not_contain}” in {forbidden.section}"
+                + (f" ({forbidden.why})" if forbidden.why else "")
+            )
     return lines
 
 
 def _recall_table(scores: Sequence[TranscriptScore], group: str) -> list[str]:
     cols = " | ".join(f"found at {b} | tokens at {b}" for b in BUDGETS)
+    seen_cols = " | ".join(f"must not appear, seen at {b}" for b in BUDGETS)
     lines = [
-        f"| transcript | format | facts | {cols} |",
-        "|---|---|---:|" + "---:|---:|" * len(BUDGETS),
+        f"| transcript | format | facts | {cols} | {seen_cols} |",
+        "|---|---|---:|" + "---:|---:|" * len(BUDGETS) + "---:|" * len(BUDGETS),
     ]
     for s in scores:
         if s.transcript.group != group:
             continue
         n = len(s.transcript.facts)
+        k = len(s.transcript.forbidden)
         cells = " | ".join(
             f"{s.by_budget[b].hits}/{n} | {s.by_budget[b].tokens:,}" for b in BUDGETS
         )
-        lines.append(f"| `{s.transcript.file}` | {s.transcript.format} | {n} | {cells} |")
+        seen = " | ".join(f"{s.by_budget[b].forbidden_seen}/{k}" for b in BUDGETS)
+        lines.append(f"| `{s.transcript.file}` | {s.transcript.format} | {n} | {cells} | {seen} |")
     t = totals(scores, group)
     cells = " | ".join(
         f"**{t.found[b]}/{t.facts} ({_pct(t.found[b], t.facts)})** |" for b in BUDGETS
     )
-    lines.append(f"| **all** | | **{t.facts}** | {cells} |")
+    seen_total = t.seen or {}
+    seen = " | ".join(f"**{seen_total.get(b, 0)}/{t.forbidden}**" for b in BUDGETS)
+    lines.append(f"| **all** | | **{t.facts}** | {cells} {seen} |")
     return lines
 
 
@@ -146,11 +167,15 @@ def markdown(scores: Sequence[TranscriptScore]) -> str:
     out = [
         "# Recall of must-know facts",
         "",
-        f"`{COMMAND}`: every transcript of `benchmarks/recall/corpus/` derived at budgets "
-        f"{' and '.join(str(b) for b in BUDGETS)}; a fact counts when its substring (NFKC, "
-        "whitespace collapsed) is in the section where an agent would look for its kind. "
-        "At each compaction point, Claude Code's own summary of the same prefix is scored on "
-        "the same facts anywhere in its text; tokens are cl100k_base.",
+        f"`{COMMAND}`: every transcript of `benchmarks/recall/corpus/` (sessions of the "
+        "repositories the rules were developed on) and `benchmarks/recall/corpus3/` (sessions "
+        "of other repositories, facts written before the tool was run on them) derived at "
+        f"budgets {' and '.join(str(b) for b in BUDGETS)}; a fact counts when its substring "
+        "(NFKC, whitespace collapsed) is in a line of the section where an agent would look "
+        "for its kind, or of the section that quotes where the session stands. A line that "
+        "must not appear counts when its text is in a line of the sections named. At each "
+        "compaction point, Claude Code's own summary of the same prefix is scored on the same "
+        "facts anywhere in its text; tokens are cl100k_base.",
         "",
     ]
     for group in _groups(scores):
@@ -159,7 +184,7 @@ def markdown(scores: Sequence[TranscriptScore]) -> str:
     if _compaction_rows(scores):
         out += ["## Compaction points: our memory and Claude Code's summary", ""]
         out += [*_compaction_table(scores), ""]
-    out += ["## Missed facts", ""]
+    out += ["## Missed facts, and lines that must not appear but do", ""]
     for s in scores:
         missed = misses(s)
         if missed:
@@ -173,13 +198,20 @@ def summary_lines(scores: Sequence[TranscriptScore]) -> list[str]:
     lines = []
     for group in _groups(scores):
         t = totals(scores, group)
-        label = "" if group == DEFAULT_GROUP else f" ({group})"
+        label = f" ({group})"
         for b in BUDGETS:
-            target = _TARGETS.get(b)
-            goal = f" (target {target:.0%})" if target and group == DEFAULT_GROUP else ""
+            target = _TARGETS.get(group, {}).get(b)
+            goal = f" (target {target:.0%})" if target else ""
             lines.append(
                 f"recall at budget {b}{label}: {t.found[b]}/{t.facts} facts "
                 f"({_pct(t.found[b], t.facts)}){goal}"
+            )
+        if t.forbidden:
+            seen = t.seen or {}
+            lines.append(
+                f"lines that must not appear{label}: "
+                + ", ".join(f"{seen.get(b, 0)}/{t.forbidden} seen at {b}" for b in BUDGETS)
+                + " (target 0)"
             )
     rows = _compaction_rows(scores)
     if rows:

@@ -2,8 +2,13 @@
 
 A fact is ``{"kind": ..., "must_contain": ...}``. It is found in our memory when its substring,
 after Unicode NFKC and whitespace collapsing on both sides, appears in one line of a section
-where an agent would look for a fact of its kind (the current goal counts as one line: its
-quoted lines joined). It is found in a compaction summary when it appears anywhere in the text.
+where an agent would look for a fact of its kind, or of a section whose heading says that it
+quotes where the session stands ("left off", "stands", "last message"). A run of ``>`` quoted
+lines counts as one line too (the current goal is only that: its quoted lines joined). It is
+found in a compaction summary when it appears anywhere in the text.
+
+A forbidden line is ``{"section": ..., "must_not_contain": ...}``: it appears when its text is
+in any line of the sections named (a fact kind's own sections, ``completed`` or ``any``).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ __all__ = [
     "CURRENT_GOAL",
     "KINDS",
     "KIND_PLACES",
+    "STANDS_WORDS",
     "Place",
+    "appears_in_memory",
     "compact_summary",
     "found_in_memory",
     "found_in_text",
+    "is_stands_title",
     "normalise",
     "parse_sections",
     "sections_containing",
@@ -55,6 +63,19 @@ KIND_PLACES: Final[dict[str, tuple[Place, ...]]] = {
     "uncertain": (Place(_TODO), Place(_VERIFICATION)),
 }
 KINDS: Final = tuple(KIND_PLACES)
+_FORBIDDEN_PLACES: Final[dict[str, tuple[str, ...]]] = {
+    **{kind: tuple(p.section for p in places) for kind, places in KIND_PLACES.items()},
+    "completed": (SECTION_TITLES["completed_work"],),
+}
+STANDS_WORDS: Final = ("left off", "stands", "last message")
+"""Words of a heading that says its section quotes where the session stands: a fact of any
+kind counts there."""
+
+
+def is_stands_title(title: str) -> bool:
+    """Whether a section heading says the section quotes where the session stands."""
+    lowered = title.lower()
+    return any(word in lowered for word in STANDS_WORDS)
 
 
 def normalise(text: str) -> str:
@@ -79,11 +100,22 @@ def parse_sections(markdown: str) -> dict[str, tuple[str, ...]]:
             current = sections.setdefault(title, [])
         elif current is not None and line:
             current.append(line)
-    parsed = {name: tuple(lines) for name, lines in sections.items()}
+    parsed = {name: (*lines, *_quoted_runs(lines)) for name, lines in sections.items()}
     if CURRENT_GOAL in parsed:
-        quoted = [_unquote(line) for line in parsed[CURRENT_GOAL] if line.startswith(">")]
+        quoted = [_unquote(line) for line in sections[CURRENT_GOAL] if line.startswith(">")]
         parsed[CURRENT_GOAL] = ("\n".join(quoted),) if quoted else ()
     return parsed
+
+
+def _quoted_runs(lines: list[str]) -> list[str]:
+    """Each run of two or more consecutive ``>`` lines, unquoted and joined by newlines."""
+    runs: list[list[str]] = [[]]
+    for line in lines:
+        if line.startswith(">"):
+            runs[-1].append(_unquote(line))
+        elif runs[-1]:
+            runs.append([])
+    return ["\n".join(run) for run in runs if len(run) > 1]
 
 
 def _unquote(line: str) -> str:
@@ -100,11 +132,31 @@ def found_in_memory(sections: Mapping[str, tuple[str, ...]], kind: str, needle: 
         places = KIND_PLACES[kind]
     except KeyError:
         raise ValueError(f"unknown fact kind {kind!r}; known: {', '.join(KINDS)}") from None
-    return any(
+    if any(
         line.startswith(place.line_prefix) and _contains(line, needle)
         for place in places
         for line in sections.get(place.section, ())
+    ):
+        return True
+    return any(
+        _contains(line, needle)
+        for title, lines in sections.items()
+        if is_stands_title(title)
+        for line in lines
     )
+
+
+def appears_in_memory(sections: Mapping[str, tuple[str, ...]], section: str, needle: str) -> bool:
+    """True when a forbidden text is in a line of the sections named by ``section``."""
+    if section == "any":
+        titles: tuple[str, ...] = tuple(sections)
+    else:
+        try:
+            titles = _FORBIDDEN_PLACES[section]
+        except KeyError:
+            known = ", ".join((*_FORBIDDEN_PLACES, "any"))
+            raise ValueError(f"unknown section {section!r}; known: {known}") from None
+    return any(_contains(line, needle) for title in titles for line in sections.get(title, ()))
 
 
 def sections_containing(sections: Mapping[str, tuple[str, ...]], needle: str) -> list[str]:
