@@ -10,7 +10,9 @@ import pytest
 
 from benchmarks.recall import bench, report
 from benchmarks.recall.corpus import (
+    CORPORA,
     CORPUS,
+    CORPUS3,
     CorpusError,
     find_cut,
     load_expectations,
@@ -19,6 +21,7 @@ from benchmarks.recall.corpus import (
 from benchmarks.recall.scoring import (
     CURRENT_GOAL,
     KINDS,
+    appears_in_memory,
     compact_summary,
     found_in_memory,
     found_in_text,
@@ -149,6 +152,22 @@ class TestKindPlaces:
         assert sections_containing(sections, "just check") == ["Completed work"]
         assert sections_containing(sections, "nowhere") == []
 
+    @pytest.mark.parametrize("title", ["Where the session stands", "Where we left off",
+                                       "The agent's last message"])  # fmt: skip
+    def test_a_fact_of_any_kind_counts_where_the_session_stands(self, title: str) -> None:
+        """A section whose heading says it quotes where the session stands counts for every
+        kind, line by line and across a run of quoted lines."""
+        markdown = _memory_markdown() + f"## {title}\n> CI should pass\n> now, I pushed\n"
+        sections = parse_sections(markdown)
+        for kind in KINDS:
+            assert found_in_memory(sections, kind, "CI should pass now")
+        assert not found_in_memory(parse_sections(_memory_markdown()), "todo", "CI should")
+
+    def test_a_run_of_quoted_lines_is_one_line_too(self) -> None:
+        """Quoted lines in a row are also matched joined, as the goal's are."""
+        sections = parse_sections("## Key decisions\n> keep the\n> cache warm\n- other\n")
+        assert found_in_memory(sections, "decision", "keep the cache warm")
+
     def test_an_unknown_kind_is_an_error(self) -> None:
         """A typo in the expectations fails loudly instead of scoring zero."""
         with pytest.raises(ValueError, match="unknown fact kind"):
@@ -173,6 +192,29 @@ def _summary(content: object) -> dict[str, Any]:
     }
 
 
+class TestForbidden:
+    def test_a_forbidden_text_appears_only_in_the_sections_named(self) -> None:
+        """``todo`` looks in Todo, ``completed`` in Completed work, ``any`` everywhere."""
+        sections = parse_sections(_memory_markdown())
+        assert appears_in_memory(sections, "todo", "migration")
+        assert not appears_in_memory(sections, "todo", "just check")
+        assert appears_in_memory(sections, "completed", "just check")
+        assert appears_in_memory(sections, "any", "just check")
+        assert appears_in_memory(sections, "goal", "Port the parser")
+
+    def test_an_unknown_section_is_an_error(self) -> None:
+        """A typo in a forbidden line's section fails loudly."""
+        with pytest.raises(ValueError, match="unknown section"):
+            appears_in_memory({}, "todos", "x")
+
+    def test_the_corpora_name_known_sections_only(self) -> None:
+        """Every forbidden line of both corpora names a section the scorer knows."""
+        for root in CORPORA:
+            for transcript in load_expectations(root):
+                for forbidden in transcript.forbidden:
+                    appears_in_memory({}, forbidden.section, forbidden.must_not_contain)
+
+
 class TestCompactSummary:
     def test_string_content(self) -> None:
         """The summary record right after the boundary gives its string content."""
@@ -195,9 +237,15 @@ class TestCompactSummary:
 
 
 class TestCorpus:
-    def test_the_committed_corpus_matches_its_checksums(self) -> None:
-        """Every file listed in SHA256SUMS is present and unchanged."""
+    def test_the_committed_corpora_match_their_checksums(self) -> None:
+        """Every file listed in each corpus's SHA256SUMS is present and unchanged."""
         assert verify_checksums(CORPUS) == 13
+        assert verify_checksums(CORPUS3) == 13
+
+    def test_each_corpus_is_a_group_of_its_own(self) -> None:
+        """Transcripts take their group from their corpus, so each is reported apart."""
+        assert {t.group for t in load_expectations(CORPUS)} == {"corpus"}
+        assert {t.group for t in load_expectations(CORPUS3)} == {"corpus3"}
 
     def test_a_changed_file_is_reported(self, tmp_path: Path) -> None:
         """A file whose digest differs is a CorpusError naming it."""
@@ -253,8 +301,14 @@ class TestEndToEnd:
             {"kind": "goal", "must_contain": "Implement the review page"},
             {"kind": "todo", "must_contain": "close the review session"},
         ]
+        forbidden = [{"section": "goal", "must_not_contain": "review page"}]
         expectations = [
-            {"file": "s1_L1-2_precompact.jsonl", "format": "claude-code", "expected": facts}
+            {
+                "file": "s1_L1-2_precompact.jsonl",
+                "format": "claude-code",
+                "expected": facts,
+                "must_not": forbidden,
+            }
         ]
         (tmp_path / "expectations.json").write_bytes(orjson.dumps(expectations))
         scores = bench.run(tmp_path)
@@ -266,6 +320,8 @@ class TestEndToEnd:
         text = report.markdown(scores)
         assert text == report.markdown(bench.run(tmp_path))
         assert "todo “close the review session” (not in the memory)" in text
+        assert [score.by_budget[b].appeared for b in bench.BUDGETS] == [(True,)] * 2
+        assert "appears at 1200/600: “review page” in goal" in text
         assert report.summary_lines(scores)[-1].startswith(
             "compaction points (1): ours at 1200 1/2"
         )
