@@ -47,7 +47,7 @@ class TestHarness:
         """A run scores the recall corpus, writes recall.md beside the report and ends on it."""
         results, out = tiny_run
         assert (out / "recall.md").read_text(encoding="utf-8").startswith("# Recall")
-        assert results.recall[0].startswith("recall at budget 1200: ")
+        assert results.recall[0].startswith("recall at budget 1200 (corpus): ")
         assert results.recall[-1].startswith("compaction points (2): ")
 
     def test_every_target_is_evaluated(self, tiny_run: tuple[runner.Results, Path]) -> None:
