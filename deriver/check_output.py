@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from deriver.check_commands import parser_of
+
 __all__ = [
+    "PARSERS",
     "CheckCounts",
     "CheckSummary",
     "check_passed",
@@ -464,52 +467,25 @@ def _ctest(text: str) -> _Summary | None:
 
 
 _Parser = Callable[[str], "_Summary | None"]
-_PARSERS: Final[tuple[_Parser, ...]] = (
-    _pytest,
-    _unittest,
-    _jest,
-    _mocha,
-    _go,
-    _cargo,
-    _linters,
-    _rspec,
-    _exunit,
-    _credo,
-    _phpunit,
-    _maven,
-    _dotnet,
-    _ctest,
-)
-# The check name picks the parser to trust first; "npm test", "make test" and friends can run
-# anything, so they (and a preferred parser that finds nothing) fall back to all parsers.
-_PREFERRED_PARSER: Final[Mapping[str, _Parser]] = {
+PARSERS: Final[Mapping[str, _Parser]] = {
     "pytest": _pytest,
-    "tox": _pytest,
-    "nox": _pytest,
     "unittest": _unittest,
-    "django test": _unittest,
-    "nose2": _unittest,
     "jest": _jest,
-    "vitest": _jest,
     "mocha": _mocha,
-    "go test": _go,
-    "cargo test": _cargo,
-    "cargo nextest": _cargo,
-    "cargo llvm-cov": _cargo,
-    "mix test": _exunit,
-    "mix credo": _credo,
-    "mypy": _linters,
-    "ruff": _linters,
-    "tsc": _linters,
-    "pyright": _linters,
-    "eslint": _linters,
+    "go": _go,
+    "cargo": _cargo,
+    "linters": _linters,
     "rspec": _rspec,
+    "exunit": _exunit,
+    "credo": _credo,
     "phpunit": _phpunit,
-    "mvn test": _maven,
-    "mvn verify": _maven,
-    "dotnet test": _dotnet,
+    "maven": _maven,
+    "dotnet": _dotnet,
     "ctest": _ctest,
 }
+"""The summary parsers by name, as the check table names them; a check without one of its
+own, or whose own finds nothing, is read with all of them in this order (the summary that
+ends last wins)."""
 
 
 def summarize_check(name: str, output: str) -> CheckSummary | None:
@@ -523,10 +499,10 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
     if not isinstance(output, str) or not output:
         return None
     text = _tail(output, _MAX_SUMMARY_SCAN)
-    preferred = _PREFERRED_PARSER.get(name) if isinstance(name, str) else None
-    best: _Summary | None = preferred(text) if preferred is not None else None
+    own = parser_of(name) if isinstance(name, str) else None
+    best = PARSERS[own](text) if own is not None else None
     if best is None:
-        for parser in _PARSERS:
+        for parser in PARSERS.values():
             summary = parser(text)
             if summary is not None and (best is None or summary.end > best.end):
                 best = summary

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from deriver.check_commands import CheckRun, shown_command
 from deriver.check_output import (
     CheckSummary,
     check_passed,
@@ -17,9 +18,9 @@ from deriver.check_output import (
     failure_line,
     summarize_check,
 )
+from deriver.check_scope import CheckScope
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
-from deriver.shell import CheckRun, CheckScope, shown_command
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import EXCERPT_CHARS, code, describe
 from session_memory.core.redact import contain_trusted_line, quote_untrusted

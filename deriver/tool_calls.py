@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
 from deriver.actions import is_no_match
+from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.keys import (
@@ -23,8 +24,8 @@ from deriver.keys import (
     issue_key,
     verify_key,
 )
+from deriver.read_only import is_read_only_command
 from deriver.recording import Failures, bump, decision
-from deriver.shell import CheckRun, detect_check, is_read_only_command
 from deriver.store import MemoryStore, Stamp
 from deriver.task_tracker import TrackerChange, tracker_changes
 from deriver.tool_kinds import (

@@ -7,12 +7,8 @@ from hypothesis import strategies as st
 
 from deriver import wording
 from deriver.actions import actions_of, actions_of_uncached
-from deriver.shell import (
-    detect_check,
-    detect_check_uncached,
-    is_read_only_command,
-    is_read_only_command_uncached,
-)
+from deriver.check_commands import detect_check, detect_check_uncached
+from deriver.read_only import is_read_only_command, is_read_only_command_uncached
 from deriver.tool_kinds import (
     _is_patch_name,
     _patch_tool,

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deriver.shell import CheckRun, CheckScope, detect_check, is_read_only_command, shown_command
+from deriver.check_commands import CheckRun, detect_check, shown_command
+from deriver.check_scope import CheckScope
+from deriver.read_only import is_read_only_command
 from tests.deriver.tool_samples import FIVE_MB, timed
 
 

@@ -1,0 +1,230 @@
+"""The check table: which command lines run a check, of what kind, read by which parser.
+
+One row per way of running a check. A row names the ``programs`` that run it (as typed,
+without a directory or ``.exe``; ``python3.11``, ``py`` and ``pypy3`` are ``python``), the
+``form`` of the words after the program (:mod:`deriver.check_forms`), the check's ``name``
+(for task runners, the start of the name: ``make`` gives ``make test lint``), its ``kind``,
+the output ``parser`` to trust first (:data:`deriver.check_output.PARSERS`; None: every
+parser, the last summary wins) and whether the words given to it narrow what runs
+(``scoped``: ``pytest tests/a.py`` covers less than ``pytest``).
+
+A program's rows are tried in order; the first that matches names the check. Adding a
+runner is adding a row (``docs/rules.md``, "Adding a check runner").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from deriver.check_forms import (
+    Always,
+    Form,
+    Gates,
+    Goal,
+    RunTargets,
+    Script,
+    Scripts,
+    Subcommand,
+    Tasks,
+    Unless,
+    WithOption,
+)
+from deriver.user_text import word_set
+
+__all__ = ["CHECK_RUNNERS", "GATE_NAMES", "CheckKind", "CheckRunner"]
+
+
+class CheckKind(StrEnum):
+    """What a check verifies."""
+
+    TEST = "test"
+    BUILD = "build"
+    LINT = "lint"
+    TYPECHECK = "typecheck"
+    FORMAT = "format"
+    GATE = "gate"
+    """A project's own gate (``make check``, ``npm run lint``): whatever its recipe runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRunner:
+    """One row of the check table (see the module's docstring)."""
+
+    programs: tuple[str, ...]
+    form: Form
+    name: str
+    kind: CheckKind
+    parser: str | None = None
+    scoped: bool = True
+
+
+# How projects name their gates, in package scripts, make, just, task, mise, turbo and nx
+# ("test", "check-types", "lint:ci", "test:unit", "ci:lint"); never a watch mode.
+GATE_NAMES: Final = re.compile(
+    r"^(?!.*watch)(?:[\w-]+:)*(?:test|tests|check|checks|lint|lints|ci|verify|validate"
+    r"|typecheck|type-check|types|tsc|compile|build|coverage|cov|e2e|unit|spec|integration"
+    r"|qa|precommit|pre-commit|(?:fmt|format)[-_:]check|(?:unit|integration|e2e)[-_]tests?)"
+    r"(?:[:_.-][\w:.-]*)?$"
+)
+
+TEST, BUILD, LINT = CheckKind.TEST, CheckKind.BUILD, CheckKind.LINT
+TYPECHECK, FORMAT, GATE = CheckKind.TYPECHECK, CheckKind.FORMAT, CheckKind.GATE
+ANY: Final = Always()
+
+
+def _sub(words: str, *, needs: str = "") -> Subcommand:
+    """A :class:`Subcommand` form, its words written as one string."""
+    return Subcommand(word_set(words), needs=word_set(needs))
+
+
+_FORMAT_CHECKING: Final = "--check --check-formatted --set-exit-if-changed --dry-run"
+_MAVEN_GOALS: Final = word_set("test verify package install compile")
+_MAVEN_FLAGS: Final = word_set("-pl -P -f -s -T -rf -D")
+
+
+def _mvn(goal: str) -> Goal:
+    return Goal(goal, _MAVEN_GOALS, _MAVEN_FLAGS)
+
+
+_JS_FLAGS: Final = word_set("--filter -F -C --dir --prefix --workspace --cwd")
+_JS_RUNNERS: Final = word_set("jest vitest mocha tsc vue-tsc eslint playwright cypress")
+_RUN_VERBS: Final = word_set("run r run-many affected")
+_RUN_FLAGS: Final = word_set("-C --cd --filter -F -j --jobs --projects -p --hook-stage")
+_LEAD_FLAGS: Final = word_set("-C --cd --filter -F")
+
+
+def _run(
+    *, bare_target: bool = False, any_target: bool = False, group: str | None = None
+) -> RunTargets:
+    return RunTargets(
+        GATE_NAMES, _RUN_VERBS, _RUN_FLAGS, _LEAD_FLAGS, bare_target, any_target, group
+    )
+
+
+_R = CheckRunner
+
+CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
+    # Test runners
+    _R(("pytest", "py.test"), ANY, "pytest", TEST, "pytest"),
+    _R(("tox",), ANY, "tox", TEST, "pytest"),
+    _R(("nox",), ANY, "nox", TEST, "pytest"),
+    _R(("unittest",), ANY, "unittest", TEST, "unittest"),
+    _R(("nose2",), ANY, "nose2", TEST, "unittest"),
+    _R(("python",), Script("manage.py", "test"), "django test", TEST, "unittest"),
+    _R(("jest",), ANY, "jest", TEST, "jest"),
+    _R(("vitest",), Always(mode="run"), "vitest", TEST, "jest"),
+    _R(("mocha",), ANY, "mocha", TEST, "mocha"),
+    _R(("node",), WithOption(word_set("--test")), "node --test", TEST),
+    _R(("ctest",), ANY, "ctest", TEST, "ctest"),
+    _R(("rspec",), ANY, "rspec", TEST, "rspec"),
+    _R(("phpunit",), ANY, "phpunit", TEST, "phpunit"),
+    # Type checkers and linters
+    _R(("mypy", "dmypy"), ANY, "mypy", TYPECHECK, "linters"),
+    _R(("pyright", "basedpyright"), ANY, "pyright", TYPECHECK, "linters"),
+    _R(("tsc", "vue-tsc"), ANY, "tsc", TYPECHECK, "linters"),
+    _R(("phpstan",), ANY, "phpstan", TYPECHECK),
+    _R(("psalm",), ANY, "psalm", TYPECHECK),
+    _R(("eslint",), ANY, "eslint", LINT, "linters"),
+    _R(("ruff",), Subcommand(word_set("check"), bare=True), "ruff", LINT, "linters"),
+    _R(("ruff",), _sub("format", needs="--check --diff"), "ruff", FORMAT, "linters"),
+    _R(("ruff",), Unless(word_set("check format rule version clean server config analyze help "
+                                  "linter")), "ruff", LINT, "linters"),
+    _R(("flake8",), ANY, "flake8", LINT),
+    _R(("pylint",), ANY, "pylint", LINT),
+    _R(("golangci-lint",), ANY, "golangci-lint", LINT),
+    _R(("staticcheck",), ANY, "staticcheck", LINT),
+    _R(("shellcheck",), ANY, "shellcheck", LINT),
+    _R(("rubocop",), ANY, "rubocop", LINT),
+    _R(("hadolint",), ANY, "hadolint", LINT),
+    _R(("stylelint",), ANY, "stylelint", LINT),
+    # Formatters and linters that only check when told to
+    _R(("prettier",), WithOption(word_set("--check -c --list-different -l")), "prettier", FORMAT),
+    _R(("biome",), WithOption(word_set("check ci lint")), "biome", LINT),
+    _R(("stylua",), WithOption(word_set("--check")), "stylua", FORMAT),
+    _R(("gofmt",), WithOption(word_set("-l -d")), "gofmt", FORMAT),
+    _R(("clang-format",), WithOption(word_set("--dry-run -n")), "clang-format", FORMAT),
+    # Toolchains whose subcommands check
+    _R(("go",), _sub("test"), "go test", TEST, "go"),
+    _R(("go",), _sub("build"), "go build", BUILD),
+    _R(("go",), _sub("vet"), "go vet", LINT),
+    _R(("cargo",), _sub("test t"), "cargo test", TEST, "cargo"),
+    _R(("cargo",), _sub("nextest"), "cargo nextest", TEST, "cargo"),
+    _R(("cargo",), _sub("llvm-cov"), "cargo llvm-cov", TEST, "cargo"),
+    _R(("cargo",), _sub("tarpaulin"), "cargo tarpaulin", TEST),
+    _R(("cargo",), _sub("build b"), "cargo build", BUILD),
+    _R(("cargo",), _sub("check c"), "cargo check", BUILD),
+    _R(("cargo",), _sub("clippy"), "cargo clippy", LINT),
+    _R(("cargo",), _sub("fmt", needs=_FORMAT_CHECKING), "cargo fmt", FORMAT),
+    _R(("dotnet",), _sub("test"), "dotnet test", TEST, "dotnet"),
+    _R(("dotnet",), _sub("build"), "dotnet build", BUILD),
+    _R(("deno",), _sub("test"), "deno test", TEST),
+    _R(("deno",), _sub("lint"), "deno lint", LINT),
+    _R(("deno",), _sub("check"), "deno check", TYPECHECK),
+    _R(("deno",), _sub("fmt", needs=_FORMAT_CHECKING), "deno fmt", FORMAT),
+    _R(("swift",), _sub("test"), "swift test", TEST),
+    _R(("swift",), _sub("build"), "swift build", BUILD),
+    _R(("mix",), _sub("test"), "mix test", TEST, "exunit"),
+    _R(("mix",), _sub("compile"), "mix compile", BUILD),
+    _R(("mix",), _sub("credo"), "mix credo", LINT, "credo"),
+    _R(("mix",), _sub("check"), "mix check", GATE),
+    _R(("mix",), _sub("dialyzer"), "mix dialyzer", TYPECHECK),
+    _R(("mix",), _sub("sobelow"), "mix sobelow", LINT),
+    _R(("mix",), _sub("format", needs=_FORMAT_CHECKING), "mix format", FORMAT),
+    _R(("bazel",), _sub("test"), "bazel test", TEST),
+    _R(("bazel",), _sub("build"), "bazel build", BUILD),
+    _R(("flutter",), _sub("test"), "flutter test", TEST),
+    _R(("flutter",), _sub("analyze"), "flutter analyze", LINT),
+    _R(("dart",), _sub("test"), "dart test", TEST),
+    _R(("dart",), _sub("analyze"), "dart analyze", LINT),
+    _R(("dart",), _sub("format", needs=_FORMAT_CHECKING), "dart format", FORMAT),
+    _R(("zig",), _sub("build"), "zig build", BUILD),
+    _R(("zig",), _sub("test"), "zig test", TEST),
+    _R(("sbt",), _sub("test"), "sbt test", TEST),
+    _R(("sbt",), _sub("compile"), "sbt compile", BUILD),
+    _R(("lein",), _sub("test"), "lein test", TEST),
+    _R(("stack",), _sub("test"), "stack test", TEST),
+    _R(("stack",), _sub("build"), "stack build", BUILD),
+    _R(("cabal",), _sub("test"), "cabal test", TEST),
+    _R(("cabal",), _sub("build"), "cabal build", BUILD),
+    _R(("dune",), _sub("test"), "dune test", TEST),
+    _R(("dune",), _sub("build"), "dune build", BUILD),
+    _R(("hatch",), _sub("test"), "hatch test", TEST),
+    _R(("rake",), _sub("test"), "rake test", TEST),
+    _R(("rake",), _sub("spec"), "rake spec", TEST),
+    _R(("rails",), _sub("test"), "rails test", TEST),
+    _R(("composer",), _sub("test"), "composer test", TEST),
+    _R(("cmake",), WithOption(word_set("--build")), "cmake --build", BUILD, scoped=False),
+    # Build tools named by the goal or task the command line names last
+    _R(("mvn", "mvnw"), _mvn("test"), "mvn test", TEST, "maven", scoped=False),
+    _R(("mvn", "mvnw"), _mvn("verify"), "mvn verify", TEST, "maven", scoped=False),
+    _R(("mvn", "mvnw"), _mvn("package"), "mvn package", BUILD, scoped=False),
+    _R(("mvn", "mvnw"), _mvn("install"), "mvn install", BUILD, scoped=False),
+    _R(("mvn", "mvnw"), _mvn("compile"), "mvn compile", BUILD, scoped=False),
+    _R(("gradle", "gradlew"), Tasks(re.compile(r"^(?:test|build|check|assemble|lint)\w*$"),
+                                    word_set("-p -b -c -x")), "gradle", GATE, scoped=False),
+    # Project gates: task runners and package scripts, named by the gates the line names
+    _R(("make", "gmake"), Gates(GATE_NAMES, word_set("-C -f --directory --file -I -o -W"),
+                                recipe_args=False, bare=True, also=word_set("all")),
+       "make", GATE, scoped=False),
+    _R(("just",), Gates(GATE_NAMES, word_set(
+        "-f --justfile -d --working-directory --set --dotenv-filename --dotenv-path --shell "
+        "--shell-arg --color --chooser")), "just", GATE, scoped=False),
+    _R(("task",), Gates(GATE_NAMES, word_set(
+        "-d --dir -t --taskfile -o --output -C --concurrency")), "task", GATE, scoped=False),
+    _R(("poe",), Gates(GATE_NAMES, word_set("-C --directory --root -e --executor")), "poe",
+       GATE, scoped=False),
+    _R(("mise",), _run(group="tasks"), "mise run", GATE, scoped=False),
+    _R(("turbo",), _run(bare_target=True), "turbo run", GATE, scoped=False),
+    _R(("nx",), _run(bare_target=True), "nx", GATE, scoped=False),
+    _R(("lefthook",), _run(any_target=True), "lefthook run", GATE, scoped=False),
+    _R(("pre-commit", "prek"), Subcommand(word_set("run"), bare=True, value_flags=_LEAD_FLAGS),
+       "pre-commit", GATE, scoped=False),
+    _R(("npm",), Scripts(GATE_NAMES, _JS_FLAGS | {"-w"}, _JS_RUNNERS, bare=False), "npm", GATE),
+    _R(("pnpm",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS), "pnpm", GATE),
+    _R(("yarn",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS, workspace="workspace"), "yarn",
+       GATE),
+    _R(("bun",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS), "bun", GATE),
+)  # fmt: skip

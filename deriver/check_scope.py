@@ -1,0 +1,116 @@
+"""What a check run covers: the directory it ran in, the paths (or test names) it was given,
+and the options that select part of a suite (``-k expr``, ``--filter pkg``).
+
+A run of the whole suite covers a run of one file of it; a later run that covers more
+settles the lines of narrower ones (:mod:`deriver.checks`). Total, deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["CheckScope", "scope_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckScope:
+    """What a check run covers: the directory it ran in, the paths (or test names) it was
+    given, and the selecting options (``-k expr``, ``--filter pkg``); all empty for a run of
+    the whole suite."""
+
+    directory: str = ""
+    paths: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
+
+    def covers(self, other: CheckScope) -> bool:
+        """Whether a run with this scope runs everything a run with ``other`` runs. A run
+        without a ``cd`` is taken to run where the other did (the session's directory)."""
+        if self.directory and other.directory and self.directory != other.directory:
+            return False
+        if not set(self.filters) <= set(other.filters):
+            return False
+        if not self.paths or "" in self.paths:
+            return True
+        return bool(other.paths) and all(
+            any(_under(path, broader) for broader in self.paths) for path in other.paths
+        )
+
+
+def _under(path: str, broader: str) -> bool:
+    return (
+        path == broader
+        or not broader
+        or path.startswith((broader + "/", broader + "::", broader + ":"))
+    )
+
+
+_REDIRECT_WORD_RE: Final = re.compile(r"^\d*[<>]{1,2}&?[\w/.-]*$")
+# Options that narrow which tests run: a run with them is covered by one without them.
+_SELECTING_FLAGS: Final = frozenset(
+    {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-run", "--run", "-t",
+     "--testNamePattern", "--testPathPattern", "--grep", "-g", "--filter", "-F", "--only",
+     "--include", "--exclude", "--test", "--bin", "--example", "--package", "-p", "--workspace",
+     "-w", "--prefix", "--dir", "-C", "--cwd", "--project", "--only-group", "--tag"}
+)  # fmt: skip
+_SELECTING_SWITCHES: Final = frozenset(
+    {"--lf", "--last-failed", "--failed", "--only-failures", "--stale", "--onlyChanged",
+     "--changed", "--lib", "--doc", "--bins", "--tests", "--examples", "--benches"}
+)  # fmt: skip
+# Options that take a value without narrowing the run (``--seed 0``, ``--cov src``).
+_SCOPE_VALUE_FLAGS: Final = frozenset(
+    {"--seed", "--color", "--colour", "--reporter", "--format", "--formatter", "--tb",
+     "--cov", "--cov-report", "--junitxml", "-o", "--override-ini", "-c", "--config",
+     "--rootdir", "--timeout", "--maxfail", "--max-failures", "-n", "--numprocesses", "-j",
+     "--jobs", "--output-format", "--target-dir", "--features", "--profile", "--durations",
+     "--log-level", "-W", "--max-cases", "--slowest", "--fail-under-lines", "--fail-under",
+     "--cov-fail-under", "--reporters"}
+)  # fmt: skip
+
+
+def scope_of(args: list[str], directory: str) -> CheckScope:
+    """The scope of a run given ``args``, in ``directory`` (where a ``cd`` before it went, or
+    ""): its paths and selecting options (flags that take a value and do not select, like
+    ``--seed 0``, and redirections are left out)."""
+    paths: list[str] = []
+    filters: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--" or _REDIRECT_WORD_RE.match(word):
+            continue
+        if word.startswith("-") and len(word) > 1:
+            i = _option(word, args, i, filters)
+        else:
+            paths.append(_normalised_path(word))
+    where = _normalised_path(directory) if directory else ""
+    return CheckScope(where, tuple(dict.fromkeys(paths)), tuple(sorted(set(filters))))
+
+
+def _option(word: str, args: list[str], i: int, filters: list[str]) -> int:
+    """Read the option ``word`` (its value, if any, at ``args[i]``): a selecting one goes to
+    ``filters``. Returns where the next word starts."""
+    flag, eq, value = word.partition("=")
+    takes_next = not eq and i < len(args) and not args[i].startswith("-")
+    if flag in _SELECTING_FLAGS:
+        if takes_next:
+            value, i = args[i], i + 1
+        filters.append(f"{flag}={value}")
+    elif flag in _SELECTING_SWITCHES:
+        filters.append(flag)
+    elif takes_next and (flag in _SCOPE_VALUE_FLAGS or args[i].isdigit()):
+        i += 1
+    return i
+
+
+def _normalised_path(word: str) -> str:
+    path = word
+    while path.startswith("./"):
+        path = path[2:]
+    for suffix in ("/...", "..."):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+    path = path.rstrip("/")
+    return "" if path == "." else path
