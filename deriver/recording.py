@@ -84,10 +84,10 @@ class Failures:
         item = store.get(item_key)
         if item is not None:
             # Failing again re-opens a resolved failure.
+            store.reopen(item)
             store.update(
-                item, stamp, text=text, status="open", count=item.count + 1,
-                tier="open_failures", reopen=True,
-            )  # fmt: skip
+                item, stamp, text=text, status="open", count=item.count + 1, tier="open_failures"
+            )
         else:
             store.add(
                 "failed_attempts", kind, text, stamp, status="open", key=item_key,
@@ -155,9 +155,9 @@ class Failures:
             # The lesson: what worked instead, when it was spelled differently.
             text = f"{item.text}; then {code(worked, 60)} worked"
         self.store.update(
-            item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False,
-            closed=True,
-        )  # fmt: skip
+            item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False
+        )
+        self.store.close(item, stamp)
 
     def to_state(self) -> dict[str, list[list[object]]]:
         return {

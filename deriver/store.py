@@ -266,17 +266,12 @@ class MemoryStore:
         key: ItemKey | None = None,
         safe_to_replay: bool | None = None,
         tier: str | None = None,
-        body_tokens: int | None = None,
     ) -> Item:
-        """Add an item at the end of its section (the most recent place).
-
-        ``body_tokens``, when given, is the count of ``body(text)`` already made by the
-        caller (see :meth:`TokenArithmetic.parts`)."""
+        """Add an item at the end of its section (the most recent place)."""
         self._next_id += 1
         item_id = f"{_ID_PREFIX[section]}{self._next_id}"
         tier_index = _TIER_INDEX[tier or section]
-        if body_tokens is None:
-            body_tokens = self.tokens.body(text)
+        body_tokens = self.tokens.body(text)
         prefix_tokens = self.tokens.prefix(status, 1, safe_to_replay)
         item = Item(
             item_id,
@@ -310,79 +305,65 @@ class MemoryStore:
         status: str | None = None,
         count: int | None = None,
         safe_to_replay: bool | None = None,
+        kind: str | None = None,
         tier: str | None = None,
         touch: bool = True,
-        closed: bool = False,
-        reopen: bool = False,
-        kind: str | None = None,
-        body_tokens: int | None = None,
     ) -> None:
-        """Change an item in place; ``touch`` moves it to the most recent place, ``closed``
-        records ``stamp`` as the event that closed it (it stays in the memory), ``reopen``
-        forgets that it was closed."""
-        if reopen:
-            item.closed = None
-        section_items = self.sections[item.section]
-        if item.id not in section_items:
+        """Change an item the store holds, in place: the fields given, recounting its tokens;
+        ``tier`` moves it to another eviction tier; ``touch`` moves it to the most recent
+        place of its section and tier (else it keeps its place). ``stamp`` is the event that
+        changed it."""
+        if item.id not in self.sections[item.section]:
             return
         if kind is not None:
             item.kind = kind
         if text is not None:
-            self._set_text(item, text, body_tokens)
+            self._set_text(item, text)
         if status is not None or count is not None or safe_to_replay is not None:
-            if status is not None:
-                item.status = status
-            if count is not None:
-                item.count = count
-            if safe_to_replay is not None:
-                item.safe_to_replay = safe_to_replay
-            self._recount_prefix(item)
+            self._set_prefix(item, status, count, safe_to_replay)
         item.changed = stamp
-        if closed:
-            item.closed = stamp
-        new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
-        if new_tier != item.tier:
-            del self._tiers[item.tier][item.id]
-            item.tier = new_tier
-            self._tiers[new_tier][item.id] = item
-        elif touch:
-            tier_items = self._tiers[item.tier]
-            tier_items[item.id] = tier_items.pop(item.id)
-        if touch:
-            section_items[item.id] = section_items.pop(item.id)
+        self._place(item, tier, touch)
 
-    def retag(
-        self, item: Item, stamp: Stamp, kind: str, status: str, safe_to_replay: bool | None
-    ) -> None:
-        """Change the kind and prefix tags of an item the store holds (as :meth:`get` gives
-        it), in place: what :meth:`update` does with these arguments and ``touch=False``,
-        without its general cases (a tool call's todo changes so on every start)."""
-        item.kind = kind
-        item.status = status
-        item.safe_to_replay = safe_to_replay
-        self._recount_prefix(item)
-        item.changed = stamp
+    def close(self, item: Item, stamp: Stamp) -> None:
+        """Record ``stamp`` as the event that closed an item; it stays in the memory."""
+        item.closed = stamp
 
-    def retext(self, item: Item, stamp: Stamp, text: str) -> None:
-        """Change the text of an item the store holds (as :meth:`get` gives it), in place:
-        :meth:`update` with ``text`` and ``touch=False`` (the uncertain-actions warning
-        changes so whenever a call starts or finishes)."""
-        self._set_text(item, text)
-        item.changed = stamp
+    def reopen(self, item: Item) -> None:
+        """Forget that an item was closed."""
+        item.closed = None
 
-    def _set_text(self, item: Item, text: str, body_tokens: int | None = None) -> None:
-        """An item's text and its count (``body_tokens`` when the caller has counted it)."""
+    def _set_text(self, item: Item, text: str) -> None:
         if text != item.text:
             item.text = text
-            tokens = self.tokens.body(text) if body_tokens is None else body_tokens
+            tokens = self.tokens.body(text)
             self._items_tokens += tokens - item.body_tokens
             item.body_tokens = tokens
 
-    def _recount_prefix(self, item: Item) -> None:
-        """Count an item's prefix tags again, after its status, count or replay flag changed."""
+    def _set_prefix(
+        self, item: Item, status: str | None, count: int | None, safe_to_replay: bool | None
+    ) -> None:
+        """Change the fields an item's prefix shows, and count the prefix again."""
+        if status is not None:
+            item.status = status
+        if count is not None:
+            item.count = count
+        if safe_to_replay is not None:
+            item.safe_to_replay = safe_to_replay
         tokens = self._count_prefix(item)
         self._items_tokens += tokens - item.prefix_tokens
         item.prefix_tokens = tokens
+
+    def _place(self, item: Item, tier: str | None, touch: bool) -> None:
+        """Move an item to another tier, or to the most recent place of its own."""
+        tiers = self._tiers
+        new_tier = _TIER_INDEX[tier] if tier is not None else item.tier
+        if new_tier != item.tier or touch:
+            del tiers[item.tier][item.id]
+            item.tier = new_tier
+            tiers[new_tier][item.id] = item
+        if touch:
+            section_items = self.sections[item.section]
+            section_items[item.id] = section_items.pop(item.id)
 
     def remove(self, item: Item, stamp: Stamp | None = None) -> None:
         """Take an item out of the memory because it is closed (not counted as omitted)."""

@@ -2,32 +2,28 @@
 
 A ``tool_lifecycle`` event is parsed into a :class:`ToolEvent` (pure; a finished call
 carries its typed :class:`~session_memory.core.outcome.ToolOutcome`), then applied: open calls
-are todos, started and unfinished calls are uncertain, finished calls become completed
-work, folded reads, changed files, failed attempts or check results.
+are todos, started and unfinished calls are uncertain. A finished call is a check's run, a
+failed attempt, or what its kind of call did (:meth:`ToolCallRules._did`): a file change, a
+read folded into a rolling item, a todo list, a task tracker's issues, a sub-agent's work...
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from deriver.actions import is_no_match
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
-from deriver.keys import (
-    ItemKey,
-    call_key,
-    done_key,
-    edit_key,
-    fold_key,
-    issue_key,
-    verify_key,
-)
+from deriver.folds import Folds
+from deriver.keys import ItemKey, call_key, done_key, edit_key, verify_key
 from deriver.read_only import is_read_only_command
 from deriver.recording import Failures, bump, decision
 from deriver.store import MemoryStore, Stamp
-from deriver.task_tracker import TrackerChange, tracker_changes
+from deriver.task_tracker import tracker_changes
+from deriver.todo_lists import Todo, TodoLists, todo_list
 from deriver.tool_kinds import (
     ToolKind,
     classify_tool,
@@ -41,7 +37,6 @@ from deriver.wording import (
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
     as_dict,
-    code,
     describe,
     line,
     path_code,
@@ -50,42 +45,23 @@ from deriver.wording import (
     uncertain_text,
 )
 from session_memory.core.events import TranscriptEvent
-from session_memory.core.outcome import ToolOutcome, payload_text, tool_outcome
+from session_memory.core.outcome import ToolOutcome, tool_outcome
 from session_memory.core.redact import quote_untrusted
 
-__all__ = ["Call", "Fold", "ToolCallRules", "ToolEvent", "parse_tool_event"]
+__all__ = ["Call", "ToolCallRules", "ToolEvent", "parse_tool_event"]
 
-FOLDED_KINDS: Final = {
+_STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
+_FINISHED: Final = frozenset({"completed", "failed"})
+"""The statuses that carry an outcome: only they read the payload's result."""
+_UNCERTAIN_KEY: Final = verify_key("uncertain")
+_FOLD_VERBS: Final = {
     ToolKind.READ: "read",
     ToolKind.SEARCH: "searched",
     ToolKind.LIST: "listed",
     ToolKind.WEB: "fetched",
 }
-_FOLD_NOUNS: Final = {
-    "ran": ("read-only command", "read-only commands"),
-    "read": ("file", "files"),
-    "searched": ("pattern", "patterns"),
-    "listed": ("path", "paths"),
-    "fetched": ("web resource", "web resources"),
-}
-_FOLD_NAMES_SHOWN: Final = 5
-_MAX_TODOS: Final = 100
-_TODO_STATUSES: Final = frozenset({"pending", "in_progress"})
-"""The statuses of an open todo that have a tag of their own; "completed" moves it to done."""
-_STATUS_CHARS: Final = 40
-_MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
-_ISSUE_TITLE_CHARS: Final = 80
-_STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
-_FINISHED: Final = frozenset({"completed", "failed"})
-"""The statuses that carry an outcome: only they read the payload's result."""
-_UNCERTAIN_KEY: Final = verify_key("uncertain")
-_CALL_ID_TYPES: Final = (str, int)
-"""A tuple, not ``str | int``: a union written in the call is built again on every event."""
-_NOTED_KINDS: Final = frozenset({ToolKind.PLAN_EXIT, ToolKind.TASK})
-"""The kinds of call whose arguments carry a note (see :func:`_call_note`)."""
-
-Todo = tuple[str, str]
-"""A todo's content and status."""
+"""The kinds of call that only look, by the verb of their rolling item (:mod:`deriver.folds`)."""
+_ANSWER_CHARS: Final = 400
 
 
 class ToolEvent(NamedTuple):
@@ -105,22 +81,14 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     if not isinstance(status, str) or status not in _STATUSES:
         return None
     call_id = payload.get("tool_call_id")
-    key = call_key(event.run_id, call_id) if isinstance(call_id, _CALL_ID_TYPES) else None
-    # Built as the tuple it is: a NamedTuple's __new__ is one more Python call per event.
-    return _new_tuple(
-        ToolEvent,
-        (
-            status,
-            key,
-            str_or_none(payload.get("tool_name")),
-            payload.get("args"),
-            tool_outcome(payload) if status in _FINISHED else None,
-            (event.event_id, event.step),
-        ),
+    return ToolEvent(
+        status=status,
+        key=call_key(event.run_id, call_id) if isinstance(call_id, (str, int)) else None,
+        tool_name=str_or_none(payload.get("tool_name")),
+        args=payload.get("args"),
+        outcome=tool_outcome(payload) if status in _FINISHED else None,
+        stamp=(event.event_id, event.step),
     )
-
-
-_new_tuple: Final = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -140,14 +108,14 @@ class Call:
     def of(cls, name: str, args: object) -> Call:
         kind = classify_tool(name)
         key = key_argument(name, args)
-        return cls(  # positional: keywords make every call's dataclass __init__ slower
-            name,
-            kind,
-            key,
-            detect_check(key) if kind is ToolKind.SHELL and key else None,
-            edited_paths(name, args) if kind is ToolKind.EDIT else (),
-            _todo_list(args) if kind is ToolKind.TODO else None,
-            _call_note(kind, args) if kind in _NOTED_KINDS else None,
+        return cls(
+            name=name,
+            kind=kind,
+            key=key,
+            check=detect_check(key) if kind is ToolKind.SHELL and key else None,
+            edited=edited_paths(name, args) if kind is ToolKind.EDIT else (),
+            todos=todo_list(args) if kind is ToolKind.TODO else None,
+            note=_call_note(kind, args),
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -178,40 +146,17 @@ class Call:
         )
 
 
-@dataclass(slots=True)
-class Fold:
-    """A rolling item: how many calls it stands for, and the latest names shown."""
-
-    count: int = 0
-    recent: list[str] = field(default_factory=list)
-
-
-def _todo_list(args: object) -> list[Todo] | None:
-    """The (content, status) pairs of a todo tool call, in order, or None if malformed."""
-    data = as_dict(args)
-    raw = data.get("todos")
-    content_key = "content"
-    if not isinstance(raw, list):
-        raw, content_key = data.get("plan"), "step"
-    if not isinstance(raw, list):
-        return None
-    todos = []
-    for entry in raw[:_MAX_TODOS]:
-        entry = as_dict(entry)
-        content = payload_text(entry.get(content_key))
-        status = entry.get("status")
-        if content.strip():
-            todos.append((content, status if isinstance(status, str) else "pending"))
-    return todos
-
-
 def _call_note(kind: ToolKind, args: object) -> str | None:
-    data = as_dict(args)
+    """What a plan-mode exit or a sub-agent call says it is about: the plan, the task."""
     if kind is ToolKind.PLAN_EXIT:
-        return str_or_none(data.get("plan"))
+        return str_or_none(as_dict(args).get("plan"))
     if kind is ToolKind.TASK:
+        data = as_dict(args)
         return str_or_none(data.get("description")) or str_or_none(data.get("prompt"))
     return None
+
+
+_Did = Callable[[Call, str, Stamp], None]
 
 
 class ToolCallRules:
@@ -221,10 +166,19 @@ class ToolCallRules:
         self.store = store
         self.failures = failures
         self.checks = CheckRules(store, failures)
+        self.folds = Folds(store)
+        self.todos = TodoLists(store)
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
-        self.folds: dict[str, Fold] = {}
-        self.todos_done: list[str] = []  # todo contents already moved to completed work
+        self._did_by_kind: dict[ToolKind, _Did] = {
+            **dict.fromkeys(_FOLD_VERBS, self._looked),
+            ToolKind.SHELL: self._shell_ran,
+            ToolKind.EDIT: self._files_changed,
+            ToolKind.TODO: self._todo_list_written,
+            ToolKind.PLAN_EXIT: self._plan_approved,
+            ToolKind.QUESTION: self._question_answered,
+            ToolKind.TASK: self._sub_agent_done,
+        }
 
     def apply(self, event: ToolEvent) -> bool:
         key = event.key
@@ -233,17 +187,16 @@ class ToolCallRules:
             if event.tool_name is None:
                 return False
             call = Call.of(event.tool_name, event.args)
-        stamp = event.stamp
         if event.status == "requested":
-            return self._requested(key, call, stamp)
+            return self._requested(key, call, event.stamp)
         if event.status == "started":
-            return self._started(key, call, stamp)
-        self._close(key, stamp)
-        outcome = event.outcome
-        assert outcome is not None  # completed and failed events always carry one
-        if outcome.status == "failed":
-            return self._failed(call, outcome.error, outcome.exit_code, stamp)
-        return self._completed(call, outcome, stamp)
+            return self._started(key, call, event.stamp)
+        self._close(key, event.stamp)
+        assert event.outcome is not None  # completed and failed events always carry one
+        self._finished(call, event.outcome, event.stamp)
+        return True
+
+    # -- open calls -----------------------------------------------------------------------
 
     def _describe(self, call: Call) -> str:
         """The call as the memory names it, paths relative to the session's directory."""
@@ -254,12 +207,7 @@ class ToolCallRules:
             return False
         self._track(key, call)
         self.store.add(
-            "todo_items",
-            "replan",
-            self._describe(call),
-            stamp,
-            status="replan",
-            key=key,
+            "todo_items", "replan", self._describe(call), stamp, status="replan", key=key
         )
         return True
 
@@ -276,17 +224,11 @@ class ToolCallRules:
         store = self.store
         item = store.get(key)
         if item is None:
-            store.add(
-                "todo_items",
-                "uncertain",
-                self._describe(call),
-                stamp,
-                status="uncertain",
-                key=key,
-                safe_to_replay=safe,
-            )
+            store.add("todo_items", "uncertain", self._describe(call), stamp,
+                      status="uncertain", key=key, safe_to_replay=safe)  # fmt: skip
         else:
-            store.retag(item, stamp, "uncertain", "uncertain", safe)
+            store.update(item, stamp, kind="uncertain", status="uncertain",
+                         safe_to_replay=safe, touch=False)  # fmt: skip
         self._update_uncertain_warning(stamp)
         return True
 
@@ -311,195 +253,112 @@ class ToolCallRules:
 
     def _update_uncertain_warning(self, stamp: Stamp) -> None:
         store = self.store
-        open_started = self.started_open
-        key = _UNCERTAIN_KEY
-        warning = store.get(key)
-        if open_started == 0:
+        warning = store.get(_UNCERTAIN_KEY)
+        if self.started_open == 0:
             if warning is not None:
                 store.remove(warning, stamp)
             return
-        text = uncertain_text(open_started)
+        text = uncertain_text(self.started_open)
         if warning is None:
-            store.add(
-                "verification_status",
-                "uncertain_actions",
-                text,
-                stamp,
-                status="warning",
-                key=key,
-                tier="todo_items",
-            )
+            store.add("verification_status", "uncertain_actions", text, stamp,
+                      status="warning", key=_UNCERTAIN_KEY, tier="todo_items")  # fmt: skip
         else:
-            store.retext(warning, stamp, text)
+            store.update(warning, stamp, text=text, touch=False)
 
-    def _completed(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> bool:
-        result = outcome.output
-        exit_code = outcome.exit_code
+    # -- finished calls -------------------------------------------------------------------
+
+    def _finished(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
+        """A finished call: a check's run, a failed attempt, or what the call did."""
+        if outcome.status == "failed":
+            self._failed(call, outcome.error, outcome.exit_code, stamp)
+            return
+        result, exit_code = outcome.output, outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
             self.checks.record(call.name, call.check, exit_code, result, stamp)
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
-            return True
-        if (exit_code is not None and exit_code != 0) or outcome.status != "completed":
-            return self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
-        self.failures.resolve(call.name, call.key, stamp)
-        self._record_success(call, result, stamp)
-        return True
-
-    def _record_success(self, call: Call, result: str, stamp: Stamp) -> None:
-        kind = call.kind
-        store = self.store
-        if kind in FOLDED_KINDS:
-            self._fold(FOLDED_KINDS[kind], call.key, stamp)
-        elif (
-            kind is ToolKind.SHELL
-            and call.key
-            and ((changes := tracker_changes(call.key, result)) is not None)
-        ):
-            self._track_issues(changes, stamp)
-        elif kind is ToolKind.SHELL and call.key and is_read_only_command(call.key):
-            self._fold("ran", call.key, stamp)
-        elif kind is ToolKind.EDIT:
-            for path in call.edited or ((call.key,) if call.key else ()):
-                shown = path_code(relative(path, store.cwd) or path)
-                bump(store, "completed_work", "file_changed", f"changed {shown}", stamp,
-                     edit_key(path))  # fmt: skip
-            self.checks.edited(call.edited or ((call.key,) if call.key else ()), stamp)
-        elif kind is ToolKind.TODO:
-            self._replace_todos(call.todos, stamp)
-        elif kind is ToolKind.PLAN_EXIT:
-            plan = first_line(call.note or result, 400)
-            text = f"approved plan: {quote_untrusted(plan, EXCERPT_CHARS)}"
-            decision(store, "plan", text, stamp)
-        elif kind is ToolKind.QUESTION:
-            answer = first_line(result, 400) or "(no answer)"
-            text = f"user answered: {quote_untrusted(answer, EXCERPT_CHARS)}"
-            decision(store, "answer", text, stamp)
-        elif kind is ToolKind.TASK:
-            what = line(call.note or call.key or "sub-task", 120)
-            store.add("completed_work", "task", f"{line(call.name, 40)}: {what}", stamp)
+        elif exit_code not in (None, 0) or outcome.status != "completed":
+            self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
-            text = self._describe(call)
-            bump(store, "completed_work", "tool", text, stamp, done_key(text))
+            self.failures.resolve(call.name, call.key, stamp)
+            self._did(call, result, stamp)
 
-    def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> bool:
+    def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
         if call.check is not None:
             code = exit_code if exit_code is not None else 1
             self.checks.record(call.name, call.check, code, error, stamp)
-            return True
-        if call.kind is ToolKind.SHELL and is_no_match(call.key, exit_code, error):
-            # A search that matched nothing did what it was asked: no failure to remember.
-            self._record_success(call, "", stamp)
-            return True
-        first = informative_line(error, 400) or "failed"
-        what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)
-        if exit_code is not None and exit_code != 0:
-            what += f" exited {exit_code}"
-        text = f"{what}: {quote_untrusted(first, EXCERPT_CHARS)}"
-        self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
-        return True
-
-    def _track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
-        """A task tracker's issues as todos, one per issue: claimed, listed, closed."""
-        store = self.store
-        for change in changes:
-            key = issue_key(change.issue)
-            item = store.get(key)
-            title = line(change.title, _ISSUE_TITLE_CHARS) if change.title else None
-            text = f"{line(change.issue, 60)}: {title}" if title else None
-            if change.status == "closed":
-                if item is not None:
-                    store.remove(item, stamp)
-                done = f"done: {item.text if item is not None else line(change.issue, 60)}"
-                bump(store, "completed_work", "todo_done", done, stamp, done_key(done))
-            elif item is None:
-                store.add("todo_items", "tracker_todo", text or line(change.issue, 60), stamp,
-                          status=change.status or "pending", key=key)  # fmt: skip
-            else:
-                store.update(item, stamp, text=text, status=change.status)
-        issues = [i for i in store.items_of("todo_items") if i.kind == "tracker_todo"]
-        for item in issues[: max(0, len(issues) - _MAX_ISSUES)]:
-            store.remove(item, stamp)
-
-    def _fold(self, fold: str, name: str | None, stamp: Stamp) -> None:
-        state = self.folds.get(fold)
-        if state is None:  # not setdefault: it would build a Fold on every call
-            state = self.folds[fold] = Fold()
-        state.count += 1
-        count = state.count
-        recent = state.recent
-        if name:
-            name = relative(name, self.store.cwd) or name
-            shown = path_code(name) if fold in ("read", "listed") else code(name, 80)
-            if shown in recent:
-                recent.remove(shown)
-            recent.append(shown)
-            del recent[:-_FOLD_NAMES_SHOWN]
-        noun = _FOLD_NOUNS[fold][count != 1]
-        head = f"{fold} {count} {noun}"
-        store = self.store
-        tokens = None
-        if recent:
-            text = f"{head}, latest: {', '.join(reversed(recent))}"
-            # The line changes with every call but its parts rarely do: count it in the
-            # parts TokenArithmetic checks meet at pre-token boundaries (around the count,
-            # " `name`," after punctuation), each counted once. The oldest name comes last,
-            # without its comma.
-            parts = [f" {fold} ", f" {noun}, latest:", f" {recent[0]}\n"]
-            parts += [f" {shown}," for shown in recent[1:]]
-            tokens = store.tokens.parts(parts) + store.tokens.number(count)
+        elif call.kind is ToolKind.SHELL and is_no_match(call.key, exit_code, error):
+            self._did(call, "", stamp)  # a search that matched nothing did what it was asked
         else:
-            text = head
-        key = fold_key(fold)
-        item = store.get(key)
-        if item is None:
-            store.add("completed_work", f"folded_{fold}", text, stamp, key=key, body_tokens=tokens)
-        else:
-            store.update(item, stamp, text=text, body_tokens=tokens)
+            first = informative_line(error, 400) or "failed"
+            what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)
+            if exit_code is not None and exit_code != 0:
+                what += f" exited {exit_code}"
+            text = f"{what}: {quote_untrusted(first, EXCERPT_CHARS)}"
+            self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
 
-    def _replace_todos(self, todos: list[Todo] | None, stamp: Stamp) -> None:
-        """The todo list becomes the tool's latest list, verbatim and in order."""
-        if todos is None:
-            return
-        store = self.store
-        for item in store.items_of("todo_items"):
-            # A compaction summary's pending tasks and current work are superseded too.
-            if item.kind in ("todo", "summary_todo", "summary_resume"):
-                store.remove(item, stamp)
-        done = self.todos_done
-        for content, status in todos:
-            text = line(content, 300)
-            if status == "completed":
-                if text not in done:
-                    done.append(text)
-                    store.add("completed_work", "todo_done", f"done: {text}", stamp)
-                continue
-            if status not in _TODO_STATUSES:
-                # Any other status is data, never a tag: the open box, the status quoted.
-                shown = f"(status {quote_untrusted(status, _STATUS_CHARS)})"
-                text, status = f"{text} {shown}" if text else shown, "pending"
-            store.add("todo_items", "todo", text, stamp, status=status)
-        del done[: -_MAX_TODOS * 2]
+    def _did(self, call: Call, result: str, stamp: Stamp) -> None:
+        """What a call that worked did, by its kind of call."""
+        self._did_by_kind.get(call.kind, self._other)(call, result, stamp)
+
+    def _looked(self, call: Call, result: str, stamp: Stamp) -> None:
+        self.folds.add(_FOLD_VERBS[call.kind], call.key, stamp)
+
+    def _shell_ran(self, call: Call, result: str, stamp: Stamp) -> None:
+        """A command: a task tracker's, one that only reads (folded), or other work."""
+        changes = tracker_changes(call.key, result) if call.key else None
+        if changes is not None:
+            self.todos.track_issues(changes, stamp)
+        elif call.key and is_read_only_command(call.key):
+            self.folds.add("ran", call.key, stamp)
+        else:
+            self._other(call, result, stamp)
+
+    def _files_changed(self, call: Call, result: str, stamp: Stamp) -> None:
+        """Each file changed is completed work, and passing checks no longer stand."""
+        paths = call.edited or ((call.key,) if call.key else ())
+        for path in paths:
+            shown = path_code(relative(path, self.store.cwd) or path)
+            bump(self.store, "completed_work", "file_changed", f"changed {shown}", stamp,
+                 edit_key(path))  # fmt: skip
+        self.checks.edited(paths, stamp)
+
+    def _todo_list_written(self, call: Call, result: str, stamp: Stamp) -> None:
+        if call.todos is not None:
+            self.todos.replace(call.todos, stamp)
+
+    def _plan_approved(self, call: Call, result: str, stamp: Stamp) -> None:
+        plan = first_line(call.note or result, _ANSWER_CHARS)
+        decision(self.store, "plan", f"approved plan: {quote_untrusted(plan, EXCERPT_CHARS)}",
+                 stamp)  # fmt: skip
+
+    def _question_answered(self, call: Call, result: str, stamp: Stamp) -> None:
+        answer = first_line(result, _ANSWER_CHARS) or "(no answer)"
+        text = f"user answered: {quote_untrusted(answer, EXCERPT_CHARS)}"
+        decision(self.store, "answer", text, stamp)
+
+    def _sub_agent_done(self, call: Call, result: str, stamp: Stamp) -> None:
+        what = line(call.note or call.key or "sub-task", 120)
+        self.store.add("completed_work", "task", f"{line(call.name, 40)}: {what}", stamp)
+
+    def _other(self, call: Call, result: str, stamp: Stamp) -> None:
+        text = self._describe(call)
+        bump(self.store, "completed_work", "tool", text, stamp, done_key(text))
 
     # -- snapshots ----------------------------------------------------------------------
 
     def to_state(self) -> dict[str, Any]:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
-            "folds": {
-                name: {"count": f.count, "recent": f.recent} for name, f in self.folds.items()
-            },
-            "todos_done": self.todos_done,
+            "folds": self.folds.to_state(),
+            "todos_done": self.todos.done,
             "checks": self.checks.to_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
-        self.folds = {
-            name: Fold(count=f["count"], recent=list(f["recent"]))
-            for name, f in state["folds"].items()
-        }
-        self.todos_done = list(state["todos_done"])
+        self.folds.load_state(state["folds"])
+        self.todos.done = list(state["todos_done"])
         self.checks.load_state(state.get("checks"))

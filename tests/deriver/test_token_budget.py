@@ -73,23 +73,21 @@ class TestSharedCounts:
         assert (second.header, second.section_headers) == (first.header, first.section_headers)
 
     def test_parts_counted_by_one_arithmetic_serve_the_next(self) -> None:
-        """A body, prefix, marker or fold part counted once is not counted again, and the
-        shared count is the counter's own."""
+        """A body, prefix or marker counted once is not counted again, and the shared count
+        is the counter's own."""
         counting = Counting()
         first, second = TokenArithmetic(counting), TokenArithmetic(counting)
-        text, parts = "changed `src/app.py`", [" read ", " files, latest:", " `a.py`\n"]
+        text = "changed `src/app.py`"
         counts = (
             first.body(text),
             first.prefix("failed", 2, None),
             first.marker("todo_items", 7),
-            first.parts(parts),
         )
         counted = counting.counted
         again = (
             second.body(text),
             second.prefix("failed", 2, None),
             second.marker("todo_items", 3),
-            second.parts(parts),
         )
         assert counting.counted == counted
         count = counter().count
@@ -97,6 +95,5 @@ class TestSharedCounts:
             count(body(text)),
             count(item_prefix("failed", 2)),
             count(marker_line("todo_items", 3)),
-            sum(count(p) for p in parts),
         )
         assert again == counts == expected
