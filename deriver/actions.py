@@ -123,19 +123,19 @@ def resolves(success: Action, failure: Action, *, check: bool) -> bool:
 def is_no_match(command: str | None, exit_code: int | None, output: str) -> bool:
     """Whether a failed shell call is a search that found nothing: ``rg``/``grep`` exit 1
     with no output (past an "Exit code 1" header) is "no match", not a failure."""
-    if exit_code != 1 or not command:
-        return False
-    if len(output) > _MAX_EMPTY_OUTPUT or any(
-        line.strip() and not _EXIT_LINE_RE.match(line) for line in output.splitlines()
-    ):
+    if exit_code != 1 or not command or not _says_nothing(output):
         return False
     commands = _main_commands(command)
-    if not commands:
-        return False
-    for words in commands:
-        program = basename(words[0])
-        if program == "git" and len(words) > 1 and words[1] == "grep":
-            continue
-        if program not in _SEARCH_PROGRAMS:
-            return False
-    return True
+    return bool(commands) and all(_is_search(words) for words in commands)
+
+
+def _says_nothing(output: str) -> bool:
+    """Whether an output is empty but for an "Exit code 1" header."""
+    return len(output) <= _MAX_EMPTY_OUTPUT and not any(
+        line.strip() and not _EXIT_LINE_RE.match(line) for line in output.splitlines()
+    )
+
+
+def _is_search(words: list[str]) -> bool:
+    program = basename(words[0])
+    return program in _SEARCH_PROGRAMS or (program == "git" and words[1:2] == ["grep"])

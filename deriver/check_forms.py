@@ -140,6 +140,10 @@ class Script:
         return None
 
 
+def _positional(words: list[str]) -> list[str]:
+    return [word for word in words if not word.startswith("-")]
+
+
 def _last_task(
     rest: list[str], value_flags: frozenset[str], is_task: Callable[[str], object]
 ) -> str:
@@ -203,8 +207,16 @@ class Gates:
     also: frozenset[str] = _NONE
 
     def match(self, name: str, rest: list[str]) -> Result:
+        targets = self._targets(rest)
+        if not targets:
+            return Found(name, []) if self.bare else None
+        gates = [t for t in targets if self.gates.match(t) or t in self.also]
+        return Found(f"{name} " + " ".join(gates), []) if gates else None
+
+    def _targets(self, rest: list[str]) -> list[str]:
+        """The targets named, past options, their values and variable assignments; with
+        ``recipe_args``, up to the first that is no gate."""
         targets: list[str] = []
-        recognised: list[str] = []
         i = 0
         while i < len(rest):
             word = rest[i]
@@ -215,13 +227,9 @@ class Gates:
                     i += 1
             elif not is_assignment(word):
                 targets.append(word)
-                if self.gates.match(word) or word in self.also:
-                    recognised.append(word)
-                elif self.recipe_args:
+                if self.recipe_args and not (self.gates.match(word) or word in self.also):
                     break
-        if not targets:
-            return Found(name, []) if self.bare else None
-        return Found(f"{name} " + " ".join(recognised), []) if recognised else None
+        return targets
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,22 +251,24 @@ class RunTargets:
     group: str | None = None
 
     def match(self, name: str, rest: list[str]) -> Result:
+        targets = self._targets(rest)
+        if self.any_target:
+            gates = targets[:1]
+        else:
+            gates = [t for t in targets if self.gates.match(t.rsplit(":", 1)[-1])]
+        return Found(f"{name} " + " ".join(gates), []) if gates else None
+
+    def _targets(self, rest: list[str]) -> list[str]:
+        """The targets the command line names: after the verb (and with ``-t``), or the
+        first word when it may stand alone."""
         i = skip_options(rest, 0, self.lead_flags)
         sub = rest[i] if i < len(rest) else ""
         if self.group is not None and sub == self.group:
             i, sub = i + 1, rest[i + 1] if i + 1 < len(rest) else ""
         if sub in self.verbs:
-            i = skip_options(rest, i + 1, self.value_flags)
-            targets = [w for w in rest[i:] if not w.startswith("-")]
-            targets += [rest[j + 1] for j, w in enumerate(rest[:-1]) if w in ("-t", "--target")]
-        elif self.bare_target:
-            targets = [w for w in rest[i:] if not w.startswith("-")][:1]
-        else:
-            return None
-        gates = [t for t in targets if self.gates.match(t.rsplit(":", 1)[-1])]
-        if self.any_target and targets:
-            gates = targets[:1]
-        return Found(f"{name} " + " ".join(gates), []) if gates else None
+            named = [rest[j + 1] for j, w in enumerate(rest[:-1]) if w in ("-t", "--target")]
+            return _positional(rest[skip_options(rest, i + 1, self.value_flags) :]) + named
+        return _positional(rest[i:])[:1] if self.bare_target else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,23 +289,32 @@ class Scripts:
 
     def match(self, name: str, rest: list[str]) -> Result:
         value_flags = self.value_flags
-        i = skip_options(rest, 0, value_flags)
-        if self.workspace is not None and i < len(rest) and rest[i] == self.workspace:
-            i = skip_options(rest, i + 2, value_flags)
+        i = self._command_at(rest)
         if i >= len(rest):
             return None
-        where = [word for word in rest[:i] if not word.startswith("-")]
+        where = _positional(rest[:i])
         sub = rest[i]
         if sub in ("test", "t", "tst"):
             return Found(f"{name} test", where + rest[i + 1 :])
         if sub in ("exec", "x", "dlx"):
             return Runs(rest[skip_options(rest, i + 1, value_flags) :])
+        if self.bare and sub in self.runners:
+            return Runs(rest[i:])
         if sub in ("run", "run-script", "rs"):
             i = skip_options(rest, i + 1, value_flags)
         elif not self.bare:
             return None
-        elif sub in self.runners:
-            return Runs(rest[i:])
+        return self._script(name, where, rest, i)
+
+    def _command_at(self, rest: list[str]) -> int:
+        """Where the manager's command starts: past its options and a workspace."""
+        i = skip_options(rest, 0, self.value_flags)
+        if self.workspace is not None and i < len(rest) and rest[i] == self.workspace:
+            i = skip_options(rest, i + 2, self.value_flags)
+        return i
+
+    def _script(self, name: str, where: list[str], rest: list[str], i: int) -> Result:
+        """The package script at ``rest[i]``: a check when it is a gate."""
         script = rest[i] if i < len(rest) else ""
         if not self.gates.match(script):
             return None

@@ -12,15 +12,13 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from deriver.check_commands import parser_of
+from deriver.output_scan import LinePattern, tail
 
 __all__ = [
     "PARSERS",
     "CheckCounts",
     "CheckSummary",
-    "check_passed",
     "exit_code_from_output",
-    "failing_tests",
-    "failure_line",
     "parse_check_output",
     "summarize_check",
 ]
@@ -37,8 +35,7 @@ class CheckCounts:
 
 
 # Summaries are printed at the end; scanning only the tail bounds the work on huge outputs.
-_MAX_SUMMARY_SCAN: Final = 8192
-_ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+MAX_SUMMARY_SCAN: Final = 8192
 _FIRST_NUMBER_RE: Final = re.compile(r"\d[^\n]*")
 _COUNT_WORD_RE: Final = re.compile(r"(\d+)\s+([a-z]+)", re.IGNORECASE)
 
@@ -109,11 +106,6 @@ _EXUNIT_KINDS: Final = frozenset(
 _CREDO_RE: Final = re.compile(
     r"^\d+ mods/funs, found (no issues|\d+ [a-z ]+(?:, \d+ [a-z ]+)*)\.?[ \t]*$", re.MULTILINE
 )
-_SUCCESS_RE: Final = re.compile(
-    r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\."
-    r"|[ \t]*0 errors?, \d+ warnings?, \d+ informations?|Found 0 errors)",
-    re.MULTILINE,
-)
 
 
 class CheckSummary(NamedTuple):
@@ -133,83 +125,27 @@ class _Summary(NamedTuple):
 _MAX_WORDS: Final = 80
 
 
-def _tail(text: str, limit: int) -> str:
-    tail = text[-limit:] if len(text) > limit else text
-    return _ANSI_RE.sub("", tail).replace("\r\n", "\n")
-
-
-# A literal that every match of a summary pattern contains: a substring search rules most
-# patterns out at once, where a pattern anchored at line starts tries every position. Keyed
-# by the pattern's text: hashing a compiled pattern hashes its whole program.
-_NEEDLES: Final[Mapping[str, str]] = {
-    _PYTEST_RE.pattern: "in ",
-    _UNITTEST_RE.pattern: "Ran ",
-    _JEST_RE.pattern: "Tests:",
-    _VITEST_RE.pattern: "Tests",
-    _MOCHA_RE.pattern: " passing (",
-    _MOCHA_FAILING_RE.pattern: " failing",
-    _CARGO_RE.pattern: "test result: ",
-    _FOUND_RE.pattern: "Found ",
-    _MYPY_SUCCESS_RE.pattern: "Success: no issues found",
-    _RUFF_SUCCESS_RE.pattern: "All checks passed!",
-    _PYRIGHT_RE.pattern: " warning",
-    _ESLINT_RE.pattern: " problem",
-    _RSPEC_RE.pattern: " example",
-    _PHPUNIT_OK_RE.pattern: "OK (",
-    _PHPUNIT_RE.pattern: ", Assertions: ",
-    _MAVEN_RE.pattern: "Tests run: ",
-    _DOTNET_RE.pattern: "Failed:",
-    _CTEST_RE.pattern: "% tests passed, ",
-    _EXUNIT_RE.pattern: " failure",
-    _CREDO_RE.pattern: " mods/funs, found ",
-}
-# Patterns that match only at a line start and never across a line break: only a line that
-# holds the needle can match, so the last match is found from the end, one such line at a
-# time, instead of by trying every position of the text.
-_ONE_LINE: Final = frozenset(
-    {
-        _PYTEST_RE.pattern,
-        _JEST_RE.pattern,
-        _VITEST_RE.pattern,
-        _MOCHA_FAILING_RE.pattern,
-        _FOUND_RE.pattern,
-        _MYPY_SUCCESS_RE.pattern,
-        _RUFF_SUCCESS_RE.pattern,
-        _PYRIGHT_RE.pattern,
-        _ESLINT_RE.pattern,
-        _RSPEC_RE.pattern,
-        _PHPUNIT_OK_RE.pattern,
-        _PHPUNIT_RE.pattern,
-        _CTEST_RE.pattern,
-        _EXUNIT_RE.pattern,
-        _CREDO_RE.pattern,
-    }
-)
-
-
-def _matches(pattern: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
-    """Every match of ``pattern`` in ``text``; none at once when the text lacks its needle."""
-    return pattern.finditer(text) if _NEEDLES.get(pattern.pattern, "") in text else ()
-
-
-def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """The last match of ``pattern`` in ``text``."""
-    needle = _NEEDLES.get(pattern.pattern, "")
-    if needle not in text:
-        return None
-    if pattern.pattern in _ONE_LINE:
-        end = len(text)
-        while (hit := text.rfind(needle, 0, end)) >= 0:
-            start = text.rfind("\n", 0, hit) + 1
-            match = pattern.match(text, start)
-            if match is not None:
-                return match
-            end = start
-        return None
-    found: re.Match[str] | None = None
-    for match in pattern.finditer(text):
-        found = match
-    return found
+# Each summary pattern with a literal every match of it contains (see LinePattern).
+_PYTEST: Final = LinePattern(_PYTEST_RE, "in ", one_line=True)
+_UNITTEST: Final = LinePattern(_UNITTEST_RE, "Ran ")
+_JEST: Final = LinePattern(_JEST_RE, "Tests:", one_line=True)
+_VITEST: Final = LinePattern(_VITEST_RE, "Tests", one_line=True)
+_MOCHA: Final = LinePattern(_MOCHA_RE, " passing (")
+_MOCHA_FAILING: Final = LinePattern(_MOCHA_FAILING_RE, " failing", one_line=True)
+_CARGO: Final = LinePattern(_CARGO_RE, "test result: ")
+_FOUND: Final = LinePattern(_FOUND_RE, "Found ", one_line=True)
+_MYPY_SUCCESS: Final = LinePattern(_MYPY_SUCCESS_RE, "Success: no issues found", one_line=True)
+_RUFF_SUCCESS: Final = LinePattern(_RUFF_SUCCESS_RE, "All checks passed!", one_line=True)
+_PYRIGHT: Final = LinePattern(_PYRIGHT_RE, " warning", one_line=True)
+_ESLINT: Final = LinePattern(_ESLINT_RE, " problem", one_line=True)
+_RSPEC: Final = LinePattern(_RSPEC_RE, " example", one_line=True)
+_PHPUNIT_OK: Final = LinePattern(_PHPUNIT_OK_RE, "OK (", one_line=True)
+_PHPUNIT: Final = LinePattern(_PHPUNIT_RE, ", Assertions: ", one_line=True)
+_MAVEN: Final = LinePattern(_MAVEN_RE, "Tests run: ")
+_DOTNET: Final = LinePattern(_DOTNET_RE, "Failed:")
+_CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
+_EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
+_CREDO: Final = LinePattern(_CREDO_RE, " mods/funs, found ", one_line=True)
 
 
 def _words_counts(text: str, extra_failed: Iterable[str] = ()) -> dict[str, int]:
@@ -229,7 +165,7 @@ def _summary(match: re.Match[str], counts: CheckCounts, words: str | None = None
 
 
 def _pytest(text: str) -> _Summary | None:
-    match = _last(_PYTEST_RE, text)
+    match = _PYTEST.last(text)
     if match is None:
         return None
     words = _words_counts(match.group(1))
@@ -243,7 +179,7 @@ def _pytest(text: str) -> _Summary | None:
 
 
 def _unittest(text: str) -> _Summary | None:
-    match = _last(_UNITTEST_RE, text)
+    match = _UNITTEST.last(text)
     if match is None:
         return None
     ran = int(match.group(1))
@@ -267,7 +203,7 @@ def _unittest(text: str) -> _Summary | None:
 
 def _jest(text: str) -> _Summary | None:
     found: _Summary | None = None
-    jest = _last(_JEST_RE, text)
+    jest = _JEST.last(text)
     if jest is not None:
         words = _words_counts(jest.group(1))
         counts = CheckCounts(
@@ -276,7 +212,7 @@ def _jest(text: str) -> _Summary | None:
             skipped=words.get("skipped", 0) + words.get("todo", 0) + words.get("pending", 0),
         )
         found = _summary(jest, counts, jest.group(1))
-    vitest = _last(_VITEST_RE, text)
+    vitest = _VITEST.last(text)
     if vitest is not None and (found is None or vitest.end() > found.end):
         words = _words_counts(vitest.group(1))
         counts = CheckCounts(
@@ -289,9 +225,9 @@ def _jest(text: str) -> _Summary | None:
 
 
 def _mocha(text: str) -> _Summary | None:
-    match = _last(_MOCHA_RE, text)
+    match = _MOCHA.last(text)
     if match is None:
-        failing = _last(_MOCHA_FAILING_RE, text)
+        failing = _MOCHA_FAILING.last(text)
         if failing is None:
             return None
         return _summary(failing, CheckCounts(failed=int(failing.group(1))))
@@ -308,34 +244,34 @@ def _mocha(text: str) -> _Summary | None:
 
 
 def _go(text: str) -> _Summary | None:
-    tests = {"--- PASS": 0, "--- FAIL": 0, "--- SKIP": 0}
-    packages_ok = packages_failed = 0
+    # go prints a line per test with -v ("--- PASS: T") and one per package ("ok  pkg 0.1s").
+    lines: dict[str, int] = {"--- PASS": 0, "--- FAIL": 0, "--- SKIP": 0, "ok": 0, "FAIL": 0}
     last: re.Match[str] | None = None
     for match in _GO_RE.finditer(text):
         last = match
-        if match.group(1):
-            tests[match.group(1)] += 1
-        elif match.group(2):
-            packages_ok += 1
-        else:
-            packages_failed += 1
+        lines[match.group(1) or match.group(2) or "FAIL"] += 1
     if last is None:
         return None
     # Without -v only failing tests are listed; the packages then stand for the passes.
-    passed = tests["--- PASS"] or packages_ok
-    failed = tests["--- FAIL"] or packages_failed
-    counts = CheckCounts(passed=passed, failed=failed, skipped=tests["--- SKIP"])
-    words = [f"{n} {label}" for n, label in ((packages_ok, "ok"), (packages_failed, "FAIL")) if n]
-    if not words:
-        words = [f"{n} {label}" for n, label in ((passed, "PASS"), (failed, "FAIL")) if n]
-    return _summary(last, counts, ", ".join(words) or "no tests")
+    passed = lines["--- PASS"] or lines["ok"]
+    failed = lines["--- FAIL"] or lines["FAIL"]
+    counts = CheckCounts(passed=passed, failed=failed, skipped=lines["--- SKIP"])
+    # In go's words: the packages, else the tests.
+    words = _counted(((lines["ok"], "ok"), (lines["FAIL"], "FAIL")))
+    words = words or _counted(((passed, "PASS"), (failed, "FAIL")))
+    return _summary(last, counts, words or "no tests")
+
+
+def _counted(counts: Iterable[tuple[int, str]]) -> str:
+    """``3 ok, 1 FAIL``: the counts that are not zero."""
+    return ", ".join(f"{n} {label}" for n, label in counts if n)
 
 
 def _cargo(text: str) -> _Summary | None:
     # One run prints a result line per test binary (unit, integration, doc tests): sum them.
     passed = failed = ignored = 0
     last: re.Match[str] | None = None
-    for match in _matches(_CARGO_RE, text):
+    for match in _CARGO.all(text):
         last = match
         passed += int(match.group(1))
         failed += int(match.group(2))
@@ -349,7 +285,7 @@ def _cargo(text: str) -> _Summary | None:
 
 
 def _exunit(text: str) -> _Summary | None:
-    match = _last(_EXUNIT_RE, text)
+    match = _EXUNIT.last(text)
     if match is None:
         return None
     words = _words_counts(match.group(0))
@@ -367,7 +303,7 @@ def _exunit(text: str) -> _Summary | None:
 
 
 def _credo(text: str) -> _Summary | None:
-    match = _last(_CREDO_RE, text)
+    match = _CREDO.last(text)
     if match is None:
         return None
     found = match.group(1)
@@ -377,18 +313,18 @@ def _credo(text: str) -> _Summary | None:
 
 def _linters(text: str) -> _Summary | None:
     candidates: list[_Summary] = []
-    found = _last(_FOUND_RE, text)
+    found = _FOUND.last(text)
     if found is not None:
         errors = int(found.group(3) if found.group(3) is not None else found.group(1))
         candidates.append(_summary(found, CheckCounts(errors=errors)))
-    for pattern in (_MYPY_SUCCESS_RE, _RUFF_SUCCESS_RE):
-        success = _last(pattern, text)
+    for pattern in (_MYPY_SUCCESS, _RUFF_SUCCESS):
+        success = pattern.last(text)
         if success is not None:
             candidates.append(_summary(success, CheckCounts(errors=0)))
-    pyright = _last(_PYRIGHT_RE, text)
+    pyright = _PYRIGHT.last(text)
     if pyright is not None:
         candidates.append(_summary(pyright, CheckCounts(errors=int(pyright.group(1)))))
-    eslint = _last(_ESLINT_RE, text)
+    eslint = _ESLINT.last(text)
     if eslint is not None:
         digits = _FIRST_NUMBER_RE.search(eslint.group(0))
         words = digits.group(0) if digits is not None else eslint.group(0)
@@ -397,7 +333,7 @@ def _linters(text: str) -> _Summary | None:
 
 
 def _rspec(text: str) -> _Summary | None:
-    match = _last(_RSPEC_RE, text)
+    match = _RSPEC.last(text)
     if match is None:
         return None
     examples, failures = int(match.group(1)), int(match.group(2))
@@ -413,10 +349,10 @@ def _rspec(text: str) -> _Summary | None:
 
 def _phpunit(text: str) -> _Summary | None:
     candidates: list[_Summary] = []
-    ok = _last(_PHPUNIT_OK_RE, text)
+    ok = _PHPUNIT_OK.last(text)
     if ok is not None:
         candidates.append(_summary(ok, CheckCounts(passed=int(ok.group(1)), failed=0, errors=0)))
-    full = _last(_PHPUNIT_RE, text)
+    full = _PHPUNIT.last(text)
     if full is not None:
         fields: dict[str, int] = {}
         for part in full.group(2).split(","):
@@ -437,7 +373,7 @@ def _phpunit(text: str) -> _Summary | None:
 
 
 def _maven(text: str) -> _Summary | None:
-    match = _last(_MAVEN_RE, text)
+    match = _MAVEN.last(text)
     if match is None:
         return None
     run, failures, errors, skipped = (int(group) for group in match.groups())
@@ -451,7 +387,7 @@ def _maven(text: str) -> _Summary | None:
 
 
 def _dotnet(text: str) -> _Summary | None:
-    match = _last(_DOTNET_RE, text)
+    match = _DOTNET.last(text)
     if match is None:
         return None
     failed, passed, skipped = (int(group) for group in match.groups())
@@ -459,7 +395,7 @@ def _dotnet(text: str) -> _Summary | None:
 
 
 def _ctest(text: str) -> _Summary | None:
-    match = _last(_CTEST_RE, text)
+    match = _CTEST.last(text)
     if match is None:
         return None
     failed, total = int(match.group(1)), int(match.group(2))
@@ -498,17 +434,22 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
     """
     if not isinstance(output, str) or not output:
         return None
-    text = _tail(output, _MAX_SUMMARY_SCAN)
+    text = tail(output, MAX_SUMMARY_SCAN)
     own = parser_of(name) if isinstance(name, str) else None
-    best = PARSERS[own](text) if own is not None else None
-    if best is None:
-        for parser in PARSERS.values():
-            summary = parser(text)
-            if summary is not None and (best is None or summary.end > best.end):
-                best = summary
+    best = (PARSERS[own](text) if own is not None else None) or _last_summary(text)
     if best is None:
         return None
     return CheckSummary(best.counts, best.words[:_MAX_WORDS])
+
+
+def _last_summary(text: str) -> _Summary | None:
+    """The summary, of any parser's, that ends last (the first parser's on a tie)."""
+    best: _Summary | None = None
+    for parser in PARSERS.values():
+        summary = parser(text)
+        if summary is not None and (best is None or summary.end > best.end):
+            best = summary
+    return best
 
 
 def parse_check_output(name: str, output: str) -> CheckCounts | None:
@@ -516,116 +457,6 @@ def parse_check_output(name: str, output: str) -> CheckCounts | None:
     (see :func:`summarize_check`)."""
     summary = summarize_check(name, output)
     return summary.counts if summary is not None else None
-
-
-def _counts_fail(counts: CheckCounts) -> bool:
-    return (counts.failed or 0) > 0 or (counts.errors or 0) > 0
-
-
-def check_passed(
-    exit_code: int | None,
-    counts: CheckCounts | None,
-    output: str,
-    *,
-    exit_is_the_checks: bool = True,
-) -> bool | None:
-    """Whether a check passed: the exit code decides when known, then the counts, then an
-    explicit success summary ("OK", "All checks passed!", ...); None when nothing says.
-
-    When the exit code is not the check's own (``exit_is_the_checks`` false: its output was
-    piped into ``tail``, or ``|| true`` followed), the runner's summary decides over it.
-    """
-    if counts is not None and not exit_is_the_checks:
-        if _counts_fail(counts):
-            return False
-        if (counts.passed or 0) > 0 or counts.errors == 0:
-            return True
-    if isinstance(exit_code, int) and not isinstance(exit_code, bool):
-        return exit_code == 0
-    if counts is not None:
-        if _counts_fail(counts):
-            return False
-        if (counts.passed or 0) > 0:
-            return True
-    if isinstance(output, str) and _SUCCESS_RE.search(_tail(output, _MAX_SUMMARY_SCAN)):
-        return True
-    return None
-
-
-# Failing tests as the common runners list them: ExUnit "  1) test name (Module)", pytest
-# "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
-# test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
-# rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]".
-_FAILING_TEST_RE: Final = re.compile(
-    r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
-    r"|(?:FAILED|ERROR) ([^\s]+::[^\s]+)"
-    r"|test ([^\s]+) \.\.\. FAILED[ \t]*$"
-    r"|[ \t]*--- FAIL: ([^\s]+)"
-    r"|[ \t]*\u25cf ([^\n]+?\u203a[^\n]+?)[ \t]*$"
-    r"|[ \t]*(?:FAIL|\u00d7|\u2717)[ \t]+([^\s]+ > [^\n]+?)(?:[ \t]+\d+ms)?[ \t]*$"
-    r"|(?:FAIL|ERROR): (test\w* \([\w.]+\))"
-    r"|rspec (\./[^\s]+)(?: #[^\n]*)?$"
-    r"|[ \t]*Failed ([\w.]+) \[)",
-    re.MULTILINE,
-)
-_FAILING_SCAN: Final = 32 * 1024
-
-
-def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
-    """The first few failing tests a runner listed, by the names it gives them, in order."""
-    if not isinstance(output, str) or not output:
-        return ()
-    text = _tail(output, _FAILING_SCAN)
-    names: list[str] = []
-    for match in _FAILING_TEST_RE.finditer(text):
-        name = next(group for group in match.groups() if group)
-        if name not in names:
-            names.append(name)
-            if len(names) >= limit:
-                break
-    return tuple(names)
-
-
-# The line that says why a check failed: an ExUnit "** (Error) ...", a pytest "E   ...", a
-# Rust panic message, a compiler or tool "error: ...".
-_ERROR_LINE_RE: Final = re.compile(
-    r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
-    r"|E {3}[^\n]*\S"
-    r"|thread '[^'\n]*' panicked at[^\n]*"
-    r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
-    r"|\u2718 \[ERROR\][^\n]*"
-    r"|[\w.]*(?:Error|Exception): [^\n]+)",
-    re.MULTILINE,
-)
-# Lines that say nothing about why: a harness's exit report, a runner's start banner.
-_BOILERPLATE_RE: Final = re.compile(
-    r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
-    r"|finished in |randomized with seed|[=\-_.*]+$)",
-    re.IGNORECASE,
-)
-
-
-def failure_line(output: str, summary: str = "") -> str:
-    """The first line of a failed check's output that says why it failed: an error line,
-    else the first failing test's name, else the runner's ``summary``, else the first line
-    that is not boilerplate."""
-    if not isinstance(output, str) or not output.strip():
-        return summary
-    head = _ANSI_RE.sub("", output[:_FAILING_SCAN])
-    match = _ERROR_LINE_RE.search(head)
-    if match is not None:
-        found = match.group(1).strip()
-        return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
-    names = failing_tests(output, 1)
-    if names:
-        return names[0]
-    if summary:
-        return summary
-    for raw in head.splitlines():
-        text = raw.strip()
-        if text and not _BOILERPLATE_RE.match(text):
-            return text
-    return head.strip().splitlines()[0].strip()
 
 
 _EXIT_SCAN: Final = 2048
@@ -639,6 +470,7 @@ _EXIT_LINE_RE: Final = re.compile(
     [ \t]*[:=]?[ \t]*(-?\d{1,5})\b""",
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
+_EXIT_LINE: Final = LinePattern(_EXIT_LINE_RE, "")
 
 
 def exit_code_from_output(text: str) -> int | None:
@@ -653,5 +485,5 @@ def exit_code_from_output(text: str) -> int | None:
         head, tail = text[:_EXIT_SCAN], text[-_EXIT_SCAN:]
     match = _EXIT_LINE_RE.search(head)
     if match is None and tail:
-        match = _last(_EXIT_LINE_RE, tail)
+        match = _EXIT_LINE.last(tail)
     return int(match.group(1)) if match is not None else None

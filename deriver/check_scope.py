@@ -29,12 +29,14 @@ class CheckScope:
         without a ``cd`` is taken to run where the other did (the session's directory)."""
         if self.directory and other.directory and self.directory != other.directory:
             return False
-        if not set(self.filters) <= set(other.filters):
-            return False
+        return set(self.filters) <= set(other.filters) and self._covers_paths(other.paths)
+
+    def _covers_paths(self, paths: tuple[str, ...]) -> bool:
+        """Whether this run's paths hold all of ``paths`` (none: the whole suite)."""
         if not self.paths or "" in self.paths:
             return True
-        return bool(other.paths) and all(
-            any(_under(path, broader) for broader in self.paths) for path in other.paths
+        return bool(paths) and all(
+            any(_under(path, broader) for broader in self.paths) for path in paths
         )
 
 

@@ -11,14 +11,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, shown_command
-from deriver.check_output import (
-    CheckSummary,
-    check_passed,
-    failing_tests,
-    failure_line,
-    summarize_check,
-)
+from deriver.check_output import CheckSummary, summarize_check
 from deriver.check_scope import CheckScope
+from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
@@ -71,6 +66,22 @@ def _scope_of(state: list[Any]) -> CheckScope:
     return CheckScope(directory, tuple(paths), tuple(filters))
 
 
+def _line(shown: str, summary: CheckSummary | None, passed: bool | None, output: str) -> str:
+    """A check's verification line: its command, the runner's summary, the failing tests
+    (or the line that says why it failed)."""
+    detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
+    if passed is None and not detail:
+        detail = "outcome unknown"
+    text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
+    if passed is False:
+        names = failing_tests(output, 2)
+        if names:
+            text += ": " + quote_untrusted(", ".join(names), _NAMES_CHARS)
+        elif summary is None and output.strip():
+            text += ": " + quote_untrusted(failure_line(output), EXCERPT_CHARS)
+    return text
+
+
 class CheckRules:
     """The verification line of each check, and the failures its runs left open."""
 
@@ -89,19 +100,10 @@ class CheckRules:
         counts = summary.counts if summary is not None else None
         passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
         status = "passed" if passed else "failed" if passed is False else "warning"
-        detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
-        if passed is None and not detail:
-            detail = "outcome unknown"
         shown = shown_command(check.command)
-        text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
-        if passed is False:
-            names = failing_tests(output, 2)
-            if names:
-                text += ": " + quote_untrusted(", ".join(names), _NAMES_CHARS)
-            elif summary is None and output.strip():
-                text += ": " + quote_untrusted(failure_line(output), EXCERPT_CHARS)
         identity = _identity(check)
         self._settle(check, identity, stamp)
+        text = _line(shown, summary, passed, output)
         verification(self.store, "check", status, text, stamp, key=check_key(identity))
         if passed is False:
             self._failed(tool, check, identity, shown, exit_code, output, summary, stamp)

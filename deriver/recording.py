@@ -93,22 +93,30 @@ class Failures:
                 "failed_attempts", kind, text, stamp, status="open", key=item_key,
                 tier="open_failures",
             )  # fmt: skip
-        spelling = key or ""
         for action in actions_of(tool, key, check):
-            entries = self.by_action.get(action.name)
-            if entries is None:
-                entries = self.by_action[action.name] = []
-                self.shell_actions += action.name.startswith(_SHELL)
-            if not any(entry[1] == item_key for entry in entries):
-                entries.append((action.targets, item_key, spelling))
-                del entries[:-_MAX_PER_ACTION]
+            self._index(action, item_key, key or "")
         if len(self.by_action) > MAX_OPEN_CALLS:
-            self.by_action = {
-                name: live
-                for name, entries in self.by_action.items()
-                if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
-            }
-            self._count_shell_actions()
+            self._forget_gone()
+
+    def _index(self, action: Action, item_key: ItemKey, spelling: str) -> None:
+        """Remember the failure under its action, for a later success to find."""
+        entries = self.by_action.get(action.name)
+        if entries is None:
+            entries = self.by_action[action.name] = []
+            self.shell_actions += action.name.startswith(_SHELL)
+        if not any(entry[1] == item_key for entry in entries):
+            entries.append((action.targets, item_key, spelling))
+            del entries[:-_MAX_PER_ACTION]
+
+    def _forget_gone(self) -> None:
+        """Forget the failures no longer in the memory, and actions left without any."""
+        store = self.store
+        self.by_action = {
+            name: live
+            for name, entries in self.by_action.items()
+            if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
+        }
+        self._count_shell_actions()
 
     def resolve(self, tool: str, key: str | None, stamp: Stamp, check: str | None = None) -> None:
         """A success of the same action resolves its earlier failures it settles."""

@@ -149,16 +149,17 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
     """Where the command starts after the wrapper at ``i``, or None when ``words[i]`` is
     not a wrapper."""
     head = basename(words[i])
+    after = words[i + 1] if i + 1 < len(words) else None
     if head == "env":
         return skip_options(words, i + 1, _ENV_VALUE_FLAGS)
     if head in _PLAIN_WRAPPERS:
         i = skip_options(words, i + 1, _WRAPPER_VALUE_FLAGS)
-        while i < len(words) and _DURATION_RE.match(words[i]):
+        while i < len(words) and _DURATION_RE.match(words[i]):  # ``timeout 60``
             i += 1
         return i
-    if head in _RUN_WRAPPERS and i + 1 < len(words) and words[i + 1] == "run":
+    if head in _RUN_WRAPPERS and after == "run":
         return skip_options(words, i + 2, _WRAPPER_VALUE_FLAGS)
-    if head == "bundle" and i + 1 < len(words) and words[i + 1] == "exec":
+    if head == "bundle" and after == "exec":
         return i + 2
     return None
 

@@ -56,20 +56,27 @@ _MAX_SCAN: Final = 64 * 1024
 
 def _command_changes(words: list[str]) -> list[TrackerChange]:
     sub = words[1] if len(words) > 1 else ""
-    args = words[2:]
-    ids = [w for w in args if _ID_RE.match(w)]
+    ids = [w for w in words[2:] if _ID_RE.match(w)]
     if sub == "close":
         return [TrackerChange(i, "closed", None) for i in ids]
-    if sub != "update":
-        return []
+    return _updated(ids, _status_option(words[2:])) if sub == "update" else []
+
+
+def _updated(ids: list[str], status: str | None) -> list[TrackerChange]:
+    """``bd update <ids> --status <s>``: the issues in their new status, if it is one."""
+    mapped = _STATUS_WORDS.get(status or "")
+    return [TrackerChange(i, mapped, None) for i in ids if i != status] if mapped else []
+
+
+def _status_option(args: list[str]) -> str | None:
+    """The value of the last ``--status`` (``-s``) option."""
     status = None
     for n, word in enumerate(args):
         if word.startswith("--status="):
             status = word.split("=", 1)[1]
         elif word in ("--status", "-s") and n + 1 < len(args):
             status = args[n + 1]
-    mapped = _STATUS_WORDS.get(status or "")
-    return [TrackerChange(i, mapped, None) for i in ids if i != status] if mapped else []
+    return status
 
 
 def _output_changes(output: str) -> list[TrackerChange]:

@@ -15,6 +15,7 @@ count of the whole rests on facts about the encoding, all of them kept and check
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from session_memory.core.errors import ConfigError
@@ -45,6 +46,27 @@ _PROBE_BODIES: Final = (
 _CHECKED: Final[set[str]] = set()
 """Encodings whose additivity was checked: it depends on the encoding alone (measured: the
 check was a third of deriving a 50-event transcript in `watch`, once per deriver)."""
+
+
+def _line_failures(count: Callable[[str], int]) -> Iterator[str]:
+    """The probe lines whose parts do not add up: prefix and body, the header and a
+    heading."""
+    for text in _PROBE_BODIES:
+        line = body(text)
+        for prefix in (item_prefix(None), item_prefix("failed", 3), item_prefix("uncertain")):
+            if count(prefix + line) != count(prefix) + count(line):
+                yield f"an item line ({prefix!r} + body)"
+    head = HEADER + section_header("completed_work")
+    if count(head) != count(HEADER) + count(section_header("completed_work")):
+        yield "the header and a section heading"
+
+
+def _marker_failures(count: Callable[[str], int]) -> Iterator[str]:
+    """The lengths of number for which markers do not count alike."""
+    for digits in range(1, MAX_MARKER_DIGITS + 1):
+        low, high = 10 ** (digits - 1), 10**digits - 1
+        if count(marker_line("todo_items", low)) != count(marker_line("todo_items", high)):
+            yield f"markers of {digits}-digit numbers"
 
 
 class _Counts:
@@ -106,18 +128,7 @@ class TokenArithmetic:
         if self._counter.encoding in _CHECKED:
             return
         count = self._counter.count
-        failures = []
-        for text in _PROBE_BODIES:
-            for prefix in (item_prefix(None), item_prefix("failed", 3), item_prefix("uncertain")):
-                if count(prefix + body(text)) != count(prefix) + count(body(text)):
-                    failures.append(f"an item line ({prefix!r} + body)")
-        head = HEADER + section_header("completed_work")
-        if count(head) != count(HEADER) + count(section_header("completed_work")):
-            failures.append("the header and a section heading")
-        for digits in range(1, MAX_MARKER_DIGITS + 1):
-            low, high = 10 ** (digits - 1), 10**digits - 1
-            if count(marker_line("todo_items", low)) != count(marker_line("todo_items", high)):
-                failures.append(f"markers of {digits}-digit numbers")
+        failures = [*_line_failures(count), *_marker_failures(count)]
         if failures:
             raise ConfigError(
                 f"token encoding {self._counter.encoding!r} does not count the memory's parts "

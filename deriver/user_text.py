@@ -65,33 +65,37 @@ def is_acknowledgement(text: str) -> bool:
     any word that is not part of an acknowledgement ("yes, but use postgres"), is not one.
     A reply made only of punctuation or emoji (a thumbs-up) is one.
     """
-    if not isinstance(text, str) or len(text) > _MAX_ACK_SCAN:
-        return False
-    stripped = text.strip()
-    if not stripped or len(stripped) > _MAX_ACK_CHARS:
-        return False
-    spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
-    words = [word for word in (raw.strip("'") for raw in spaced.split()) if word]
-    if not words:
-        return True
-    if len(words) > _MAX_ACK_WORDS:
+    words = _reply_words(text)
+    if words is None or len(words) > _MAX_ACK_WORDS:
         return False
     i = 0
     while i < len(words):
-        word = words[i]
-        # An ASCII word has no CJK character: the pattern need not be compiled for it.
-        if not word.isascii() and _CJK_RE.search(word):
-            if not _cjk_acknowledged(word):
-                return False
-            i += 1
-            continue
-        for size in range(min(_ACK_PHRASE_MAX_WORDS, len(words) - i), 0, -1):
-            if " ".join(words[i : i + size]) in _ACK_PHRASES:
-                i += size
-                break
-        else:
+        size = _acknowledged(words, i)
+        if not size:
             return _continues(words)
+        i += size
     return True
+
+
+def _reply_words(text: str) -> list[str] | None:
+    """The words of a short reply, lowercase, without punctuation; None for a long one."""
+    if not isinstance(text, str) or len(text) > _MAX_ACK_SCAN:
+        return None
+    stripped = text.strip()
+    if not stripped or len(stripped) > _MAX_ACK_CHARS:
+        return None
+    spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
+    return [word for word in (raw.strip("'") for raw in spaced.split()) if word]
+
+
+def _acknowledged(words: list[str], i: int) -> int:
+    """How many words from ``words[i]`` on make one acknowledgement (0: none)."""
+    if _CJK_RE.search(words[i]):
+        return 1 if _cjk_acknowledged(words[i]) else 0
+    for size in range(min(_ACK_PHRASE_MAX_WORDS, len(words) - i), 0, -1):
+        if " ".join(words[i : i + size]) in _ACK_PHRASES:
+            return size
+    return 0
 
 
 # A continuation: a short imperative to go on ("continue implementation", "ok continue",
@@ -185,26 +189,26 @@ def informative_line(text: str, max_chars: int = 200) -> str:
     if not isinstance(text, str) or max_chars <= 0:
         return ""
     lines = text[:_MAX_INFORMATIVE_SCAN].splitlines()[:_MAX_INFORMATIVE_LINES]
+    found = _why(lines)
+    return first_line(found if found is not None else text, max_chars)
+
+
+def _why(lines: list[str]) -> str | None:
+    """The first line in an error's words, or the one a traceback ends in; else the first
+    that is not framing; stripped."""
     plain = None
     in_traceback = False
     for raw in lines:
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if stripped.startswith(_TRACEBACK):
+        line = raw.strip()
+        if not line or (in_traceback and raw[:1].isspace()):
+            continue  # blank, or a traceback's frame
+        if line.startswith(_TRACEBACK):
             in_traceback = True
-            continue
-        if in_traceback:
-            if raw[:1].isspace():
-                continue
-            return first_line(stripped, max_chars)  # the exception the traceback ends in
-        if _ERROR_RE.search(stripped):
-            return first_line(stripped, max_chars)
-        if plain is None and not _BOILERPLATE_RE.match(stripped):
-            plain = stripped
-    if plain is not None:
-        return first_line(plain, max_chars)
-    return first_line(text, max_chars)
+        elif in_traceback or _ERROR_RE.search(line):
+            return line
+        elif plain is None and not _BOILERPLATE_RE.match(line):
+            plain = line
+    return plain
 
 
 # What an answer says, past its lead-in: markdown framing and openers are skipped.
@@ -257,6 +261,19 @@ def answer_gist(text: str, max_chars: int = 200) -> str:
     head = text[: max_chars * 16]
     if "\\" in head:
         head = _LITERAL_BREAK_RE.sub("\n", head)
+    found = _first_points(head)
+    if not found:
+        return first_line(head, max_chars)
+    joined = found[0]
+    if len(found) > 1:
+        glue = " " if joined.endswith((*".!?;\u3002\uff01\uff1f", *_COLONS)) else "; "
+        joined += glue + found[1]
+    return first_line(joined, max_chars)
+
+
+def _first_points(head: str) -> list[str]:
+    """The gist of the first substantive line, and of the next when the first is short or
+    introduces it."""
     found: list[str] = []
     for raw in head.splitlines()[:_MAX_GIST_LINES]:
         stripped = raw.strip()
@@ -266,13 +283,6 @@ def answer_gist(text: str, max_chars: int = 200) -> str:
         if not gist:
             continue
         found.append(gist)
-        # A short first point, or one that introduces what follows, takes the next one along.
         if len(found) == 2 or (len(found[0]) >= _SHORT_GIST and not found[0].endswith(_COLONS)):
             break
-    if not found:
-        return first_line(head, max_chars)
-    joined = found[0]
-    if len(found) > 1:
-        glue = " " if joined.endswith((*".!?;\u3002\uff01\uff1f", *_COLONS)) else "; "
-        joined += glue + found[1]
-    return first_line(joined, max_chars)
+    return found

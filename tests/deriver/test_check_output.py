@@ -1,4 +1,5 @@
-"""Tests for deriver.check_output: check summaries, pass or fail, exit codes.
+"""Tests for deriver.check_output and deriver.check_verdict: check summaries, pass or fail,
+exit codes.
 
 Quoted strings marked "fixture" are copied from the real recordings in tests/fixtures.
 """
@@ -13,16 +14,13 @@ from hypothesis import strategies as st
 
 from deriver import check_output
 from deriver.check_output import (
-    _NEEDLES,
     CheckCounts,
-    _last,
-    check_passed,
     exit_code_from_output,
-    failing_tests,
-    failure_line,
     parse_check_output,
     summarize_check,
 )
+from deriver.check_verdict import check_passed, failing_tests, failure_line
+from deriver.output_scan import LinePattern
 from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
 
@@ -270,9 +268,7 @@ def _every_match_last(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
 
 
 _SUMMARY_PATTERNS = [
-    value
-    for name, value in vars(check_output).items()
-    if isinstance(value, re.Pattern) and value.pattern in _NEEDLES
+    value for value in vars(check_output).values() if isinstance(value, LinePattern)
 ]
 # Pieces of every summary format, near misses and line breaks, so that generated outputs
 # hold matches, lines that hold a needle and do not match, and several candidates.
@@ -300,10 +296,10 @@ class TestLastSummaryMatch:
         st.sampled_from(_SUMMARY_PATTERNS),
     )
     @settings(max_examples=1000)
-    def test_equals_the_last_of_every_match(self, text: str, pattern: re.Pattern[str]) -> None:
+    def test_equals_the_last_of_every_match(self, text: str, pattern: LinePattern) -> None:
         """Ruling out by a needle and searching line by line from the end change nothing."""
-        expected = _every_match_last(pattern, text)
-        found = _last(pattern, text)
+        expected = _every_match_last(pattern.regex, text)
+        found = pattern.last(text)
         assert (found and found.span()) == (expected and expected.span())
         assert (found and found.groups()) == (expected and expected.groups())
 

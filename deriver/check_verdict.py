@@ -1,0 +1,133 @@
+"""A check's verdict: whether it passed, which tests failed, and the line that says why.
+
+Total, deterministic, free of I/O; only the head and tail of a large output are read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts
+from deriver.output_scan import tail, without_colours
+
+__all__ = ["check_passed", "failing_tests", "failure_line"]
+
+_SUCCESS_RE: Final = re.compile(
+    r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\."
+    r"|[ \t]*0 errors?, \d+ warnings?, \d+ informations?|Found 0 errors)",
+    re.MULTILINE,
+)
+
+
+def _counts_verdict(counts: CheckCounts, *, no_errors_passes: bool) -> bool | None:
+    """What a runner's counts say: failed with any failure or error, passed with a pass
+    (or, ``no_errors_passes``, with no errors: a linter's "0 errors"); else nothing."""
+    if (counts.failed or 0) > 0 or (counts.errors or 0) > 0:
+        return False
+    if (counts.passed or 0) > 0 or (no_errors_passes and counts.errors == 0):
+        return True
+    return None
+
+
+def check_passed(
+    exit_code: int | None,
+    counts: CheckCounts | None,
+    output: str,
+    *,
+    exit_is_the_checks: bool = True,
+) -> bool | None:
+    """Whether a check passed: the exit code decides when known, then the counts, then an
+    explicit success summary ("OK", "All checks passed!", ...); None when nothing says.
+
+    When the exit code is not the check's own (``exit_is_the_checks`` false: its output was
+    piped into ``tail``, or ``|| true`` followed), the runner's summary decides over it.
+    """
+    if counts is not None and not exit_is_the_checks:
+        verdict = _counts_verdict(counts, no_errors_passes=True)
+        if verdict is not None:
+            return verdict
+    if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+        return exit_code == 0
+    verdict = _counts_verdict(counts, no_errors_passes=False) if counts is not None else None
+    if verdict is not None:
+        return verdict
+    if isinstance(output, str) and _SUCCESS_RE.search(tail(output, MAX_SUMMARY_SCAN)):
+        return True
+    return None
+
+
+# Failing tests as the common runners list them: ExUnit "  1) test name (Module)", pytest
+# "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
+# test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
+# rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]".
+_FAILING_TEST_RE: Final = re.compile(
+    r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
+    r"|(?:FAILED|ERROR) ([^\s]+::[^\s]+)"
+    r"|test ([^\s]+) \.\.\. FAILED[ \t]*$"
+    r"|[ \t]*--- FAIL: ([^\s]+)"
+    r"|[ \t]*\u25cf ([^\n]+?\u203a[^\n]+?)[ \t]*$"
+    r"|[ \t]*(?:FAIL|\u00d7|\u2717)[ \t]+([^\s]+ > [^\n]+?)(?:[ \t]+\d+ms)?[ \t]*$"
+    r"|(?:FAIL|ERROR): (test\w* \([\w.]+\))"
+    r"|rspec (\./[^\s]+)(?: #[^\n]*)?$"
+    r"|[ \t]*Failed ([\w.]+) \[)",
+    re.MULTILINE,
+)
+_FAILING_SCAN: Final = 32 * 1024
+
+
+def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
+    """The first few failing tests a runner listed, by the names it gives them, in order."""
+    if not isinstance(output, str) or not output:
+        return ()
+    text = tail(output, _FAILING_SCAN)
+    names: list[str] = []
+    for match in _FAILING_TEST_RE.finditer(text):
+        name = next(group for group in match.groups() if group)
+        if name not in names:
+            names.append(name)
+            if len(names) >= limit:
+                break
+    return tuple(names)
+
+
+# The line that says why a check failed: an ExUnit "** (Error) ...", a pytest "E   ...", a
+# Rust panic message, a compiler or tool "error: ...".
+_ERROR_LINE_RE: Final = re.compile(
+    r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
+    r"|E {3}[^\n]*\S"
+    r"|thread '[^'\n]*' panicked at[^\n]*"
+    r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
+    r"|\u2718 \[ERROR\][^\n]*"
+    r"|[\w.]*(?:Error|Exception): [^\n]+)",
+    re.MULTILINE,
+)
+# Lines that say nothing about why: a harness's exit report, a runner's start banner.
+_BOILERPLATE_RE: Final = re.compile(
+    r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
+    r"|finished in |randomized with seed|[=\-_.*]+$)",
+    re.IGNORECASE,
+)
+
+
+def failure_line(output: str, summary: str = "") -> str:
+    """The first line of a failed check's output that says why it failed: an error line,
+    else the first failing test's name, else the runner's ``summary``, else the first line
+    that is not boilerplate."""
+    if not isinstance(output, str) or not output.strip():
+        return summary
+    head = without_colours(output[:_FAILING_SCAN])
+    match = _ERROR_LINE_RE.search(head)
+    if match is not None:
+        found = match.group(1).strip()
+        return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
+    names = failing_tests(output, 1)
+    if names:
+        return names[0]
+    if summary:
+        return summary
+    for raw in head.splitlines():
+        text = raw.strip()
+        if text and not _BOILERPLATE_RE.match(text):
+            return text
+    return head.strip().splitlines()[0].strip()

@@ -1,0 +1,129 @@
+"""The check table (deriver/check_runners.py): its rows are consistent, docs/rules.md lists
+them, and a runner added as docs/rules.md shows is recognised from command to memory."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from deriver import SessionMemoryDeriver, check_commands, check_forms
+from deriver.check_commands import CheckTable, detect_check
+from deriver.check_forms import Gates, RunTargets, Scripts, Tasks
+from deriver.check_output import PARSERS, summarize_check
+from deriver.check_runners import CHECK_RUNNERS, CheckKind, CheckRunner
+
+DOC = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+FAMILIES = (Gates, Tasks, RunTargets, Scripts)
+"""Forms that name a check after the targets a command line gives: no one name to parse."""
+
+
+def documented_row() -> CheckRunner:
+    """The row docs/rules.md shows under "Adding a check runner", as Python."""
+    section = DOC.split("## Adding a check runner", 1)[1]
+    match = re.search(r"```python\n(.*?)\n```", section, re.DOTALL)
+    assert match is not None
+    names = {**vars(check_forms), "CheckRunner": CheckRunner, "CheckKind": CheckKind}
+    row = eval(match.group(1), names)
+    assert isinstance(row, CheckRunner)
+    return row
+
+
+@contextmanager
+def table_with(row: CheckRunner) -> Iterator[None]:
+    """The fold reads a copy of the check table with ``row`` added."""
+    table = check_commands.CHECKS
+    check_commands.CHECKS = CheckTable((*CHECK_RUNNERS, row))
+    check_commands._detect_check.cache_clear()
+    try:
+        yield
+    finally:
+        check_commands.CHECKS = table
+        check_commands._detect_check.cache_clear()
+
+
+def bash(command: str, output: str, exit_code: int) -> list[dict[str, Any]]:
+    """A shell call from request to its finish, as native events."""
+    payload = {"tool_name": "Bash", "tool_call_id": "c1", "args": {"command": command}}
+    finished = {"result": output, "exit_code": exit_code}
+    return [
+        {"event_id": f"e{i}", "event_type": "tool_lifecycle", "session_id": "s", "run_id": "r",
+         "payload": {**payload, "status": status, **(finished if i == 2 else {})}}
+        for i, status in enumerate(("requested", "started", "completed"))
+    ]  # fmt: skip
+
+
+BATS_FAILED = (
+    "1..3\nok 1 addition works\nok 2 subtraction works\nnot ok 3 division by zero\n"
+    "# (in test file test/math.bats, line 12)\n\n3 tests, 1 failure\n"
+)
+
+
+class TestAddingARunner:
+    def test_documented_row_is_recognised_from_command_to_memory(self) -> None:
+        """The row docs/rules.md shows, added to the table, makes its command a check: a
+        verification line in the runner's words, and a failed attempt."""
+        row = documented_row()
+        events = bash("bats test/ 2>&1", BATS_FAILED, 1)
+        before = SessionMemoryDeriver.rebuild(events).memory
+        assert not before.verification_status
+        with table_with(row):
+            check = detect_check("bats test/ 2>&1")
+            memory = SessionMemoryDeriver.rebuild(events).memory
+        assert check is not None and (check.name, check.scope.paths) == ("bats", ("test",))
+        [line] = memory.verification_status
+        assert (line.kind, line.status, line.text) == (
+            "check",
+            "failed",
+            "`bats test/` (3 tests, 1 failure)",
+        )
+        [failure] = memory.failed_attempts
+        assert failure.kind == "check_failed"
+        assert detect_check("bats test/") is None  # the table is the fold's own again
+
+    def test_documented_row_reads_its_output_with_its_parser(self) -> None:
+        """The parser a row names is tried first: its summary wins over one printed later."""
+        output = "3 tests, 1 failure\nRan 2 tests in 0.1s\n\nOK\n"
+        with table_with(documented_row()):
+            own = summarize_check("bats", output)
+        plain = summarize_check("bats", output)
+        assert own is not None and own.words == "3 tests, 1 failure"
+        assert plain is not None and plain.words == "Ran 2 tests, OK"
+
+
+class TestTable:
+    def test_parsers_exist(self) -> None:
+        """Every parser a row names is one of check_output's."""
+        assert {r.parser for r in CHECK_RUNNERS if r.parser is not None} <= set(PARSERS)
+
+    def test_a_name_has_one_parser(self) -> None:
+        """Rows that name the same check trust the same parser, so the name finds it."""
+        parsers: dict[str, str | None] = {}
+        for row in CHECK_RUNNERS:
+            assert parsers.setdefault(row.name, row.parser) == row.parser, row.name
+
+    def test_families_name_no_parser(self) -> None:
+        """A check named after a command line's targets (make test, npm run lint) runs
+        anything: its output is read with every parser."""
+        assert all(r.parser is None for r in CHECK_RUNNERS if isinstance(r.form, FAMILIES))
+
+    def test_every_program_is_written_as_typed(self) -> None:
+        """Programs are names without directory or suffix; interpreters are ``python``."""
+        for row in CHECK_RUNNERS:
+            for program in row.programs:
+                assert re.fullmatch(r"[a-z][\w.+-]*", program), program
+                assert not re.fullmatch(r"python[\d.]+|py|pypy[\d.]*", program), program
+
+    def test_the_doc_lists_the_table_by_kind(self) -> None:
+        """docs/rules.md lists every check of the table under its kind."""
+        by_kind: dict[CheckKind, list[str]] = {}
+        for row in CHECK_RUNNERS:
+            name = f"{row.name} …" if isinstance(row.form, FAMILIES) else row.name
+            names = by_kind.setdefault(row.kind, [])
+            if name not in names:
+                names.append(name)
+        for kind in CheckKind:
+            listed = ", ".join(f"`{name}`" for name in by_kind.get(kind, []))
+            assert f"\n| {kind.value} | {listed} |\n" in DOC, kind
