@@ -103,6 +103,12 @@ _EXUNIT_KINDS: Final = frozenset(
     {"doctest", "doctests", "property", "properties", "test", "tests", "feature", "features"}
 )
 # credo: "42 mods/funs, found no issues." / "found 1 refactoring opportunity, 2 warnings."
+# bun test: " 1309 pass", " 2 skip", " 0 fail", one count a line.
+_BUN_RE: Final = re.compile(
+    r"^[ \t]*(\d+) pass[ \t]*\n(?:[ \t]*(\d+) skip[ \t]*\n)?(?:[ \t]*(\d+) todo[ \t]*\n)?"
+    r"[ \t]*(\d+) fail[ \t]*$",
+    re.MULTILINE,
+)
 _CREDO_RE: Final = re.compile(
     r"^\d+ mods/funs, found (no issues|\d+ [a-z ]+(?:, \d+ [a-z ]+)*)\.?[ \t]*$", re.MULTILINE
 )
@@ -145,6 +151,7 @@ _MAVEN: Final = LinePattern(_MAVEN_RE, "Tests run: ")
 _DOTNET: Final = LinePattern(_DOTNET_RE, "Failed:")
 _CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
 _EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
+_BUN: Final = LinePattern(_BUN_RE, " pass")
 _CREDO: Final = LinePattern(_CREDO_RE, " mods/funs, found ", one_line=True)
 
 
@@ -302,6 +309,19 @@ def _exunit(text: str) -> _Summary | None:
     return _summary(match, counts)
 
 
+def _bun(text: str) -> _Summary | None:
+    match = _BUN.last(text)
+    if match is None:
+        return None
+    passed, skipped, todo, failed = (int(group or 0) for group in match.groups())
+    counts = CheckCounts(passed=passed, failed=failed, skipped=skipped + todo)
+    words = [f"{passed} pass"]
+    for number, label in ((match.group(2), "skip"), (match.group(3), "todo")):
+        if number is not None:
+            words.append(f"{number} {label}")
+    return _summary(match, counts, ", ".join([*words, f"{failed} fail"]))
+
+
 def _credo(text: str) -> _Summary | None:
     match = _CREDO.last(text)
     if match is None:
@@ -418,6 +438,7 @@ PARSERS: Final[Mapping[str, _Parser]] = {
     "maven": _maven,
     "dotnet": _dotnet,
     "ctest": _ctest,
+    "bun": _bun,
 }
 """The summary parsers by name, as the check table names them; a check without one of its
 own, or whose own finds nothing, is read with all of them in this order (the summary that
@@ -429,8 +450,9 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
     (``mix test``), credo, mypy, ruff, tsc, pyright, eslint, rspec, phpunit, Maven surefire,
-    dotnet test and ctest. A project gate (``make check``, ``just check``) echoes whatever its
-    recipe runs, so it is read with all parsers. Only the last ~8 KB of ``output`` are read.
+    dotnet test, ctest and bun test. A project gate (``make check``, ``just check``) echoes
+    whatever its recipe runs, so it is read with all parsers. Only the last ~8 KB of
+    ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None

@@ -161,6 +161,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("dotnet",), _sub("test"), "dotnet test", TEST, "dotnet"),
     _R(("dotnet",), _sub("build"), "dotnet build", BUILD),
     _R(("deno",), _sub("test"), "deno test", TEST),
+    _R(("bun",), _sub("test"), "bun test", TEST, "bun"),
     _R(("deno",), _sub("lint"), "deno lint", LINT),
     _R(("deno",), _sub("check"), "deno check", TYPECHECK),
     _R(("deno",), _sub("fmt", needs=_FORMAT_CHECKING), "deno fmt", FORMAT),

@@ -284,7 +284,8 @@ _SUMMARY_FRAGMENTS = st.sampled_from(
         "90% tests passed, 1 tests failed out of 10", "Ran 3 tests in 0.1s\n\nOK",
         "test result: ok. 3 passed; 0 failed; 0 ignored", "14 doctests, 87 tests, 0 failures",
         "5 tests, 5 failures", ", 1 excluded", " failure", "42 mods/funs, found no issues.",
-        "9 mods/funs, found 2 warnings, 1 refactoring opportunity.", "7", "abc", "%", ",", ":",
+        "9 mods/funs, found 2 warnings, 1 refactoring opportunity.", " 12 pass", " 1 skip",
+        " 0 fail", "7", "abc", "%", ",", ":",
         "(", ")",
     ]
 )  # fmt: skip
@@ -372,6 +373,25 @@ class TestRunnerWords:
         """Each runner's summary is rendered as it wrote it, without timings."""
         summary = summarize_check(name, output)
         assert summary is not None and summary.words == words
+
+    def test_bun_summary_in_its_own_words(self) -> None:
+        """bun test prints one count a line ("1309 pass", "0 fail"); a script that runs it
+        (`bun run test`) is read by it too."""
+        output = (
+            "\n 1309 pass\n 0 fail\n 2849 expect() calls\n"
+            "Ran 1309 tests across 58 files. [756.00ms]\n"
+        )
+        for name in ("bun test", "bun run test"):
+            summary = summarize_check(name, output)
+            assert summary is not None and summary.words == "1309 pass, 0 fail"
+            assert summary.counts == CheckCounts(passed=1309, failed=0, skipped=0)
+
+    def test_bun_summary_counts_skips_and_failures(self) -> None:
+        """bun's skip and todo lines count as skipped; its fail line fails the run."""
+        summary = summarize_check("bun test", " 40 pass\n 2 skip\n 1 todo\n 3 fail\n")
+        assert summary is not None and summary.words == "40 pass, 2 skip, 1 todo, 3 fail"
+        assert summary.counts == CheckCounts(passed=40, failed=3, skipped=3)
+        assert check_passed(0, summary.counts, "", exit_is_the_checks=False) is False
 
     def test_cargo_lines_are_summed_in_cargo_words(self) -> None:
         """A gate that runs cargo (just check) sums its result lines, in cargo's words."""
