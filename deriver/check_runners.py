@@ -140,6 +140,8 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("rubocop",), ANY, "rubocop", LINT),
     _R(("hadolint",), ANY, "hadolint", LINT),
     _R(("stylelint",), ANY, "stylelint", LINT),
+    _R(("actionlint",), ANY, "actionlint", LINT),
+    _R(("git",), _sub("diff", needs="--check"), "git diff --check", LINT),
     # Formatters and linters that only check when told to
     _R(("prettier",), WithOption(word_set("--check -c --list-different -l")), "prettier", FORMAT),
     _R(("biome",), WithOption(word_set("check ci lint")), "biome", LINT),

@@ -93,6 +93,31 @@ class TestAddingARunner:
         assert plain is not None and plain.words == "Ran 2 tests, OK"
 
 
+class TestChecksByMeaning:
+    def test_workflow_linter_is_a_check(self) -> None:
+        """actionlint checks workflow files: a clean run is a passed lint check."""
+        memory = SessionMemoryDeriver.rebuild(bash("actionlint", "", 0)).memory
+        [line] = memory.verification_status
+        assert (line.status, line.text) == ("passed", "`actionlint`")
+
+    def test_workflow_linter_findings_fail_it(self) -> None:
+        """actionlint's findings and exit 1 are a failed check with the finding quoted."""
+        output = '.github/workflows/ci.yml:12:9: property "node" is not defined [expression]\n'
+        memory = SessionMemoryDeriver.rebuild(bash("actionlint", output, 1)).memory
+        [line] = memory.verification_status
+        assert line.status == "failed" and line.text.startswith("`actionlint`")
+
+    def test_diff_check_is_a_check_and_plain_diff_is_not(self) -> None:
+        """`git diff --check` reports whitespace errors and conflict markers: a check;
+        `git diff` only shows changes."""
+        check = detect_check("git diff --check")
+        assert check is not None and check.name == "git diff --check"
+        assert detect_check("git diff --stat") is None
+        memory = SessionMemoryDeriver.rebuild(bash("git diff --check", "", 0)).memory
+        [line] = memory.verification_status
+        assert (line.status, line.text) == ("passed", "`git diff --check`")
+
+
 class TestTable:
     def test_parsers_exist(self) -> None:
         """Every parser a row names is one of check_output's."""
