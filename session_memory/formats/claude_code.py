@@ -9,15 +9,13 @@ Mapping (``docs/formats.md`` has the full table):
   and the turn ended after it (a new prompt, ``turn_duration``, ``stop_hook_summary``,
   ``stop_reason: end_turn`` or the end of a complete read);
 * ``tool_use`` becomes ``requested`` + ``started``; its ``tool_result`` ``completed`` or
-  ``failed``, with the outcome the result states (``claude_results``); a call with no
+  ``failed``, with the outcome the result states (``claude_calls``); a call with no
   result stays open, which the deriver reports as uncertain;
 * ``compact_boundary`` and the ``isCompactSummary`` record after it become one checkpoint;
 * interrupt markers and ``turn_duration`` become ``terminal`` events;
 * a prompt queued while the agent was busy (``queue-operation`` ``enqueue``, not a task
   notification) becomes ``message(user)`` where it was queued, and is not emitted again when
   the queue delivers it as a ``user`` record;
-* TaskCreate / TaskUpdate keep a todo list (``claude_tasks``); ``ToolSearch`` (loading
-  deferred tools), TaskList and TaskGet are not work and emit nothing;
 * ``summary`` titles, ``progress`` records (including ``agent_progress`` copies of a
   sub-agent's records), file-history snapshots, ``attachment`` records (hook output such as
   ``hook_additional_context``) and 2.1.3xx bookkeeping (``api-request*``, ``last-prompt``,
@@ -37,14 +35,8 @@ from typing import Any, ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.core.summary import SUMMARY_CHARS, summary_payload
-from session_memory.formats.base import (
-    AdapterBase,
-    as_dict,
-    as_int,
-    as_str,
-    cap_text,
-    join_texts,
-)
+from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
+from session_memory.formats.claude_calls import ClaudeCalls
 from session_memory.formats.claude_prompts import (
     INTERRUPT_PREFIX,
     command_of,
@@ -53,22 +45,7 @@ from session_memory.formats.claude_prompts import (
     is_wrapped,
     prompt_text,
 )
-from session_memory.formats.claude_results import (
-    RESULT_MARKERS,
-    block_texts,
-    completed_result,
-    failed_result,
-    is_failed,
-    result_text,
-)
-from session_memory.formats.claude_tasks import (
-    TASK_TOOLS,
-    Tasks,
-    plan_task_call,
-    settle_task_call,
-    tasks_are_valid,
-)
-from session_memory.formats.outcomes import ResultMarkers
+from session_memory.formats.claude_results import block_texts
 from session_memory.formats.summaries import read_claude_code_summary
 
 __all__ = ["ClaudeCodeAdapter"]
@@ -94,41 +71,32 @@ _SYSTEM_SUBTYPES: Final = frozenset(
         "local_command", "api_error", "informational", "away_summary",
     }
 )  # fmt: skip
-_NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskList", "TaskGet"})
-"""Calls that do no work: loading deferred tools' schemas (``ToolSearch`` with
-``select:TaskCreate,TaskUpdate``) and reading back the task list the adapter already keeps."""
 _MAX_QUEUED: Final = 32
 _COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
 
 
-class ClaudeCodeAdapter(AdapterBase):
+class ClaudeCodeAdapter(ClaudeCalls):
     """Incremental adapter for Claude Code session and sub-agent files."""
 
     format_name: ClassVar[str] = "claude-code"
-    result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
         "_scope",
-        "_open",
         "_group",
         "_boundary",
-        "_tasks",
         "_queued",
+        *ClaudeCalls._STATE,
     )
 
     def __init__(self) -> None:
         super().__init__()
         self._scope: str | None = None
         """``"main"`` or ``"agent"`` once the first conversational record is seen."""
-        self._open: dict[str, list[str | None]] = {}
-        """Open tool calls: tool_use id -> [tool name, run id]."""
         self._group: JsonObject | None = None
         """The assistant message being assembled: id, first uuid/timestamp, text, used tools."""
         self._boundary: JsonObject | None = None
         """A compact boundary waiting for its summary record."""
-        self._tasks: Tasks = []
-        """The task list TaskCreate / TaskUpdate keep (see ``claude_tasks``)."""
         self._queued: list[str] = []
         """Prompts already emitted from ``queue-operation`` enqueues, not yet delivered."""
 
@@ -137,9 +105,7 @@ class ClaudeCodeAdapter(AdapterBase):
         return (
             super()._state_is_valid()
             and self._scope in (None, "main", "agent")
-            and tasks_are_valid(self._tasks)
             and all(isinstance(q, str) for q in self._queued)
-            and _is_call_map(self._open)
             and (group is None or (isinstance(group, dict) and group.keys() >= _GROUP_KEYS))
             and (
                 boundary is None
@@ -304,43 +270,6 @@ class ClaudeCodeAdapter(AdapterBase):
         payload: JsonObject = {"reason": "interrupted", "details": {"by": "user"}}
         out.append(self._event(f"cc:{uuid}:terminal", "terminal", payload, ts))
 
-    def _tool_result(
-        self,
-        record: JsonObject,
-        block: JsonObject,
-        event_id: str,
-        ts: str | None,
-        out: list[Record],
-    ) -> None:
-        call_id = as_str(block.get("tool_use_id"))
-        if call_id is None:
-            return
-        entry = self._open.pop(call_id, None)
-        if entry is None:
-            return  # the call is not in this file (an excerpt) or was never seen
-        name = entry[0]
-        text = result_text(block.get("content"))
-        structured = record.get("toolUseResult")
-        failed = is_failed(block, structured)
-        if name in TASK_TOOLS:
-            settle_task_call(self._tasks, call_id, failed=failed, structured=structured, text=text)
-        extra: JsonObject = {}
-        if failed:
-            text, exit_code = failed_result(name, text, structured)
-        else:
-            text, exit_code = completed_result(name, text, structured, extra)
-        self._tool_end(
-            out,
-            event_id,
-            call_id,
-            entry,
-            failed=failed,
-            text=text,
-            timestamp=ts,
-            exit_code=exit_code,
-            extra=extra,
-        )
-
     # -- assistant records ----------------------------------------------------------------
 
     def _assistant(
@@ -379,17 +308,10 @@ class ClaudeCodeAdapter(AdapterBase):
                     if group["uuid"] is None:
                         group["uuid"], group["ts"] = uuid, ts
                     group["text"] = join_texts((group["text"], text))
-            elif btype == "tool_use":
-                call_id = as_str(block.get("id"))
-                name = as_str(block.get("name"))
-                if call_id is None or name is None or name in _NOT_WORK_TOOLS:
-                    continue
+            elif btype == "tool_use" and self._is_work(block):
                 self._emit_group_text(out, final=False)
                 group["tools"] = True
-                args = as_dict(block.get("input")) or {}
-                if name in TASK_TOOLS:
-                    args = plan_task_call(self._tasks, name, call_id, args)
-                self._tool_call(out, f"cc:{uuid}:{index}", name, call_id, args, ts, self._open)
+                self._call(out, f"cc:{uuid}:{index}", block, ts)
         if message.get("stop_reason") == "end_turn":
             self._close_group(out, final=True)
 
@@ -491,9 +413,3 @@ class ClaudeCodeAdapter(AdapterBase):
 
 _GROUP_KEYS: Final = frozenset({"id", "uuid", "ts", "text", "tools"})
 _BOUNDARY_KEYS: Final = frozenset({"uuid", "ts", "trigger", "pre_tokens"})
-
-
-def _is_call_map(value: object) -> bool:
-    return isinstance(value, dict) and all(
-        isinstance(v, list) and len(v) == 2 for v in value.values()
-    )
