@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from session_memory.formats import claude_code, claude_prompts, codex, detect
+from session_memory.formats import claude_code, claude_prompts, codex, detect, summaries
 from session_memory.formats.outcomes import ResultMarkers
 from session_memory.formats.summaries import KNOWN_HEADINGS
 
@@ -61,7 +61,7 @@ def _record_fields(path: Path) -> set[str]:
 
 def client_markers() -> set[str]:
     """Every marker of the Claude Code and Codex formats, from their adapters' vocabulary."""
-    preamble = _PREAMBLE.match(claude_code._COMPACT_PREAMBLE.pattern)
+    preamble = _PREAMBLE.match(summaries.COMPACT_PREAMBLE.pattern)
     assert preamble is not None
     markers = {
         *detect._CLAUDE_TYPES,

@@ -266,8 +266,22 @@ def _collect(sections: list[_Section], default: SectionKind | None) -> Compactio
     )
 
 
+_MESSAGE_LABEL: Final = re.compile(r"^(?:user\s+)?message\s*#?\d+\s*[:.)-]\s*", re.I)
+"""A summary's number for a message it lists ("Message 3: ...")."""
+_QUOTES: Final = {'"': '"', "\u201c": "\u201d", "`": "`"}
+
+
 def _quoted_messages(entries: list[str]) -> list[str]:
-    """User messages as the summary quotes them; when some entries are quoted, the others
-    are the summary's remarks about messages ("System reminders about ..."), not messages."""
-    quoted = [e[1 : e.rfind('"')] for e in entries if e.startswith('"') and e.rfind('"') > 0]
+    """User messages as the summary quotes them (after a "Message N:" label, in straight,
+    curly or code quotes); when some entries are quoted, the others are the summary's
+    remarks about messages ("System reminders about ..."), not messages."""
+    quoted = [q for q in map(_quoted, entries) if q is not None]
     return [q for q in quoted if q.strip()] if quoted else entries
+
+
+def _quoted(entry: str) -> str | None:
+    """The quoted message an entry opens with ("check again" (to re-run it)), else None."""
+    entry = _MESSAGE_LABEL.sub("", entry, count=1)
+    close = _QUOTES.get(entry[:1])
+    end = entry.rfind(close) if close is not None else -1
+    return entry[1:end] if end > 0 else None

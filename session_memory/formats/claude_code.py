@@ -3,7 +3,8 @@
 Mapping (``docs/formats.md`` has the full table):
 
 * a real human prompt becomes ``message(user)``; tool-result carriers, ``isMeta`` expansions,
-  command wrappers, built-in session commands and compact summaries do not;
+  command wrappers, the client's own commands (those after the local command caveat) and
+  compact summaries do not;
 * the text blocks of one API message (records sharing ``message.id``) become one
   ``message(assistant)``; it is marked ``action_type: final`` when the message used no tool
   and the turn ended after it (a new prompt, ``turn_duration``, ``stop_hook_summary``,
@@ -14,8 +15,8 @@ Mapping (``docs/formats.md`` has the full table):
 * ``compact_boundary`` and the ``isCompactSummary`` record after it become one checkpoint;
 * interrupt markers and ``turn_duration`` become ``terminal`` events;
 * a prompt queued while the agent was busy (``queue-operation`` ``enqueue``, not a task
-  notification) becomes ``message(user)`` where it was queued, and is not emitted again when
-  the queue delivers it as a ``user`` record;
+  notification or registration) becomes ``message(user)`` where it was queued, and is not
+  emitted again when the queue delivers it as a ``user`` record;
 * ``summary`` titles, ``progress`` records (including ``agent_progress`` copies of a
   sub-agent's records), file-history snapshots, ``attachment`` records (hook output such as
   ``hook_additional_context``) and 2.1.3xx bookkeeping (``api-request*``, ``last-prompt``,
@@ -30,7 +31,6 @@ in any other file, sidechain records (Claude Code 1.0 writes them inline) are ig
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
@@ -41,12 +41,17 @@ from session_memory.formats.claude_prompts import (
     INTERRUPT_PREFIX,
     command_of,
     is_builtin_command,
+    is_local_command_caveat,
     is_queued_prompt,
     is_wrapped,
     prompt_text,
 )
 from session_memory.formats.claude_results import block_texts
-from session_memory.formats.summaries import read_claude_code_summary
+from session_memory.formats.summaries import (
+    COMPACT_PREAMBLE,
+    claude_code_summary_text,
+    read_claude_code_summary,
+)
 
 __all__ = ["ClaudeCodeAdapter"]
 
@@ -72,9 +77,6 @@ _SYSTEM_SUBTYPES: Final = frozenset(
     }
 )  # fmt: skip
 _MAX_QUEUED: Final = 32
-_COMPACT_PREAMBLE: Final = re.compile(
-    r"^This session is being continued from a previous conversation[^\n]*\n+"
-)
 
 
 class ClaudeCodeAdapter(ClaudeCalls):
@@ -86,6 +88,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
         "_group",
         "_boundary",
         "_queued",
+        "_local_command",
         *ClaudeCalls._STATE,
     )
 
@@ -99,6 +102,8 @@ class ClaudeCodeAdapter(ClaudeCalls):
         """A compact boundary waiting for its summary record."""
         self._queued: list[str] = []
         """Prompts already emitted from ``queue-operation`` enqueues, not yet delivered."""
+        self._local_command = False
+        """The local command caveat came: the next command is one the client runs itself."""
 
     def _state_is_valid(self) -> bool:
         group, boundary = self._group, self._boundary
@@ -189,17 +194,23 @@ class ClaudeCodeAdapter(ClaudeCalls):
     def _queue_operation(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         """A prompt typed while the agent was busy is the user's prompt at that point.
 
-        Only ``enqueue`` carries text; task notifications and other wrappers are not prompts.
-        The text is remembered so that the same prompt delivered later as a ``user`` record
-        (the queue handed over as a new turn) is not emitted twice; ``remove`` (handed to the
-        running turn instead) forgets the oldest.
+        Only ``enqueue`` adds text; task notifications, task registrations and other wrappers
+        are not prompts. The text is remembered so that the same prompt delivered later as a
+        ``user`` record (the queue handed over as a new turn) is not emitted twice;
+        ``remove`` (handed to the running turn instead) forgets it (the oldest, when it does
+        not say which), and ``popAll`` (taken back to be edited) forgets them all.
         """
         operation = record.get("operation")
+        content = as_str(record.get("content")) or ""
         if operation == "remove" and self._queued:
-            del self._queued[0]  # handed to the running turn: no user record repeats it
+            named = prompt_text(content)
+            gone = named if named in self._queued else self._queued[0]
+            self._queued.remove(gone)  # handed to the running turn: no user record repeats it
+        elif operation == "popAll":
+            self._queued.clear()
         if operation != "enqueue" or self._scope == "agent":
             return
-        text = prompt_text(as_str(record.get("content")) or "")
+        text = prompt_text(content)
         if not is_queued_prompt(text):
             return
         self._close_group(out, final=False)
@@ -219,12 +230,18 @@ class ClaudeCodeAdapter(ClaudeCalls):
         ts: str | None,
         out: list[Record],
     ) -> None:
-        if record.get("isCompactSummary") is True:
+        if record.get("isCompactSummary") is True or (
+            isinstance(content, str) and COMPACT_PREAMBLE.match(content)
+        ):
             text = content if isinstance(content, str) else block_texts(content)
             self._checkpoint(out, summary=text)
             return
         if record.get("isMeta") is True:
-            return  # skill/command expansions and hook reminders: injected, not the user
+            # Skill/command expansions and hook reminders are injected, not the user's; the
+            # caveat says the command after it is the client's own.
+            text = content if isinstance(content, str) else block_texts(content)
+            self._local_command = self._local_command or is_local_command_caveat(text)
+            return
         if isinstance(content, str):
             self._user_text(content, uuid, ts, out)
             return
@@ -244,18 +261,19 @@ class ClaudeCodeAdapter(ClaudeCalls):
             self._user_text(join_texts(texts), uuid, ts, out)
 
     def _user_text(self, text: str, uuid: str, ts: str | None, out: list[Record]) -> None:
+        local, self._local_command = self._local_command, False
         text = prompt_text(text)
         if text.startswith(INTERRUPT_PREFIX):
             self._interrupted(uuid, ts, out)
             return
         if is_wrapped(text) or not text:
-            return  # command output, shell input, notifications: not the user's goal
+            return  # command output, shell input, notifications, hook feedback: not a goal
         command = command_of(text)
         if command is not None:
             name, args = command
             self._end_turn_part(out, final=True)
-            if is_builtin_command(name):
-                return
+            if local or is_builtin_command(name):
+                return  # the client ran it: it steers the session, it asks for no work
             text = f"/{name} {args}".strip()
         self._end_turn_part(out, final=True)
         if text in self._queued:
@@ -380,17 +398,16 @@ class ClaudeCodeAdapter(ClaudeCalls):
             self._close_group(out, final=True)
 
     def _checkpoint(self, out: list[Record], *, summary: str) -> None:
-        """The boundary and its summary as one checkpoint: the summary's whole text (only
-        the fixed "This session is being continued..." preamble is dropped, and a summary
-        is read up to ``SUMMARY_CHARS``; Claude Code's run to ~15-40 KB) and its sections."""
+        """The boundary and its summary as one checkpoint: the summary's text (without the
+        client's own preamble, closing lines and reminders, read up to ``SUMMARY_CHARS``;
+        Claude Code's run to ~15-40 KB) and its sections."""
         boundary = self._boundary
         if boundary is None:
             return  # a summary record with no boundary before it: nothing to anchor it to
         self._boundary = None
         trigger = boundary["trigger"]
         pre = boundary["pre_tokens"]
-        body = _COMPACT_PREAMBLE.sub("", summary.strip(), count=1).strip()
-        text = cap_text(body, SUMMARY_CHARS)
+        text = cap_text(claude_code_summary_text(summary), SUMMARY_CHARS)
         payload: JsonObject = {"checkpoint_id": boundary["uuid"], "summary": text}
         if text.strip():
             payload["summary_sections"] = summary_payload(read_claude_code_summary(text))

@@ -5,11 +5,16 @@ and classified by keywords (:func:`session_memory.core.summary.section_kind`), s
 worded differently next time is still read. The adapters put what is read on the
 checkpoint event (``summary_sections``); the fold never sees a client's headings.
 
-* Claude Code (the ``isCompactSummary`` record): an optional "Analysis:" part, then
+* Claude Code (the ``isCompactSummary`` record): a fixed preamble ("This session is being
+  continued from a previous conversation..."), an optional "Analysis:" part, then
   "Summary:" and numbered sections ("1. Primary Request and Intent:", "4. Errors and fixes:",
   "7. Pending Tasks:", "8. Current Work:", "9. Optional Next Step:"...), each a list of
-  bullets or a paragraph. The analysis is the model's working notes, restated in the
-  sections, and is not read.
+  bullets or a paragraph, and fixed closing instructions ("If you need specific details from
+  before compaction...", "Please continue the conversation..."). The preamble, the closing
+  instructions and any ``<system-reminder>`` block are the client's, not the summary
+  (:func:`claude_code_summary_text`). The analysis is the model's working notes, restated in
+  the sections, and is not read. Of the user's messages the summary lists, the client's own
+  commands (``/model``), interruptions and notifications are no requests and are left out.
 * Codex (``compacted.message``): free Markdown; any heading style (``#``, a bold line, a
   "Title:" line) is a section, and text under no heading is where work resumes.
 
@@ -29,8 +34,26 @@ from session_memory.core.summary import (
     markdown_heading,
     read_sections,
 )
+from session_memory.formats.claude_prompts import is_request_text
 
-__all__ = ["KNOWN_HEADINGS", "read_claude_code_summary", "read_codex_summary"]
+__all__ = [
+    "COMPACT_PREAMBLE",
+    "KNOWN_HEADINGS",
+    "claude_code_summary_text",
+    "read_claude_code_summary",
+    "read_codex_summary",
+]
+
+COMPACT_PREAMBLE: Final = re.compile(
+    r"^This session is being continued from a previous conversation[^\n]*\n+"
+)
+_CLOSING: Final = (
+    "If you need specific details from before compaction",
+    "Please continue the conversation from where we left",
+)
+"""How the lines Claude Code appends after the summary start: where the full transcript is,
+and to continue without asking."""
+_REMINDER: Final = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 KNOWN_HEADINGS: Final = {
     "claude-code": (
@@ -71,12 +94,24 @@ def _claude_heading(text: str) -> str | None:
     return markdown_heading(text)
 
 
+def claude_code_summary_text(text: str) -> str:
+    """The summary of Claude Code's summary record: its text without the client's preamble,
+    closing instructions and ``<system-reminder>`` blocks."""
+    lines = COMPACT_PREAMBLE.sub("", _REMINDER.sub("", text).strip(), count=1).splitlines()
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith(_CLOSING)):
+        lines.pop()
+    return "\n".join(lines).strip()
+
+
 def read_claude_code_summary(text: str) -> CompactionSummary:
-    """Claude Code's summary: the numbered sections after "Summary:"."""
+    """Claude Code's summary: the numbered sections after "Summary:"; of the user messages,
+    those that are requests."""
     text = text[:SUMMARY_CHARS]
     start = _SUMMARY_START.search(text)
     body = text[start.end() :] if start else text
-    return read_sections(body, _claude_heading)
+    summary = read_sections(body, _claude_heading)
+    requests = tuple(m for m in summary.user_messages if is_request_text(m))
+    return summary._replace(user_messages=requests)
 
 
 def _any_heading(text: str) -> str | None:

@@ -6,81 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from deriver import SessionMemoryDeriver
-from session_memory.core.events import Record, TranscriptEvent
-from session_memory.core.memory import SessionMemory, SkippedLine
-from session_memory.formats import ClaudeCodeAdapter
-
-CWD = "/home/dev/projects/shop"
-
-
-def base(n: int, **record: Any) -> dict[str, Any]:
-    return {
-        "uuid": f"u-{n}",
-        "sessionId": "s-1",
-        "cwd": CWD,
-        "timestamp": f"2026-12-01T10:00:{n:02d}Z",
-        "isSidechain": False,
-        **record,
-    }
-
-
-def prompt(n: int, text: str, **extra: Any) -> dict[str, Any]:
-    return base(n, type="user", message={"role": "user", "content": text}, **extra)
-
-
-def tool_use(n: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    block = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": args}
-    message = {"id": f"msg_{n}", "role": "assistant", "content": [block], "stop_reason": None}
-    return base(n, type="assistant", message=message)
-
-
-def tool_result(
-    n: int, call: int, content: str, *, error: bool = False, structured: object = None
-) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"toolu_{call}"}
-    block.update(content=content, is_error=error)
-    extra = {} if structured is None else {"toolUseResult": structured}
-    return base(n, type="user", message={"role": "user", "content": [block]}, **extra)
-
-
-def queued(n: int, content: str, operation: str = "enqueue") -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "type": "queue-operation",
-        "operation": operation,
-        "timestamp": f"2026-12-01T10:00:{n:02d}Z",
-        "sessionId": "s-1",
-    }
-    if operation == "enqueue":
-        record["content"] = content
-    return record
-
-
-def feed(*records: dict[str, Any]) -> list[Record]:
-    adapter = ClaudeCodeAdapter()
-    out: list[Record] = []
-    for offset, record in enumerate(records):
-        out.extend(adapter.feed(record, offset * 100))
-    out.extend(adapter.finish())
-    return out
-
-
-def events(*records: dict[str, Any]) -> list[TranscriptEvent]:
-    return [r for r in feed(*records) if isinstance(r, TranscriptEvent)]
-
-
-def prompts(*records: dict[str, Any]) -> list[str]:
-    return [
-        str(e.payload["content"])
-        for e in events(*records)
-        if e.event_type == "message" and e.payload["role"] == "user"
-    ]
-
-
-def memory(*records: dict[str, Any]) -> SessionMemory:
-    deriver = SessionMemoryDeriver()
-    deriver.apply_all(feed(*records))
-    return deriver.memory
+from session_memory.core.memory import SkippedLine
+from tests.formats.cc_records import (
+    CWD,
+    base,
+    events,
+    feed,
+    memory,
+    prompt,
+    prompts,
+    queued,
+    tool_result,
+    tool_use,
+)
 
 
 def failed(*records: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from session_memory.core.summary import CompactionSummary, section_kind
 from session_memory.formats import read_transcript
 from session_memory.formats.summaries import (
     KNOWN_HEADINGS,
+    claude_code_summary_text,
     read_claude_code_summary,
     read_codex_summary,
 )
@@ -150,6 +151,35 @@ class TestClaudeCodeSummary:
             "add CSV export to the reports page",
             "also keep the JSON export working",
         )
+
+    def test_the_clients_commands_and_notes_are_not_user_messages(self) -> None:
+        """Of the messages listed, "/model" and an interruption asked for nothing."""
+        text = (
+            "Summary:\n6. All user messages:\n"
+            '   - "Implement spotter-gqc"\n'
+            '   - "/model" (CLI command to set model, not a task request)\n'
+            '   - "[Request interrupted by user for tool use]"\n'
+            '   - "/review the export route"\n'
+        )
+        assert read_claude_code_summary(text).user_messages == (
+            "Implement spotter-gqc",
+            "/review the export route",
+        )
+
+    def test_the_clients_own_text_is_not_the_summary(self) -> None:
+        """The fixed preamble, a `<system-reminder>` before the summary and the closing
+        instructions are cut; the summary itself stays whole."""
+        text = (
+            "This session is being continued from a previous conversation that ran out of "
+            "context. The summary below covers the earlier portion of the conversation.\n\n"
+            "<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n"
+            "</system-reminder>\n" + CLAUDE + "\n\nIf you need specific details from before "
+            "compaction (like exact code snippets, error messages, or content you generated), "
+            "read the full transcript at: /home/dev/.claude/projects/-shop/s-1.jsonl\n"
+            "Please continue the conversation from where we left off without asking the user "
+            "any further questions. Continue with the last task that you were asked to work on."
+        )
+        assert claude_code_summary_text(text) == CLAUDE.strip()
 
     def test_missing_sections_are_absent(self) -> None:
         """A summary with only some sections gives those and nothing else."""

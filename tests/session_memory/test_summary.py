@@ -72,6 +72,21 @@ class TestMarkdownSummary:
         assert isinstance(read_markdown_summary(text), CompactionSummary)
 
 
+class TestUserMessages:
+    def test_numbered_and_code_quoted_messages_are_the_messages(self) -> None:
+        """ "Message 2: "..."" and `...` entries are quoted messages; remarks are not."""
+        text = (
+            "## All user messages\n"
+            '* **Message 1**: "Review your changes" (after the plan)\n'
+            "* `/security:review all of phase 14 work` (initial command)\n"
+            "* System reminders about lint (treated as automated feedback)\n"
+        )
+        assert read_markdown_summary(text).user_messages == (
+            "Review your changes",
+            "/security:review all of phase 14 work",
+        )
+
+
 class TestCheckpointSummary:
     def test_stated_sections_are_taken_as_they_are(self) -> None:
         """The ``summary_sections`` an adapter read are the summary; the text is not re-read."""

@@ -1,0 +1,106 @@
+"""What of a Claude Code user record is the user's request: queued prompts, slash commands, and
+the fixed texts the client writes into user records, each from minimal real-shaped records."""
+
+from __future__ import annotations
+
+from tests.formats.cc_records import (
+    local_command,
+    memory,
+    prompt,
+    prompt_command,
+    prompts,
+    queued,
+)
+
+TASK_REGISTRATION = (
+    '{"task_id":"ba03ea8","tool_use_id":"toolu_01VyqY2Zf1qjGAnqXLwErAtX",'
+    '"description":"Commit and push from repo root","task_type":"local_bash"}'
+)
+"""What Claude Code 2.1.4x queues when a call becomes a background task."""
+
+
+class TestQueue:
+    def test_a_queued_task_registration_is_no_request(self) -> None:
+        """A queued JSON object naming a background task is the client's, not a prompt."""
+        m = memory(
+            prompt(1, "now there's some test coverage gaps being reported in CI on that PR"),
+            queued(2, TASK_REGISTRATION),
+        )
+        assert m.current_goal is not None
+        assert m.current_goal.text.startswith("now there's some test coverage gaps")
+        assert m.earlier_goals == ()
+
+    def test_a_prompt_typed_while_the_agent_is_busy_is_still_a_request(self) -> None:
+        """Between task registrations, the text the user queued is their prompt."""
+        assert prompts(
+            prompt(1, "Fix the share dialog"),
+            queued(2, TASK_REGISTRATION),
+            queued(3, "ok lets get a pr up for this"),
+            queued(4, "", operation="remove"),
+        ) == ["Fix the share dialog", "ok lets get a pr up for this"]
+
+    def test_a_queued_slash_command_is_read_when_the_queue_delivers_it(self) -> None:
+        """Queued "/model" is the client's own command once delivered; no prompt at all."""
+        assert prompts(
+            prompt(1, "Implement the plan"),
+            queued(2, "/model"),
+            queued(3, "", operation="dequeue"),
+            *local_command(4, "model", "", "Set model to Opus"),
+        ) == ["Implement the plan"]
+
+    def test_a_remove_that_names_its_text_forgets_that_text(self) -> None:
+        """2.1.2xx says which text it removes: only that one is forgotten, not the oldest."""
+        assert prompts(
+            queued(1, "check again"),
+            queued(2, "and the lint"),
+            queued(3, "and the lint", operation="remove"),
+            prompt(4, "check again"),
+        ) == ["check again", "and the lint"]
+
+
+class TestSlashCommands:
+    def test_a_command_after_the_local_command_caveat_is_no_request(self) -> None:
+        """`/effort mid` is not one the adapter knows by name; the caveat says it is local."""
+        assert prompts(
+            prompt(1, "find why the ads are not loaded"),
+            *local_command(2, "effort", "mid", "Invalid argument: mid."),
+            prompt(5, "try again"),
+        ) == ["find why the ads are not loaded", "try again"]
+
+    def test_a_command_that_expands_into_a_prompt_is_the_request(self) -> None:
+        """A custom command's name and arguments are the request; its expansion is not."""
+        records = prompt_command(
+            1, "security:review", "all of phase 14 work", "<objective>Review code</objective>"
+        )
+        assert prompts(*records) == ["/security:review all of phase 14 work"]
+
+    def test_the_caveat_speaks_only_for_the_command_after_it(self) -> None:
+        """A prompt command right after a local one is still a request."""
+        assert prompts(
+            *local_command(1, "model", "", "Set model to Opus"),
+            *prompt_command(4, "simplify", "", "Review the changed code for reuse"),
+        ) == ["/simplify"]
+
+
+class TestClientTexts:
+    def test_image_placeholders_are_not_the_users_words(self) -> None:
+        """ "[Image #1]" marks where an image was pasted; the request is the text around it."""
+        content = [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}},
+            {"type": "text", "text": "[Image #1] can you fix this?"},
+        ]
+        assert prompts(prompt(1, content)) == ["can you fix this?"]
+
+    def test_stop_hook_feedback_is_no_request(self) -> None:
+        """A stop hook's feedback written as a user record is the hook's, not the user's."""
+        feedback = "Stop hook feedback:\n[~/.claude/hooks/check.sh]: 2 tests failing"
+        assert prompts(prompt(1, "Fix checkout"), prompt(2, feedback)) == ["Fix checkout"]
+
+    def test_a_summary_record_without_its_flag_is_no_request(self) -> None:
+        """The compaction summary's text is never a prompt, flagged or not."""
+        summary = (
+            "This session is being continued from a previous conversation that ran out of "
+            "context. The summary below covers the earlier portion of the conversation.\n\n"
+            "Summary:\n1. Primary Request and Intent:\n   Fix checkout"
+        )
+        assert prompts(prompt(1, "Fix checkout"), prompt(2, summary)) == ["Fix checkout"]
