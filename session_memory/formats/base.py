@@ -10,13 +10,14 @@ next to the deriver snapshot and resume after a restart.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import ClassVar, Final, Protocol, TypeVar
 
 import orjson
 
 from session_memory.core.errors import SnapshotError
 from session_memory.core.events import JsonObject, Record, SkippedLine, TranscriptEvent
-from session_memory.core.outcome import outcome_payload
+from session_memory.core.outcome import ToolOutcome, outcome_payload
 from session_memory.formats.names import FormatName
 from session_memory.formats.outcomes import ResultMarkers, result_outcome
 from session_memory.formats.reader import LineItem, object_of_line
@@ -275,15 +276,21 @@ class AdapterBase:
         timestamp: str | None,
         exit_code: int | None = None,
         extra: JsonObject | None = None,
+        outcome: ToolOutcome | None = None,
     ) -> None:
         """Emit ``completed`` or ``failed`` for an open call (``entry`` = [name, run_id]), as
         the event ``{id_prefix}:{status}``, with the outcome :attr:`result_markers` make of
-        ``text`` in its ``outcome`` field."""
+        ``text`` in its ``outcome`` field (or ``outcome`` when the adapter knows it)."""
         name, run_id = entry
-        status = "failed" if failed else "completed"
-        outcome = result_outcome(
-            self.result_markers, failed=failed, text=cap_text(text), exit_code=exit_code
-        )
+        if outcome is None:
+            outcome = result_outcome(
+                self.result_markers, failed=failed, text=cap_text(text), exit_code=exit_code
+            )
+        else:
+            outcome = replace(
+                outcome, output=cap_text(outcome.output), error=cap_text(outcome.error)
+            )
+        status = "failed" if outcome.status == "failed" else "completed"
         payload: JsonObject = {
             "tool_name": name or "unknown",
             "tool_call_id": call_id,

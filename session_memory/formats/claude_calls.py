@@ -12,13 +12,7 @@ from typing import ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record
 from session_memory.formats.base import AdapterBase, as_dict, as_str
-from session_memory.formats.claude_results import (
-    RESULT_MARKERS,
-    completed_result,
-    failed_result,
-    is_failed,
-    result_text,
-)
+from session_memory.formats.claude_results import RESULT_MARKERS, ending, is_failed, result_text
 from session_memory.formats.claude_tasks import (
     TASK_TOOLS,
     Tasks,
@@ -93,19 +87,16 @@ class ClaudeCalls(AdapterBase):
         failed = is_failed(block, structured)
         if name in TASK_TOOLS:
             settle_task_call(self._tasks, call_id, failed=failed, structured=structured, text=text)
-        extra: JsonObject = {}
-        if failed:
-            text, exit_code = failed_result(name, text, structured)
-        else:
-            text, exit_code = completed_result(name, text, structured, extra)
+        end = ending(name, text, structured, failed=failed)
         self._tool_end(
             out,
             event_id,
             call_id,
             entry,
             failed=failed,
-            text=text,
+            text=end.text,
             timestamp=ts,
-            exit_code=exit_code,
-            extra=extra,
+            exit_code=end.exit_code,
+            extra=end.extra,
+            outcome=end.outcome,
         )

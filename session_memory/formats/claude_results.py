@@ -1,37 +1,52 @@
 """Claude Code tool results: whether a call failed, and the text and exit code it reports.
 
 A ``tool_result`` block says a call failed with ``is_error``, or its record's
-``toolUseResult`` string does; a rejection by the user says so plainly; a failed Bash
-call's "Exit code N" header is its exit code. A result reported as completed may still say
-the call did not succeed (:data:`RESULT_MARKERS`). AskUserQuestion's and ExitPlanMode's
-structured results say more than their text: the answers, the plan.
+``toolUseResult`` string does; a failed Bash call's "Exit code N" header is its exit code.
+A call the user rejected is marked failed too, but it did not fail: it is ``rejected``, with
+what the user said when they rejected it ("To tell you how to proceed, the user said: ...").
+A result reported as completed may still say the call did not succeed
+(:data:`RESULT_MARKERS`). AskUserQuestion's and ExitPlanMode's structured results say more
+than their text: the answers, the plan.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from session_memory.core.events import JsonObject
+from session_memory.core.outcome import ToolOutcome
 from session_memory.formats.base import as_dict, as_str, cap_text, join_texts
 from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = [
     "RESULT_MARKERS",
+    "Ending",
     "block_texts",
-    "completed_result",
-    "failed_result",
+    "ending",
     "is_failed",
+    "rejection",
     "result_text",
 ]
 
 _REJECTED: Final = "User rejected tool use"
 _REJECTION_TEXT: Final = "The user doesn't want to proceed with this tool use"
+_REJECTIONS: Final = (
+    _REJECTION_TEXT,
+    _REJECTION_TEXT.replace("'", "\u2019"),
+    "Permission for this tool use was denied",
+)
+"""How a rejected call's result starts: the user's answer, or a sub-agent's denied
+permission."""
+_USER_SAID: Final = "the user said:"
+_REJECTION_NOTE: Final = "\n\nNote: The user's next message may contain"
+"""The fixed note Claude Code appends to a rejection, after what the user said."""
 _SIBLING_ERRORED: Final = "Sibling tool call errored"
 _ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", _REJECTED, _SIBLING_ERRORED)
 """How a ``toolUseResult`` string says the call failed."""
 RESULT_MARKERS: Final = ResultMarkers(
-    rejected=(_REJECTED, _REJECTION_TEXT, _REJECTION_TEXT.replace("'", "\u2019")),
+    rejected=(_REJECTED, *_REJECTIONS),
     errored=("<tool_use_error>", "InputValidationError:"),
     errored_whole=frozenset({_SIBLING_ERRORED}),
 )
@@ -50,14 +65,49 @@ def is_failed(block: JsonObject, structured: object) -> bool:
     )
 
 
-def failed_result(name: str | None, text: str, structured: object) -> tuple[str, int | None]:
-    """A failed call's error text (a rejection says so plainly) and Bash's exit code."""
-    if (
-        structured == _REJECTED
-        or text.startswith(_REJECTION_TEXT)
-        or (isinstance(structured, str) and _REJECTION_TEXT in structured)
-    ):
-        return _REJECTED, None
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """What a result says of its call: text and exit code, or the whole outcome when the
+    result says more than failed or completed; ``extra`` payload fields (the plan)."""
+
+    text: str
+    exit_code: int | None = None
+    outcome: ToolOutcome | None = None
+    extra: JsonObject = field(default_factory=dict)
+
+
+def ending(name: str | None, text: str, structured: object, *, failed: bool) -> Ending:
+    """How a call ended, from its result's text and its record's ``toolUseResult``."""
+    rejected = rejection(text, structured)
+    if rejected is not None:
+        return Ending(rejected, outcome=ToolOutcome("rejected", None, rejected, rejected))
+    if failed:
+        return Ending(*_failed_result(name, text, structured))
+    extra: JsonObject = {}
+    text, exit_code = _completed_result(name, text, structured, extra)
+    return Ending(text, exit_code, extra=extra)
+
+
+def rejection(text: str, structured: object) -> str | None:
+    """A rejected call's result in words: "User rejected tool use", then what the user said
+    when they rejected it; None when the call was not rejected."""
+    stated = structured if isinstance(structured, str) else ""
+    sources = [
+        s for s in (text, stated.removeprefix("Error: ")) if s.startswith((_REJECTED, *_REJECTIONS))
+    ]
+    if not sources:
+        return None
+    for source in sources:
+        said_at = source.find(_USER_SAID)
+        if said_at >= 0:
+            words = source[said_at + len(_USER_SAID) :].split(_REJECTION_NOTE, 1)[0].strip()
+            if words:
+                return f"{_REJECTED}: {words}"
+    return _REJECTED
+
+
+def _failed_result(name: str | None, text: str, structured: object) -> tuple[str, int | None]:
+    """A failed call's error text and Bash's exit code."""
     if text.startswith(_PERSISTED) and isinstance(structured, str):
         text = structured  # the model saw a preview; the transcript keeps the whole text
     text = _TOOL_ERROR_TAGS.sub("", text).strip() or (as_str(structured) or "error").strip()
@@ -68,7 +118,7 @@ def failed_result(name: str | None, text: str, structured: object) -> tuple[str,
     return text, None
 
 
-def completed_result(
+def _completed_result(
     name: str | None, text: str, structured: object, extra: JsonObject
 ) -> tuple[str, int | None]:
     """A completed call's result text, from its structured result where that says more."""

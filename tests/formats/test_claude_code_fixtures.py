@@ -24,14 +24,15 @@ class TestRejectedToolsInterrupt:
         ]
         assert r.finals() == []
 
-    def test_rejected_calls_fail_with_the_rejection(self, read: Any) -> None:
-        """Both parallel calls were rejected by the user: failed, not left open."""
+    def test_rejected_calls_end_rejected(self, read: Any) -> None:
+        """Both parallel calls were rejected by the user: rejected, not failed nor left open."""
         r = read(self.NAME)
-        failed = r.calls("failed")
-        assert [(p["tool_name"], p["outcome"]["error"]) for p in failed] == [
-            ("Bash", "User rejected tool use"),
-            ("Glob", "User rejected tool use"),
+        ended = r.calls("completed")
+        assert [(p["tool_name"], p["outcome"]["status"], p["outcome"]["error"]) for p in ended] == [
+            ("Bash", "rejected", "User rejected tool use"),
+            ("Glob", "rejected", "User rejected tool use"),
         ]
+        assert r.calls("failed") == []
         assert (
             r.calls("requested", "Bash")[0]["args"]["command"] == "mix phx.server 2>&1 | head -80"
         )
@@ -135,9 +136,10 @@ class TestInterleavedSummaryRecords:
     def test_rejected_write_and_interrupt(self, read: Any) -> None:
         """The Write was rejected ("Error: The user doesn't want..."), then interrupted."""
         r = read(self.NAME)
-        assert [(p["tool_name"], p["outcome"]["error"]) for p in r.calls("failed")] == [
-            ("Write", "User rejected tool use")
-        ]
+        assert [
+            (p["tool_name"], p["outcome"]["status"], p["outcome"]["error"])
+            for p in r.calls("completed", "Write")
+        ] == [("Write", "rejected", "User rejected tool use")]
         assert [t.payload["reason"] for t in r.of_type("terminal")] == [
             "interrupted",
             "completed",

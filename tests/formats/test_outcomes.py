@@ -88,9 +88,6 @@ class TestClaudeCode:
             ("Sibling tool call errored", "errored"),
             ("Error: File has not been read yet. Read it first before writing to it.", "errored"),
             ('InputValidationError: [\n  {\n    "code": "invalid_type"', "errored"),
-            ("User rejected tool use", "rejected"),
-            (REJECTED, "rejected"),
-            (REJECTED.replace("'", "\u2019"), "rejected"),
         ],
     )
     def test_an_error_reported_as_a_completed_result(
@@ -99,6 +96,14 @@ class TestClaudeCode:
         """A result not marked is_error that says the call did not succeed is not completed."""
         outcome = claude_result(tmp_path, result)
         assert (outcome.status, outcome.output) == (status, result)
+
+    @pytest.mark.parametrize(
+        "result", ["User rejected tool use", REJECTED, REJECTED.replace("'", "\u2019")]
+    )
+    def test_a_rejection_reported_as_a_completed_result(self, tmp_path: Path, result: str) -> None:
+        """A result not marked is_error that says the user rejected the call is rejected."""
+        rejected = "User rejected tool use"
+        assert claude_result(tmp_path, result) == ToolOutcome("rejected", None, rejected, rejected)
 
     @pytest.mark.parametrize(
         "result",
@@ -117,10 +122,23 @@ class TestClaudeCode:
         """Results that only mention errors, or another client's markers, are completed."""
         assert claude_result(tmp_path, result).status == "completed"
 
-    def test_a_rejection_marked_is_error_fails_with_the_rejection(self, tmp_path: Path) -> None:
-        """A rejected call the record marks is_error fails, saying the user rejected it."""
+    def test_a_rejection_marked_is_error_is_rejected_not_failed(self, tmp_path: Path) -> None:
+        """A rejected call the record marks is_error did not fail: the user rejected it."""
         outcome = claude_result(tmp_path, REJECTED, error=True, structured="User rejected tool use")
-        assert outcome == ToolOutcome("failed", None, "", "User rejected tool use")
+        rejected = "User rejected tool use"
+        assert outcome == ToolOutcome("rejected", None, rejected, rejected)
+
+    def test_a_rejection_keeps_what_the_user_said(self, tmp_path: Path) -> None:
+        """The words the user typed when rejecting (before the client's note) are kept."""
+        said = (
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+            "if it was a file edit, the new_string was NOT written to the file). To tell you how "
+            "to proceed, the user said:\nkeep the old API, only rename the flag\n\nNote: The "
+            "user's next message may contain a correction or preference. Pay close attention."
+        )
+        outcome = claude_result(tmp_path, said, error=True, structured="Error: " + said)
+        words = "User rejected tool use: keep the old API, only rename the flag"
+        assert outcome == ToolOutcome("rejected", None, words, words)
 
     def test_a_failed_bash_call_carries_its_exit_code(self, tmp_path: Path) -> None:
         """A failed Bash result's "Exit code N" header is the exit code, not the error text."""
