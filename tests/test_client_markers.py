@@ -22,10 +22,11 @@ from session_memory.formats.summaries import KNOWN_HEADINGS
 ROOT = Path(__file__).parent.parent
 SEARCHED = ("deriver", "viewbuilder", "session_memory/core")
 
-SHARED_WORDS = frozenset({"context_compacted", "token_count", "taskId"})
+SHARED_WORDS = frozenset({"context_compacted", "token_count", "taskId", "exitCode"})
 """Client words that are others' too: MyCodeAgent's compaction transition, an everyday
-variable name (Codex's token usage event), and a tool's argument (TaskUpdate's), which the
-fold reads as it reads every tool's arguments, not as a record's field."""
+variable name (Codex's token usage event), a tool's argument (TaskUpdate's), which the
+fold reads as it reads every tool's arguments, not as a record's field, and the exit code
+field of the plain result objects other agents write (core's outcome reader reads it)."""
 CLIENT_MODULES = sorted(
     p
     for pattern in ("claude_*.py", "codex*.py")

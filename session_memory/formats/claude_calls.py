@@ -3,15 +3,26 @@
 A ``tool_use`` block becomes ``requested`` + ``started``, and its ``tool_result`` (in a later
 ``user`` record) ``completed`` or ``failed``, with the outcome the result states
 (``claude_results``). TaskCreate / TaskUpdate keep a todo list (``claude_tasks``);
-``ToolSearch``, TaskList and TaskGet do no work and emit nothing.
+``ToolSearch``, TaskList and TaskGet do no work and emit nothing. Work started in the
+background stays open until its task notification or a poll says how it ended, and the polls
+are no calls of their own (``claude_background``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record
-from session_memory.formats.base import AdapterBase, as_dict, as_str
+from session_memory.formats.base import MAX_OPEN_CALLS, AdapterBase, as_dict, as_str
+from session_memory.formats.claude_background import (
+    POLL_TOOLS,
+    TaskEnd,
+    launched_task,
+    polled_task,
+    read_poll,
+    task_outcome,
+)
 from session_memory.formats.claude_results import RESULT_MARKERS, ending, is_failed, result_text
 from session_memory.formats.claude_tasks import (
     TASK_TOOLS,
@@ -33,7 +44,12 @@ class ClaudeCalls(AdapterBase):
     """The open calls of a Claude Code session, and the records that end them."""
 
     result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
-    _STATE: ClassVar[tuple[str, ...]] = ("_open", "_tasks")
+    _STATE: ClassVar[tuple[str, ...]] = (
+        "_open",
+        "_tasks",
+        "_background",
+        "_polls",
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -41,6 +57,10 @@ class ClaudeCalls(AdapterBase):
         """Open tool calls: tool_use id -> [tool name, run id]."""
         self._tasks: Tasks = []
         """The task list TaskCreate / TaskUpdate keep (see ``claude_tasks``)."""
+        self._background: dict[str, str] = {}
+        """Work running in the background: task id -> the open call that started it."""
+        self._polls: dict[str, str] = {}
+        """Polls of that work waiting for their result: poll call id -> task id."""
 
     def _state_is_valid(self) -> bool:
         return (
@@ -48,11 +68,15 @@ class ClaudeCalls(AdapterBase):
             and tasks_are_valid(self._tasks)
             and isinstance(self._open, dict)
             and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
+            and all(
+                isinstance(m, dict) and all(isinstance(v, str) for v in m.values())
+                for m in (self._background, self._polls)
+            )
         )
 
     @staticmethod
     def _is_work(block: JsonObject) -> bool:
-        """Whether a ``tool_use`` block is a call that does work."""
+        """Whether a ``tool_use`` block is a call that does work (it may be a poll of one)."""
         name = block.get("name")
         return (
             isinstance(block.get("id"), str)
@@ -61,9 +85,13 @@ class ClaudeCalls(AdapterBase):
         )
 
     def _call(self, out: list[Record], event_id: str, block: JsonObject, ts: str | None) -> None:
-        """A call of :meth:`_is_work`: requested and started."""
+        """A call of :meth:`_is_work`: requested and started, unless it polls background work."""
         call_id, name = str(block["id"]), str(block["name"])
         args = as_dict(block.get("input")) or {}
+        if name in POLL_TOOLS and (task := polled_task(args)) in self._background:
+            self._polls[call_id] = task
+            _bound(self._polls)
+            return
         if name in TASK_TOOLS:
             args = plan_task_call(self._tasks, name, call_id, args)
         self._tool_call(out, event_id, name, call_id, args, ts, self._open)
@@ -76,17 +104,29 @@ class ClaudeCalls(AdapterBase):
         ts: str | None,
         out: list[Record],
     ) -> None:
-        """A ``tool_result`` block ends its call."""
+        """A ``tool_result`` block ends its call, unless the call went on in the background."""
         call_id = as_str(block.get("tool_use_id"))
+        text = result_text(block.get("content"))
+        structured = record.get("toolUseResult")
+        if call_id in self._polls:
+            task = self._polls.pop(call_id)
+            polled = read_poll(structured, text)
+            if polled is not None:
+                self._task_ended(replace(polled, task_id=task), event_id, ts, out)
+            return
         entry = self._open.pop(call_id, None) if call_id is not None else None
         if call_id is None or entry is None:
             return  # the call is not in this file (an excerpt) or was never seen
         name = entry[0]
-        text = result_text(block.get("content"))
-        structured = record.get("toolUseResult")
         failed = is_failed(block, structured)
         if name in TASK_TOOLS:
             settle_task_call(self._tasks, call_id, failed=failed, structured=structured, text=text)
+        started = None if failed else launched_task(structured)
+        if started is not None:  # started in the background: open until its end is reported
+            self._open[call_id] = entry
+            self._background[started] = call_id
+            _bound(self._background)
+            return
         end = ending(name, text, structured, failed=failed)
         self._tool_end(
             out,
@@ -100,3 +140,35 @@ class ClaudeCalls(AdapterBase):
             extra=end.extra,
             outcome=end.outcome,
         )
+
+    def _task_ended(
+        self, end: TaskEnd | None, event_id: str, ts: str | None, out: list[Record]
+    ) -> None:
+        """Background work ended: the call that started it ends as the work did."""
+        if end is None:
+            return
+        call_id = self._background.pop(end.task_id or "", None)
+        if call_id is None and end.call_id is not None and end.call_id in self._background.values():
+            call_id = end.call_id
+            self._background = {t: c for t, c in self._background.items() if c != call_id}
+        entry = self._open.pop(call_id, None) if call_id is not None else None
+        if call_id is None or entry is None:
+            return  # not started in this file, or its end was already reported
+        outcome = task_outcome(end)
+        failed = outcome.status == "failed"
+        self._tool_end(
+            out,
+            event_id,
+            call_id,
+            entry,
+            failed=failed,
+            text=end.text,
+            timestamp=ts,
+            outcome=outcome,
+        )
+
+
+def _bound(mapping: dict[str, str]) -> None:
+    """Forget the oldest entries beyond what the open calls themselves keep."""
+    while len(mapping) > MAX_OPEN_CALLS:
+        del mapping[next(iter(mapping))]

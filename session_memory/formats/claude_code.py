@@ -11,7 +11,9 @@ Mapping (``docs/formats.md`` has the full table):
   ``stop_reason: end_turn`` or the end of a complete read);
 * ``tool_use`` becomes ``requested`` + ``started``; its ``tool_result`` ``completed`` or
   ``failed``, with the outcome the result states (``claude_calls``); a call with no
-  result stays open, which the deriver reports as uncertain;
+  result stays open, which the deriver reports as uncertain. Work started in the background
+  stays open until its task notification or a poll says how it ended
+  (``claude_background``);
 * ``compact_boundary`` and the ``isCompactSummary`` record after it become one checkpoint;
 * interrupt markers and ``turn_duration`` become ``terminal`` events;
 * a prompt queued while the agent was busy (``queue-operation`` ``enqueue``, not a task
@@ -36,6 +38,7 @@ from typing import Any, ClassVar, Final
 from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.core.summary import SUMMARY_CHARS, summary_payload
 from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
+from session_memory.formats.claude_background import NOTIFICATION, read_notification
 from session_memory.formats.claude_calls import ClaudeCalls
 from session_memory.formats.claude_prompts import (
     INTERRUPT_PREFIX,
@@ -194,11 +197,12 @@ class ClaudeCodeAdapter(ClaudeCalls):
     def _queue_operation(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         """A prompt typed while the agent was busy is the user's prompt at that point.
 
-        Only ``enqueue`` adds text; task notifications, task registrations and other wrappers
-        are not prompts. The text is remembered so that the same prompt delivered later as a
-        ``user`` record (the queue handed over as a new turn) is not emitted twice;
-        ``remove`` (handed to the running turn instead) forgets it (the oldest, when it does
-        not say which), and ``popAll`` (taken back to be edited) forgets them all.
+        Only ``enqueue`` adds text; a queued task notification ends the task it names, and
+        task registrations and other wrappers are not prompts. The text is remembered so
+        that the same prompt delivered later as a ``user`` record (the queue handed over as a
+        new turn) is not emitted twice; ``remove`` (handed to the running turn instead)
+        forgets it (the oldest, when it does not say which), and ``popAll`` (taken back to be
+        edited) forgets them all.
         """
         operation = record.get("operation")
         content = as_str(record.get("content")) or ""
@@ -210,11 +214,14 @@ class ClaudeCodeAdapter(ClaudeCalls):
             self._queued.clear()
         if operation != "enqueue" or self._scope == "agent":
             return
+        ts = as_str(record.get("timestamp"))
+        if content.startswith(NOTIFICATION):
+            self._task_ended(read_notification(content), f"cc@{offset}:task", ts, out)
+            return
         text = prompt_text(content)
         if not is_queued_prompt(text):
             return
         self._close_group(out, final=False)
-        ts = as_str(record.get("timestamp"))
         payload: JsonObject = {"role": "user", "content": cap_text(text), "metadata": {}}
         out.append(self._event(f"cc@{offset}:queued", "message", payload, ts))
         self._queued.append(text)
@@ -265,6 +272,9 @@ class ClaudeCodeAdapter(ClaudeCalls):
         text = prompt_text(text)
         if text.startswith(INTERRUPT_PREFIX):
             self._interrupted(uuid, ts, out)
+            return
+        if text.startswith(NOTIFICATION):
+            self._task_ended(read_notification(text), f"cc:{uuid}:task", ts, out)
             return
         if is_wrapped(text) or not text:
             return  # command output, shell input, notifications, hook feedback: not a goal
