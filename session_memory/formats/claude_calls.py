@@ -5,7 +5,8 @@ A ``tool_use`` block becomes ``requested`` + ``started``, and its ``tool_result`
 (``claude_results``). TaskCreate / TaskUpdate keep a todo list (``claude_tasks``);
 ``ToolSearch``, TaskList and TaskGet do no work and emit nothing. Work started in the
 background stays open until its task notification or a poll says how it ended, and the polls
-are no calls of their own (``claude_background``).
+are no calls of their own (``claude_background``). A ``pr-link`` record (the session's pull
+request) becomes a completed ``pull request`` call with its ``url``, once per pull request.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import replace
 from typing import ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record
-from session_memory.formats.base import MAX_OPEN_CALLS, AdapterBase, as_dict, as_str
+from session_memory.formats.base import MAX_OPEN_CALLS, AdapterBase, as_dict, as_int, as_str
 from session_memory.formats.claude_background import (
     POLL_TOOLS,
     TaskEnd,
@@ -38,6 +39,8 @@ __all__ = ["ClaudeCalls"]
 _NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskList", "TaskGet"})
 """Calls that do no work: loading deferred tools' schemas (``ToolSearch`` with
 ``select:TaskCreate,TaskUpdate``) and reading back the task list the adapter already keeps."""
+_PULL_REQUEST: Final = "pull request"
+_MAX_PULL_REQUESTS: Final = 16
 
 
 class ClaudeCalls(AdapterBase):
@@ -49,6 +52,7 @@ class ClaudeCalls(AdapterBase):
         "_tasks",
         "_background",
         "_polls",
+        "_pull_requests",
     )
 
     def __init__(self) -> None:
@@ -61,6 +65,8 @@ class ClaudeCalls(AdapterBase):
         """Work running in the background: task id -> the open call that started it."""
         self._polls: dict[str, str] = {}
         """Polls of that work waiting for their result: poll call id -> task id."""
+        self._pull_requests: list[str] = []
+        """The URLs of the pull requests already emitted."""
 
     def _state_is_valid(self) -> bool:
         return (
@@ -72,6 +78,7 @@ class ClaudeCalls(AdapterBase):
                 isinstance(m, dict) and all(isinstance(v, str) for v in m.values())
                 for m in (self._background, self._polls)
             )
+            and all(isinstance(url, str) for url in self._pull_requests)
         )
 
     @staticmethod
@@ -166,6 +173,21 @@ class ClaudeCalls(AdapterBase):
             timestamp=ts,
             outcome=outcome,
         )
+
+    def _pull_request(self, record: JsonObject, offset: int, out: list[Record]) -> None:
+        """The session's pull request (``pr-link``): a completed call naming it, once."""
+        url = as_str(record.get("prUrl"))
+        if not url or url in self._pull_requests:
+            return
+        self._pull_requests.append(url)
+        del self._pull_requests[:-_MAX_PULL_REQUESTS]
+        args: JsonObject = {"url": url}
+        if (number := as_int(record.get("prNumber"))) is not None:
+            args["number"] = number
+        ts, event_id = as_str(record.get("timestamp")), f"cc@{offset}:pr"
+        self._tool_call(out, event_id, _PULL_REQUEST, event_id, args, ts, self._open)
+        entry = self._open.pop(event_id)
+        self._tool_end(out, event_id, event_id, entry, failed=False, text=url, timestamp=ts)
 
 
 def _bound(mapping: dict[str, str]) -> None:

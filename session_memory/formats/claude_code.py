@@ -4,11 +4,13 @@ Mapping (``docs/formats.md`` has the full table):
 
 * a real human prompt becomes ``message(user)``; tool-result carriers, ``isMeta`` expansions,
   command wrappers, the client's own commands (those after the local command caveat) and
-  compact summaries do not;
+  compact summaries do not; what of a user's text is a prompt is ``claude_prompts``'s to say;
 * the text blocks of one API message (records sharing ``message.id``) become one
   ``message(assistant)``; it is marked ``action_type: final`` when the message used no tool
   and the turn ended after it (a new prompt, ``turn_duration``, ``stop_hook_summary``,
-  ``stop_reason: end_turn`` or the end of a complete read);
+  ``stop_reason: end_turn`` or the end of a complete read). A message the client wrote
+  itself (``model: "<synthetic>"``) is not the agent's: an API error ends the run
+  (``terminal`` ``model_error``), any other ("No response requested.") is dropped;
 * ``tool_use`` becomes ``requested`` + ``started``; its ``tool_result`` ``completed`` or
   ``failed``, with the outcome the result states (``claude_calls``); a call with no
   result stays open, which the deriver reports as uncertain. Work started in the background
@@ -19,11 +21,14 @@ Mapping (``docs/formats.md`` has the full table):
 * a prompt queued while the agent was busy (``queue-operation`` ``enqueue``, not a task
   notification or registration) becomes ``message(user)`` where it was queued, and is not
   emitted again when the queue delivers it as a ``user`` record;
+* a ``pr-link`` (the session's pull request) becomes a completed ``pull request`` call with
+  its ``url``, once per pull request;
+* TaskCreate / TaskUpdate keep a todo list (``claude_tasks``); ``ToolSearch`` (loading
+  deferred tools), TaskList and TaskGet are not work and emit nothing;
 * ``summary`` titles, ``progress`` records (including ``agent_progress`` copies of a
   sub-agent's records), file-history snapshots, ``attachment`` records (hook output such as
-  ``hook_additional_context``) and 2.1.3xx bookkeeping (``api-request*``, ``last-prompt``,
-  ``tools-used``, ``cost-state``, ``mode``) are ignored; what of a user's text is a
-  prompt is ``claude_prompts``'s to say;
+  ``hook_additional_context``), ``away_summary`` recaps and 2.1.3xx bookkeeping
+  (``api-request*``, ``last-prompt``, ``tools-used``, ``cost-state``, ``mode``) are ignored;
 * every record's ``cwd`` is the session's working directory (``docs/formats.md``).
 
 Sub-agents never pollute the parent: a file whose first conversational record is a
@@ -60,10 +65,10 @@ __all__ = ["ClaudeCodeAdapter"]
 
 _IGNORED_TYPES: Final = frozenset(
     {
-        "summary", "progress", "file-history-snapshot", "attachment", "api-request",
-        "api-request-blob", "api-request-shape", "tools-used", "cost-state", "ai-title",
-        "custom-title", "last-prompt", "mode", "permission-mode", "agent-name",
-        "worktree-state", "pr-link", "tag",
+        "summary", "progress", "file-history-snapshot", "file-history-delta", "attachment",
+        "api-request", "api-request-blob", "api-request-shape", "tools-used", "cost-state",
+        "ai-title", "custom-title", "last-prompt", "mode", "permission-mode", "agent-name",
+        "worktree-state", "tag", "bridge-session",
     }
 )  # fmt: skip
 """Record types that carry no session-memory facts (titles, metadata, mirrored copies).
@@ -76,9 +81,13 @@ injected memory back into itself."""
 _SYSTEM_SUBTYPES: Final = frozenset(
     {
         "compact_boundary", "microcompact_boundary", "stop_hook_summary", "turn_duration",
-        "local_command", "api_error", "informational", "away_summary",
+        "local_command", "api_error", "informational", "away_summary", "bridge_status",
     }
 )  # fmt: skip
+"""``away_summary`` is the client's recap for a user who was away: a model's restatement of
+the records around it, stale as soon as work goes on, so it is not read."""
+_SYNTHETIC: Final = "<synthetic>"
+"""The ``model`` of an assistant message the client wrote itself."""
 _MAX_QUEUED: Final = 32
 
 
@@ -92,6 +101,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
         "_boundary",
         "_queued",
         "_local_command",
+        "_api_error",
         *ClaudeCalls._STATE,
     )
 
@@ -107,6 +117,8 @@ class ClaudeCodeAdapter(ClaudeCalls):
         """Prompts already emitted from ``queue-operation`` enqueues, not yet delivered."""
         self._local_command = False
         """The local command caveat came: the next command is one the client runs itself."""
+        self._api_error = False
+        """The turn ended on an API error: its ``turn_duration`` is no normal end."""
 
     def _state_is_valid(self) -> bool:
         group, boundary = self._group, self._boundary
@@ -132,19 +144,21 @@ class ClaudeCodeAdapter(ClaudeCalls):
     def _feed(self, record: JsonObject, offset: int, out: list[Record]) -> None:
         rtype = record.get("type")
         if not isinstance(rtype, str):
-            out.append(
-                SkippedLine(offset=offset, reason="Claude Code record without a string 'type'")
-            )
+            reason = "Claude Code record without a string 'type'"
+            out.append(SkippedLine(offset=offset, reason=reason))
             return
         if rtype in _IGNORED_TYPES:
             return
         if rtype == "queue-operation":
             self._queue_operation(record, offset, out)
             return
+        if rtype == "pr-link":
+            if self._scope != "agent":
+                self._pull_request(record, offset, out)
+            return
         if rtype not in ("user", "assistant", "system"):
-            out.append(
-                SkippedLine(offset=offset, reason=f"unknown Claude Code record type {rtype!r}")
-            )
+            reason = f"unknown Claude Code record type {rtype!r}"
+            out.append(SkippedLine(offset=offset, reason=reason))
             return
         if not self._in_scope(record):
             return
@@ -154,23 +168,13 @@ class ClaudeCodeAdapter(ClaudeCalls):
         if rtype == "system":
             self._system(record, offset, uuid, ts, out)
             return
-        message = record.get("message")
-        if not isinstance(message, dict):
-            out.append(
-                SkippedLine(
-                    offset=offset, reason=f"Claude Code {rtype} record: 'message' is not an object"
-                )
-            )
-            return
-        content = message.get("content")
-        if not isinstance(content, str | list):
-            out.append(
-                SkippedLine(
-                    offset=offset,
-                    reason=f"Claude Code {rtype} record: 'message.content' is "
-                    f"{type(content).__name__}",
-                )
-            )
+        message = as_dict(record.get("message"))
+        content = message.get("content") if message is not None else None
+        if message is None or not isinstance(content, str | list):
+            what = f"'message.content' is {type(content).__name__}"
+            if message is None:
+                what = "'message' is not an object"
+            out.append(SkippedLine(offset=offset, reason=f"Claude Code {rtype} record: {what}"))
             return
         if rtype == "assistant":
             self._assistant(record, message, content, uuid, ts, out)
@@ -286,6 +290,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
                 return  # the client ran it: it steers the session, it asks for no work
             text = f"/{name} {args}".strip()
         self._end_turn_part(out, final=True)
+        self._api_error = False
         if text in self._queued:
             self._queued.remove(text)  # emitted when it was queued
             return
@@ -310,6 +315,9 @@ class ClaudeCodeAdapter(ClaudeCalls):
         out: list[Record],
     ) -> None:
         self._flush_boundary(out)
+        if message.get("model") == _SYNTHETIC:
+            self._synthetic(record, content, uuid, ts, out)
+            return
         message_id = as_str(message.get("id")) or f"@{uuid}"
         group = self._group
         if group is not None and group["id"] != message_id:
@@ -343,6 +351,24 @@ class ClaudeCodeAdapter(ClaudeCalls):
         if message.get("stop_reason") == "end_turn":
             self._close_group(out, final=True)
 
+    def _synthetic(
+        self,
+        record: JsonObject,
+        content: str | list[Any],
+        uuid: str,
+        ts: str | None,
+        out: list[Record],
+    ) -> None:
+        """A message the client wrote: an API error ends the run; "No response requested."
+        and the like are nobody's words."""
+        if record.get("isApiErrorMessage") is not True:
+            return
+        self._end_turn_part(out, final=False)
+        self._api_error = True
+        text = content if isinstance(content, str) else block_texts(content)
+        payload: JsonObject = {"reason": "model_error", "details": {"message": cap_text(text)}}
+        out.append(self._event(f"cc:{uuid}:terminal", "terminal", payload, ts))
+
     def _emit_group_text(self, out: list[Record], *, final: bool) -> None:
         group = self._group
         if group is None or not group["text"]:
@@ -368,9 +394,8 @@ class ClaudeCodeAdapter(ClaudeCalls):
     ) -> None:
         subtype = record.get("subtype")
         if not isinstance(subtype, str) or subtype not in _SYSTEM_SUBTYPES:
-            out.append(
-                SkippedLine(offset=offset, reason=f"unknown Claude Code system subtype {subtype!r}")
-            )
+            reason = f"unknown Claude Code system subtype {subtype!r}"
+            out.append(SkippedLine(offset=offset, reason=reason))
             return
         if subtype == "compact_boundary":
             self._end_turn_part(out, final=False)
@@ -383,21 +408,17 @@ class ClaudeCodeAdapter(ClaudeCalls):
             }
         elif subtype == "turn_duration":
             self._end_turn_part(out, final=True)
+            if self._api_error:  # the run already ended, on the error
+                return
             details: JsonObject = {}
             if (ms := as_int(record.get("durationMs"))) is not None:
                 details["duration_ms"] = ms
-            out.append(
-                self._event(
-                    f"cc:{uuid}:terminal",
-                    "terminal",
-                    {"reason": "completed", "details": details},
-                    ts,
-                )
-            )
+            payload: JsonObject = {"reason": "completed", "details": details}
+            out.append(self._event(f"cc:{uuid}:terminal", "terminal", payload, ts))
         elif subtype == "stop_hook_summary":
             self._end_turn_part(out, final=True)
             if record.get("preventedContinuation") is True:
-                payload: JsonObject = {
+                payload = {
                     "from_state": "completing",
                     "to_state": "running",
                     "reason": "stop_hook_blocking",
@@ -415,15 +436,13 @@ class ClaudeCodeAdapter(ClaudeCalls):
         if boundary is None:
             return  # a summary record with no boundary before it: nothing to anchor it to
         self._boundary = None
-        trigger = boundary["trigger"]
-        pre = boundary["pre_tokens"]
         text = cap_text(claude_code_summary_text(summary), SUMMARY_CHARS)
         payload: JsonObject = {"checkpoint_id": boundary["uuid"], "summary": text}
         if text.strip():
             payload["summary_sections"] = summary_payload(read_claude_code_summary(text))
-        payload["trigger"] = trigger
-        if pre is not None:
-            payload["pre_tokens"] = pre
+        payload["trigger"] = boundary["trigger"]
+        if boundary["pre_tokens"] is not None:
+            payload["pre_tokens"] = boundary["pre_tokens"]
         out.append(
             self._event(f"cc:{boundary['uuid']}:checkpoint", "checkpoint", payload, boundary["ts"])
         )

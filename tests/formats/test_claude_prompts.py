@@ -1,15 +1,18 @@
 """What of a Claude Code user record is the user's request: queued prompts, slash commands, and
-the fixed texts the client writes into user records, each from minimal real-shaped records."""
+the fixed texts the client writes into the transcript, each from minimal real-shaped records."""
 
 from __future__ import annotations
 
 from tests.formats.cc_records import (
+    events,
     local_command,
     memory,
     prompt,
     prompt_command,
     prompts,
     queued,
+    text_reply,
+    turn_end,
 )
 
 TASK_REGISTRATION = (
@@ -104,3 +107,21 @@ class TestClientTexts:
             "Summary:\n1. Primary Request and Intent:\n   Fix checkout"
         )
         assert prompts(prompt(1, "Fix checkout"), prompt(2, summary)) == ["Fix checkout"]
+
+    def test_an_api_error_the_client_wrote_ends_the_run_on_that_error(self) -> None:
+        """A synthetic "API Error" message is how the run ended, not the agent's answer; the
+        turn's end after it does not say "completed"."""
+        error = text_reply(2, "API Error: 529 Overloaded", model="<synthetic>")
+        out = events(prompt(1, "Fix checkout"), {**error, "isApiErrorMessage": True}, turn_end(3))
+        assert [(e.event_type, e.payload.get("reason")) for e in out] == [
+            ("message", None),
+            ("terminal", "model_error"),
+        ]
+
+    def test_a_client_written_reply_is_no_final_answer(self) -> None:
+        """ "No response requested." (model "<synthetic>") is nobody's answer."""
+        m = memory(
+            prompt(1, "Fix checkout"),
+            text_reply(2, "No response requested.", model="<synthetic>"),
+        )
+        assert not [i for i in m.completed_work if "No response requested" in i.text]
