@@ -11,10 +11,11 @@ checkpoint event (``summary_sections``); the fold never sees a client's headings
   "7. Pending Tasks:", "8. Current Work:", "9. Optional Next Step:"...), each a list of
   bullets or a paragraph, and fixed closing instructions ("If you need specific details from
   before compaction...", "Please continue the conversation..."). The preamble, the closing
-  instructions and any ``<system-reminder>`` block are the client's, not the summary
-  (:func:`claude_code_summary_text`). The analysis is the model's working notes, restated in
-  the sections, and is not read. Of the user's messages the summary lists, the client's own
-  commands (``/model``), interruptions and notifications are no requests and are left out.
+  instructions and any ``<system-reminder>`` block are the client's, not the summary, and the
+  analysis is the model's working notes, restated in the sections: the summary is what
+  follows "Summary:" (:func:`claude_code_summary_text`). Of the user's messages the summary
+  lists, the client's own commands (``/model``), interruptions and notifications are no
+  requests and are left out.
 * Codex (``compacted.message``): free Markdown; any heading style (``#``, a bold line, a
   "Title:" line) is a section, and text under no heading is where work resumes.
 
@@ -50,9 +51,11 @@ COMPACT_PREAMBLE: Final = re.compile(
 _CLOSING: Final = (
     "If you need specific details from before compaction",
     "Please continue the conversation from where we left",
+    "Continue the conversation from where it left off",
+    "The messages after this summary are the most recent messages from before compaction",
 )
 """How the lines Claude Code appends after the summary start: where the full transcript is,
-and to continue without asking."""
+to continue without asking, and (2.1.3xx) that the newest messages follow verbatim."""
 _REMINDER: Final = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 KNOWN_HEADINGS: Final = {
@@ -95,9 +98,13 @@ def _claude_heading(text: str) -> str | None:
 
 
 def claude_code_summary_text(text: str) -> str:
-    """The summary of Claude Code's summary record: its text without the client's preamble,
-    closing instructions and ``<system-reminder>`` blocks."""
-    lines = COMPACT_PREAMBLE.sub("", _REMINDER.sub("", text).strip(), count=1).splitlines()
+    """The summary of Claude Code's summary record: its text after "Summary:" (the analysis
+    before it is the model's working notes), without the client's preamble, closing
+    instructions and ``<system-reminder>`` blocks (2.1.3xx puts the tools used before the
+    summary in one)."""
+    body = COMPACT_PREAMBLE.sub("", _REMINDER.sub("", text).strip(), count=1)
+    start = _SUMMARY_START.search(body)
+    lines = (body[start.end() :] if start else body).splitlines()
     while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith(_CLOSING)):
         lines.pop()
     return "\n".join(lines).strip()

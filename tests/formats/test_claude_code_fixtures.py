@@ -221,12 +221,12 @@ class TestAutoCompaction:
 
     def test_boundary_and_summary_are_one_checkpoint(self, read: Any) -> None:
         """compact_boundary + the isCompactSummary record give one checkpoint, with the
-        sections of Claude Code's summary read."""
+        sections of Claude Code's summary read; its text starts after "Summary:"."""
         (cp,) = read(self.NAME).of_type("checkpoint")
         assert cp.payload["checkpoint_id"] == "dd3cc2e6-a191-4331-a0f0-2473e6d7692d"
         assert cp.payload["trigger"] == "auto"
         assert cp.payload["pre_tokens"] == 170251
-        assert cp.payload["summary"].split("\n")[0] == "Analysis:"
+        assert cp.payload["summary"].split("\n")[0] == "1. Primary Request and Intent:"
         assert "spotter-dov" in cp.payload["summary"]
         sections = cp.payload["summary_sections"]
         assert sections["request"].startswith("The user asked to work on bead `spotter-dov`")

@@ -167,19 +167,22 @@ class TestClaudeCodeSummary:
         )
 
     def test_the_clients_own_text_is_not_the_summary(self) -> None:
-        """The fixed preamble, a `<system-reminder>` before the summary and the closing
-        instructions are cut; the summary itself stays whole."""
+        """The fixed preamble, the `<system-reminder>` before the summary, the closing
+        instructions (2.1.3xx: "Continue the conversation...", "The messages after this
+        summary...") and the analysis are cut: the summary is what follows "Summary:"."""
         text = (
             "This session is being continued from a previous conversation that ran out of "
             "context. The summary below covers the earlier portion of the conversation.\n\n"
-            "<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n"
-            "</system-reminder>\n" + CLAUDE + "\n\nIf you need specific details from before "
-            "compaction (like exact code snippets, error messages, or content you generated), "
-            "read the full transcript at: /home/dev/.claude/projects/-shop/s-1.jsonl\n"
-            "Please continue the conversation from where we left off without asking the user "
-            "any further questions. Continue with the last task that you were asked to work on."
+            "<system-reminder>\n<tools-used-before-summary>Bash, Edit, Read"
+            "</tools-used-before-summary>\n</system-reminder>\n" + CLAUDE + "\n\nIf you need "
+            "specific details from before compaction (like exact code snippets, error messages, "
+            "or content you generated), read the full transcript at: "
+            "/home/dev/.claude/projects/-shop/s-1.jsonl\nContinue the conversation from where "
+            "it left off without asking the user any further questions. Resume directly.\n\n"
+            "The messages after this summary are the most recent messages from before "
+            "compaction, kept verbatim."
         )
-        assert claude_code_summary_text(text) == CLAUDE.strip()
+        assert claude_code_summary_text(text) == CLAUDE.split("Summary:\n", 1)[1].strip()
 
     def test_missing_sections_are_absent(self) -> None:
         """A summary with only some sections gives those and nothing else."""
