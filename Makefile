@@ -3,13 +3,15 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every optional part the tests cover: the MCP server, NATS, and the agent frameworks.
+EXTRAS := test,mcp,nats,pydantic-ai,openai-agents,langchain
 
 .PHONY: test demo lint bench e2e clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,nats]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -30,7 +32,7 @@ e2e: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider e2e
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,nats,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),bench]'
 	$(BIN)/python -m benchmarks
 
 clean:
