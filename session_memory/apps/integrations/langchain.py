@@ -35,7 +35,7 @@ from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats.framework import MessageFacts
 from session_memory.formats.langchain import LangChainAdapter, message_facts
 
-__all__ = ["SessionMemoryMiddleware", "request_tokens"]
+__all__ = ["SessionMemoryMiddleware", "request_facts", "request_tokens"]
 
 # What the mapping reads; metadata fields (which may hold any object) are left out.
 _FIELDS: Final[set[str]] = {
@@ -61,6 +61,15 @@ def _as_json(message: object) -> JsonObject | None:
     return data if isinstance(data, dict) else None
 
 
+def request_facts(messages: Sequence[BaseMessage]) -> list[MessageFacts]:
+    """What a model reads of each message of a call, as the middleware sees it."""
+    found = []
+    for message in messages:
+        data = _as_json(message)
+        found.append(message_facts(data) if data is not None else MessageFacts((repr(message),)))
+    return found
+
+
 def request_tokens(
     messages: Sequence[BaseMessage],
     system_message: SystemMessage | None = None,
@@ -70,11 +79,7 @@ def request_tokens(
     middleware counts them (``session_memory/apps/integrations/window.py``)."""
     tok = counter(encoding)
     total = text_message_tokens(system_message.text if system_message else None, tok)
-    for message in messages:
-        data = _as_json(message)
-        facts = message_facts(data) if data is not None else MessageFacts((repr(message),))
-        total += message_tokens(facts, tok)
-    return total
+    return total + sum(message_tokens(f, tok) for f in request_facts(messages))
 
 
 def _thread_id() -> Hashable:

@@ -33,7 +33,7 @@ from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats.framework import MessageFacts
 from session_memory.formats.openai_agents import OpenAIAgentsAdapter, item_facts
 
-__all__ = ["SessionMemoryInputFilter", "request_tokens"]
+__all__ = ["SessionMemoryInputFilter", "request_facts", "request_tokens"]
 
 ConversationKey = Callable[[CallModelData[Any]], Hashable]
 """Tells which conversation a model call belongs to, e.g. from the run's context."""
@@ -53,18 +53,23 @@ def _as_json(item: object) -> JsonObject | None:
     return data if isinstance(data, dict) else None
 
 
+def request_facts(items: Sequence[object]) -> list[MessageFacts]:
+    """What a model reads of each input item of a call, as the filter sees it."""
+    found = []
+    for item in items:
+        data = _as_json(item)
+        found.append(item_facts(data) if data is not None else MessageFacts((repr(item),)))
+    return found
+
+
 def request_tokens(
     items: Sequence[object], instructions: str | None = None, encoding: str = DEFAULT_ENCODING
 ) -> int:
     """The estimated tokens of a model call's input: instructions and items, counted as the
     filter counts them (``session_memory/apps/integrations/window.py``)."""
     tok = counter(encoding)
-    total = text_message_tokens(instructions, tok)
-    for item in items:
-        data = _as_json(item)
-        facts = item_facts(data) if data is not None else MessageFacts((repr(item),))
-        total += message_tokens(facts, tok)
-    return total
+    facts = request_facts(items)
+    return text_message_tokens(instructions, tok) + sum(message_tokens(f, tok) for f in facts)
 
 
 class SessionMemoryInputFilter:

@@ -45,7 +45,7 @@ from session_memory.formats.framework import MessageFacts
 from session_memory.formats.pydantic_ai import PydanticAIAdapter, message_facts
 from viewbuilder.view import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
 
-__all__ = ["SessionMemoryCapability", "request_tokens"]
+__all__ = ["SessionMemoryCapability", "request_facts", "request_tokens"]
 
 
 def _as_json(message: object) -> JsonObject | None:
@@ -60,6 +60,15 @@ def _as_json(message: object) -> JsonObject | None:
     return first if isinstance(first, dict) else None
 
 
+def request_facts(messages: Sequence[ModelMessage]) -> list[MessageFacts]:
+    """What a model reads of each message of a request, as the capability sees it."""
+    found = []
+    for message in messages:
+        data = _as_json(message)
+        found.append(message_facts(data) if data is not None else MessageFacts((repr(message),)))
+    return found
+
+
 def request_tokens(
     messages: Sequence[ModelMessage],
     instructions: str | None = None,
@@ -68,12 +77,8 @@ def request_tokens(
     """The estimated tokens of a request: its instructions and messages, counted as the
     capability counts them (``session_memory/apps/integrations/window.py``)."""
     tok = counter(encoding)
-    total = text_message_tokens(instructions, tok)
-    for message in messages:
-        data = _as_json(message)
-        facts = message_facts(data) if data is not None else MessageFacts((repr(message),))
-        total += message_tokens(facts, tok)
-    return total
+    facts = request_facts(messages)
+    return text_message_tokens(instructions, tok) + sum(message_tokens(f, tok) for f in facts)
 
 
 @dataclass

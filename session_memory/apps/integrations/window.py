@@ -41,6 +41,7 @@ __all__ = [
     "Conversation",
     "Conversations",
     "message_tokens",
+    "request_text",
     "text_message_tokens",
 ]
 
@@ -58,6 +59,12 @@ def message_tokens(facts: MessageFacts, tok: TokenCounter) -> int:
     """The estimated tokens of one message: its framing, then each part's framing and text."""
     parts = (*facts.texts, *facts.system)
     return MESSAGE_OVERHEAD_TOKENS + sum(PART_OVERHEAD_TOKENS + tok.count(t) for t in parts)
+
+
+def request_text(facts: Sequence[MessageFacts], instructions: str | None = None) -> str:
+    """All the text of a request: its instructions, then every part of every message."""
+    parts = [instructions or "", *(t for f in facts for t in (*f.system, *f.texts))]
+    return "\n".join(p for p in parts if p)
 
 
 def text_message_tokens(text: str | None, tok: TokenCounter) -> int:
@@ -157,6 +164,7 @@ class Conversation:
         self._adapter = self._new_adapter()
         self._seen: list[_Seen] = []
         self._issued: dict[str, int] = {}
+        self._first: object = None
         self._last: object = None
         self.pinned: list[int] = []
         """Indices of the messages that hold system prompt parts, in order."""
@@ -169,15 +177,24 @@ class Conversation:
         return len(self._seen)
 
     def advance(self, history: Sequence[object]) -> None:
-        """Fold the messages of ``history`` not seen yet (all of them, for another history)."""
+        """Fold the messages of ``history`` not seen yet (all of them, for another history).
+
+        ``history`` continues the one seen when it is longer and its first and latest seen
+        messages are the same (or equal) ones: cheap, and enough to tell conversations apart
+        that share a key by mistake, not to catch an edit in their middle.
+        """
         seen = len(self._seen)
-        if seen and (len(history) < seen or not _same(history[seen - 1], self._last)):
+        if seen and (
+            len(history) < seen
+            or not _same(history[seen - 1], self._last)
+            or not _same(history[0], self._first)
+        ):
             self._restart()
             seen = 0
         for index in range(seen, len(history)):
             self._add(history[index], index)
         if len(history) > seen:
-            self._last = history[-1]
+            self._first, self._last = history[0], history[-1]
 
     def _add(self, message: object, index: int) -> None:
         data = self._as_json(message)
