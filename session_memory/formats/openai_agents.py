@@ -209,16 +209,7 @@ class OpenAIAgentsAdapter(FrameworkAdapter):
         self._closed(item, index, out, text, failed=_is_failure_output(text))
 
     def _shell_output(self, item: JsonObject, index: int, out: list[Record]) -> None:
-        chunks = [as_dict(c) or {} for c in item.get("output") or () if isinstance(c, dict)]
-        outcome = (as_dict(chunks[-1].get("outcome")) or {}) if chunks else {}
-        result: JsonObject = {
-            "stdout": joined_text(as_text(c.get("stdout")) for c in chunks),
-            "stderr": joined_text(as_text(c.get("stderr")) for c in chunks),
-        }
-        timed_out = outcome.get("type") == "timeout"
-        exit_code = as_int(outcome.get("exit_code"))
-        if exit_code is not None:
-            result["exit_code"] = exit_code
+        result, timed_out = _shell_result(item.get("output"))
         if timed_out:
             self._closed(item, index, out, f"timed out\n{result['stdout']}", failed=True)
         else:
@@ -230,20 +221,36 @@ class OpenAIAgentsAdapter(FrameworkAdapter):
         self._closed(item, index, out, text or ("failed" if failed else "done"), failed=failed)
 
 
+def _shell_result(output: object) -> tuple[JsonObject, bool]:
+    """A shell call's output chunks as one ``{stdout, stderr, exit_code}`` result, and
+    whether the command timed out."""
+    chunks = [c for c in output if isinstance(c, dict)] if isinstance(output, list) else []
+    outcome = (as_dict(chunks[-1].get("outcome")) or {}) if chunks else {}
+    result: JsonObject = {
+        "stdout": joined_text(as_text(c.get("stdout")) for c in chunks),
+        "stderr": joined_text(as_text(c.get("stderr")) for c in chunks),
+    }
+    exit_code = as_int(outcome.get("exit_code"))
+    if exit_code is not None:
+        result["exit_code"] = exit_code
+    return result, outcome.get("type") == "timeout"
+
+
 def item_facts(item: JsonObject) -> MessageFacts:
     """What a model reads of one input item, and the calls it links."""
     kind = _item_type(item) or ""
     call_id = as_str(item.get("call_id"))
     if kind == "message":
         text = _content_text(item.get("content"))
-        if item.get("role") in ("system", "developer"):
-            return MessageFacts((), (text,))
-        return MessageFacts((text,))
+        system = item.get("role") in ("system", "developer")
+        return MessageFacts((), (text,)) if system else MessageFacts((text,))
     if kind == "reasoning":
         return MessageFacts((as_text(item.get("summary")),), joins_next=True)
-    if call_id is not None and kind.endswith("_call"):
+    if call_id is None:
+        return MessageFacts((as_text(item),))
+    if kind.endswith("_call"):
         call = {k: v for k, v in item.items() if k != "id"}
         return MessageFacts((as_text(call),), issued=(call_id,))
-    if call_id is not None and kind.endswith("_output"):
+    if kind.endswith("_output"):
         return MessageFacts((as_text(item.get("output")),), answered=(call_id,))
     return MessageFacts((as_text(item),))

@@ -23,6 +23,7 @@ The message's ``run_id`` is the events' run, its ``conversation_id`` the session
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar, Final
 
 from session_memory.core.event_struct import JsonObject, Record
@@ -95,14 +96,22 @@ class PydanticAIAdapter(FrameworkAdapter):
         else:
             self._response(parts, offset, out)
 
-    def _request(self, parts: list[object], index: int, out: list[Record]) -> None:
-        prompts: list[str] = []
+    def _parts(
+        self, parts: list[object], index: int, out: list[Record]
+    ) -> Iterator[tuple[int, str, JsonObject]]:
+        """Each part with its number and kind; a part without a kind is a skip."""
         for number, raw in enumerate(parts):
             part = as_dict(raw)
             kind = part.get("part_kind") if part is not None else None
             if part is None or not isinstance(kind, str):
-                self._skip(out, index, "pydantic-ai request part without a part_kind")
-            elif kind == "user-prompt":
+                self._skip(out, index, "pydantic-ai message part without a part_kind")
+            else:
+                yield number, kind, part
+
+    def _request(self, parts: list[object], index: int, out: list[Record]) -> None:
+        prompts: list[str] = []
+        for number, kind, part in self._parts(parts, index, out):
+            if kind == "user-prompt":
                 prompts.append(_prompt_text(part.get("content")))
             elif kind in _RETURNS or (kind == "retry-prompt" and as_str(part.get("tool_name"))):
                 self._closed(part, kind, index, number, out)
@@ -112,25 +121,21 @@ class PydanticAIAdapter(FrameworkAdapter):
 
     def _response(self, parts: list[object], index: int, out: list[Record]) -> None:
         texts: list[str] = []
-        calls: list[tuple[int, JsonObject]] = []
-        for number, raw in enumerate(parts):
-            part = as_dict(raw)
-            kind = part.get("part_kind") if part is not None else None
-            if part is None or not isinstance(kind, str):
-                self._skip(out, index, "pydantic-ai response part without a part_kind")
-            elif kind == "text":
+        calls: list[tuple[int, str, JsonObject]] = []
+        for number, kind, part in self._parts(parts, index, out):
+            if kind == "text":
                 texts.append(as_text(part.get("content")))
             elif kind in _CALLS or kind == "builtin-tool-return":
-                calls.append((number, part))
+                calls.append((number, kind, part))
             elif kind not in _QUIET_RESPONSE_PARTS:
                 self._skip(out, index, f"pydantic-ai response part of unknown kind {kind!r}")
-        final = not any(part.get("part_kind") == "tool-call" for _, part in calls)
+        final = not any(kind == "tool-call" for _, kind, _ in calls)
         self._assistant(out, index, joined_text(texts), final=final)
-        for number, part in calls:
-            if part.get("part_kind") == "builtin-tool-return":
-                self._closed(part, "builtin-tool-return", index, number, out)
-            else:
+        for number, kind, part in calls:
+            if kind in _CALLS:
                 self._called(part, index, number, out)
+            else:
+                self._closed(part, kind, index, number, out)
 
     def _called(self, part: JsonObject, index: int, number: int, out: list[Record]) -> None:
         name, call_id = as_str(part.get("tool_name")), as_str(part.get("tool_call_id"))
@@ -166,24 +171,30 @@ def _prompt_text(content: object) -> str:
 
 def message_facts(message: JsonObject) -> MessageFacts:
     """What a model reads of one pydantic-ai message (JSON form), and the calls it links."""
-    kind = message.get("kind")
+    response = message.get("kind") == _RESPONSE
     parts = message.get("parts")
-    texts: list[str] = []
-    system: list[str] = []
-    issued: list[str] = []
-    answered: list[str] = []
+    found: dict[str, list[str]] = {"texts": [], "system": [], "issued": [], "answered": []}
     for raw in parts if isinstance(parts, list) else ():
-        part = as_dict(raw) or {}
-        part_kind = as_str(part.get("part_kind")) or ""
-        if part_kind == "system-prompt":
-            system.append(as_text(part.get("content")))
-            continue
-        call_id = as_str(part.get("tool_call_id"))
-        if call_id is not None and kind == _RESPONSE and part_kind.endswith("-call"):
-            issued.append(call_id)
-            texts.append(f"{as_text(part.get('tool_name'))} {as_text(part.get('args'))}")
-            continue
-        if call_id is not None and (part_kind.endswith("-return") or part_kind == "retry-prompt"):
-            answered.append(call_id)
-        texts.append(as_text(part.get("content")))
-    return MessageFacts(tuple(texts), tuple(system), tuple(issued), tuple(answered))
+        for field, value in _part_facts(as_dict(raw) or {}, response):
+            found[field].append(value)
+    return MessageFacts(
+        texts=tuple(found["texts"]),
+        system=tuple(found["system"]),
+        issued=tuple(found["issued"]),
+        answered=tuple(found["answered"]),
+    )
+
+
+def _part_facts(part: JsonObject, response: bool) -> list[tuple[str, str]]:
+    """What one part adds to its message's facts, as (field, value) pairs."""
+    kind = as_str(part.get("part_kind")) or ""
+    call_id = as_str(part.get("tool_call_id"))
+    if kind == "system-prompt":
+        return [("system", as_text(part.get("content")))]
+    if call_id is not None and response and kind.endswith("-call"):
+        text = f"{as_text(part.get('tool_name'))} {as_text(part.get('args'))}"
+        return [("issued", call_id), ("texts", text)]
+    facts = [("texts", as_text(part.get("content")))]
+    if call_id is not None and (kind.endswith("-return") or kind == "retry-prompt"):
+        facts.append(("answered", call_id))
+    return facts

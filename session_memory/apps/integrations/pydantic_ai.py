@@ -24,6 +24,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
     SystemPromptPart,
 )
@@ -144,22 +145,33 @@ def _request(
 ) -> list[ModelMessage]:
     """A first request holding the system prompt and the memory, then ``history[start:]``
     without the system prompt parts moved into it."""
-    system = [
+    kept: list[ModelMessage] = _lead(history, pinned, memory)
+    lifted = {index for index in pinned if index >= start}
+    for index in range(start, len(history)):
+        message = _without_system(history[index]) if index in lifted else history[index]
+        if message is not None:
+            kept.append(message)
+    return kept
+
+
+def _lead(
+    history: Sequence[ModelMessage], pinned: Sequence[int], memory: str
+) -> list[ModelMessage]:
+    """The request of the system prompt parts of ``history`` and the memory (if any)."""
+    parts: list[ModelRequestPart] = [
         part
         for index in pinned
         for part in history[index].parts
         if isinstance(part, SystemPromptPart)
     ]
     if memory:
-        system.append(SystemPromptPart(memory))
-    kept: list[ModelMessage] = [ModelRequest(parts=system)] if system else []
-    lifted = {index for index in pinned if index >= start}
-    for index in range(start, len(history)):
-        message = history[index]
-        if index in lifted and isinstance(message, ModelRequest):
-            rest = [p for p in message.parts if not isinstance(p, SystemPromptPart)]
-            if not rest:
-                continue
-            message = dataclasses.replace(message, parts=rest)
-        kept.append(message)
-    return kept
+        parts.append(SystemPromptPart(memory))
+    return [ModelRequest(parts=parts)] if parts else []
+
+
+def _without_system(message: ModelMessage) -> ModelMessage | None:
+    """``message`` without its system prompt parts; None when nothing else is left."""
+    if not isinstance(message, ModelRequest):
+        return message
+    rest = [p for p in message.parts if not isinstance(p, SystemPromptPart)]
+    return dataclasses.replace(message, parts=rest) if rest else None
