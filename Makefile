@@ -34,6 +34,7 @@ e2e: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),bench]'
 	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks.frameworks
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
