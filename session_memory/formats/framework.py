@@ -21,6 +21,7 @@ import orjson
 
 from session_memory.core.event_struct import JsonObject, Record
 from session_memory.core.memory_view import SkippedLine
+from session_memory.core.outcome import tool_outcome
 from session_memory.formats.base import AdapterBase, cap_text
 
 if TYPE_CHECKING:
@@ -70,6 +71,17 @@ def decoded_args(args: object) -> JsonObject:
             return {"raw": args}
         return decoded if isinstance(decoded, dict) else {"raw": args}
     return {} if args is None else {"raw": as_text(args)}
+
+
+def _result_text(result: object) -> tuple[str, int | None]:
+    """A tool's result as text, and the exit code it states (objects read as native results)."""
+    if isinstance(result, str):
+        return result, None
+    if isinstance(result, dict):
+        read = tool_outcome({"status": "completed", "result": result})
+        if read is not None:
+            return read.output, read.exit_code
+    return as_text(result), None
 
 
 class FrameworkAdapter(AdapterBase):
@@ -131,26 +143,27 @@ class FrameworkAdapter(AdapterBase):
     ) -> None:
         """A tool call's result: ``completed``, or ``failed`` with the result as the error.
 
-        A result for a call not seen (a conversation handed over from its middle) is kept
-        when the framework names the tool, else dropped: nothing is invented.
+        ``result`` is a string, or an object read as a native result is (``{stdout, stderr,
+        exit_code}``, ``{output, returncode}``...), so a tool that returns its exit code has
+        it on the outcome. A result for a call not seen (a conversation handed over from its
+        middle) is kept when the framework names the tool, else dropped: nothing is invented.
         """
         entry = self._open_calls.pop(call_id, None)
         if entry is None:
             if name is None:
                 return
             entry = [name, self._run_id]
-        tool, run_id = entry
-        status = "failed" if failed else "completed"
-        payload: JsonObject = {"tool_name": tool or "unknown", "tool_call_id": call_id}
-        payload["status"] = status
-        if failed:
-            payload["error"] = cap_text(as_text(result)) or "failed"
-        else:
-            # Strings are capped like every adapter's; an object is kept whole, so that the
-            # fold reads its fields (stdout, exit_code...) as it reads a native result.
-            payload["result"] = cap_text(result) if isinstance(result, str) else result
-        event_id = f"{self._id(index, part)}:{status}"
-        out.append(self._event(event_id, "tool_lifecycle", payload, None, run_id=run_id))
+        text, exit_code = _result_text(result)
+        self._tool_end(
+            out,
+            self._id(index, part),
+            call_id,
+            entry,
+            failed=failed,
+            text=text,
+            timestamp=None,
+            exit_code=exit_code,
+        )
 
     def _skip(self, out: list[Record], index: int, reason: str) -> None:
         out.append(SkippedLine(offset=index, reason=reason))

@@ -13,9 +13,10 @@ them. The mapping (``docs/openai-agents.md`` has the table):
   decoded from its JSON string); the SDK's own shell and patch tools too: ``shell_call`` as a
   ``shell`` call whose ``command`` is its commands joined by ``&&``, ``apply_patch_call`` as
   an ``apply_patch`` call with the operation's ``path`` and ``diff``;
-* their outputs close them: ``completed``, or ``failed`` when the output is the SDK's message
-  for a tool that raised ("An error occurred while running the tool"), timed out or was not
-  approved, when a shell command exited non-zero or timed out, or a patch failed;
+* their outputs close them: ``completed``, its outcome ``errored`` when the output is the
+  SDK's message for a tool that raised ("An error occurred while running the tool"),
+  ``rejected`` when the call was not approved; ``failed`` when the tool timed out, a shell
+  command timed out, or a patch failed (a shell command's exit code is on its outcome);
 * reasoning, hosted tools (web and file search, computer use, code interpreter, image
   generation, MCP), tool search, item references and compaction items are passed over; an
   item of any other type is a counted skip.
@@ -35,6 +36,7 @@ from session_memory.formats.framework import (
     decoded_args,
     joined_text,
 )
+from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = ["OpenAIAgentsAdapter", "item_facts"]
 
@@ -65,10 +67,6 @@ _QUIET_ITEMS: Final = frozenset(
         "program_output",
     }
 )
-_FAILURE_PREFIXES: Final = (
-    "An error occurred while running the tool",
-    "Tool execution was not approved",
-)
 _TIMEOUT_PREFIX: Final = "Tool '"
 _TIMEOUT_MARKER: Final = "' timed out after "
 _CONTENT_TEXT_TYPES: Final = frozenset({"input_text", "output_text", "text", "refusal"})
@@ -95,10 +93,9 @@ def _content_text(content: object) -> str:
     return joined_text(texts)
 
 
-def _is_failure_output(text: str) -> bool:
+def _timed_out(text: str) -> bool:
+    """Whether an output is the SDK's message for a tool that timed out."""
     head = text[:256]
-    if head.startswith(_FAILURE_PREFIXES):
-        return True
     return head.startswith(_TIMEOUT_PREFIX) and _TIMEOUT_MARKER in head
 
 
@@ -107,6 +104,10 @@ class OpenAIAgentsAdapter(FrameworkAdapter):
 
     format_name: ClassVar[str] = "openai-agents"
     id_prefix: ClassVar[str] = "oa"
+    result_markers: ClassVar[ResultMarkers] = ResultMarkers(
+        rejected=("Tool execution was not approved",),
+        errored=("An error occurred while running the tool",),
+    )
     _STATE: ClassVar[tuple[str, ...]] = ("_open_calls", "_held")
 
     def __init__(self) -> None:
@@ -206,7 +207,7 @@ class OpenAIAgentsAdapter(FrameworkAdapter):
     def _output(self, item: JsonObject, index: int, out: list[Record]) -> None:
         output = item.get("output")
         text = output if isinstance(output, str) else _content_text(output)
-        self._closed(item, index, out, text, failed=_is_failure_output(text))
+        self._closed(item, index, out, text, failed=_timed_out(text))
 
     def _shell_output(self, item: JsonObject, index: int, out: list[Record]) -> None:
         result, timed_out = _shell_result(item.get("output"))

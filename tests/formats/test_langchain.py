@@ -118,7 +118,7 @@ class TestToolCalls:
             ("c1", "completed"),
             ("c2", "failed"),
         ]
-        assert records[-1].payload["error"] == "boom"
+        assert records[-1].payload["outcome"]["error"] == "boom"
 
     def test_a_result_is_keyed_like_its_call(self) -> None:
         records = events(

@@ -120,26 +120,33 @@ class TestToolCalls:
             "tool_name": "bash",
             "tool_call_id": "c1",
             "status": "completed",
-            "result": "3 passed",
+            "outcome": {
+                "status": "completed",
+                "exit_code": None,
+                "output": "3 passed",
+                "error": "",
+            },
         }
 
     @pytest.mark.parametrize(
-        "text",
+        ("text", "status"),
         [
-            "An error occurred while running the tool. Please try again.",
-            "Tool execution was not approved.",
-            "Tool 'bash' timed out after 5 seconds.",
+            ("An error occurred while running the tool. Please try again.", "errored"),
+            ("Tool execution was not approved.", "rejected"),
+            ("Tool 'bash' timed out after 5 seconds.", "failed"),
         ],
     )
-    def test_the_sdks_failure_messages_fail_the_call(self, text: str) -> None:
+    def test_the_sdks_failure_messages_say_the_call_failed(self, text: str, status: str) -> None:
+        """A tool that raised, a call not approved, a tool that timed out: no success."""
         records = events(call("bash", {"command": "make"}), output(text))
-        assert records[-1].payload["status"] == "failed"
-        assert records[-1].payload["error"] == text
+        outcome = records[-1].payload["outcome"]
+        assert outcome["status"] == status
+        assert text in (outcome["output"], outcome["error"])
 
     def test_an_output_of_content_parts_is_its_text(self) -> None:
         parts = [{"type": "input_text", "text": "line one"}, {"type": "input_text", "text": "two"}]
         records = events(call("read", {"path": "a"}), output("", "c1") | {"output": parts})
-        assert records[-1].payload["result"] == "line one\ntwo"
+        assert records[-1].payload["outcome"]["output"] == "line one\ntwo"
 
     def test_a_custom_tool_call(self) -> None:
         item = {"type": "custom_tool_call", "call_id": "k", "name": "grep", "input": "foo"}
@@ -161,7 +168,8 @@ class TestToolCalls:
         records = events(item, closed)
         assert records[0].payload["tool_name"] == "shell"
         assert records[0].payload["args"] == {"command": "cd app && pytest"}
-        assert records[-1].payload["result"] == {"stdout": "1 failed", "stderr": "", "exit_code": 1}
+        outcome = records[-1].payload["outcome"]
+        assert (outcome["output"], outcome["exit_code"]) == ("1 failed", 1)
 
     def test_a_shell_call_that_timed_out_failed(self) -> None:
         item = {"type": "shell_call", "call_id": "s", "action": {"commands": ["sleep 99"]}}

@@ -93,7 +93,7 @@ class TestRequests:
             ("tool_lifecycle", "completed"),
         ]
         assert records[0].payload["args"] == {"command": "pytest -q"}
-        assert records[2].payload["result"] == "3 passed in 0.1s"
+        assert records[2].payload["outcome"]["output"] == "3 passed in 0.1s"
         assert records[2].payload["tool_name"] == "bash"
 
     @pytest.mark.parametrize("outcome", ["retried", "failed", "interrupted", "denied"])
@@ -101,12 +101,13 @@ class TestRequests:
         """A retry (ModelRetry), a failure, a denial or an interruption fails the call."""
         records = events(CALL, returned("x must be positive", outcome))
         assert records[-1].payload["status"] == "failed"
-        assert "x must be positive" in records[-1].payload["error"]
+        assert "x must be positive" in records[-1].payload["outcome"]["error"]
 
-    def test_an_object_result_is_kept_whole(self) -> None:
-        """A tool returning an object keeps it: the fold reads its stdout and exit code."""
+    def test_an_object_result_says_its_output_and_exit_code(self) -> None:
+        """A tool returning ``{stdout, exit_code}`` has its exit code on the outcome."""
         records = events(CALL, returned({"stdout": "1 failed, 2 passed", "exit_code": 1}))
-        assert records[-1].payload["result"] == {"stdout": "1 failed, 2 passed", "exit_code": 1}
+        outcome = records[-1].payload["outcome"]
+        assert (outcome["output"], outcome["exit_code"]) == ("1 failed, 2 passed", 1)
 
     def test_a_legacy_retry_prompt_naming_a_tool_fails_its_call(self) -> None:
         """A stored history's retry-prompt part for a tool is that call's failure."""
@@ -123,7 +124,7 @@ class TestRequests:
         }
         records = events(CALL, legacy)
         assert records[-1].payload["status"] == "failed"
-        assert records[-1].payload["error"] == "bad arguments"
+        assert records[-1].payload["outcome"]["error"] == "bad arguments"
 
 
 class TestResponses:
