@@ -80,6 +80,11 @@ class FrameworkResult:
     def hook_median_us(self) -> float:
         return statistics.median(self.hook_seconds) * 1e6
 
+    def hook_median_of_us(self, part: slice) -> float:
+        """The median of the calls in ``part`` (in call order): the cost must not grow with
+        the conversation."""
+        return statistics.median(self.hook_seconds[part]) * 1e6
+
     @property
     def hook_p99_us(self) -> float:
         ordered = sorted(self.hook_seconds)

@@ -39,14 +39,17 @@ def _complete(strategy: Strategy) -> str:
 def overhead_table(results: Sequence[FrameworkResult]) -> str:
     """Time in the integration per model call, and the runs' wall time."""
     rows = [
-        "| framework | model calls | integration per call, median | p99 | run with the plain "
-        "history | run with the integration |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| framework | model calls | integration per call, median | p99 | median of the first "
+        "50 calls | median of the last 50 | run with the plain history | run with the "
+        "integration |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         plain, memory = (s / r.model_calls * 1e3 for s in (r.plain_seconds, r.memory_seconds))
         rows.append(
             f"| {r.name} | {r.model_calls} | {r.hook_median_us:,.0f} µs | {r.hook_p99_us:,.0f} µs"
+            f" | {r.hook_median_of_us(slice(None, 50)):,.0f} µs"
+            f" | {r.hook_median_of_us(slice(-50, None)):,.0f} µs"
             f" | {r.plain_seconds:.1f} s ({plain:.0f} ms a call)"
             f" | {r.memory_seconds:.1f} s ({memory:.0f} ms a call) |"
         )
@@ -87,9 +90,10 @@ once with the integration (`context_tokens={CONTEXT_TOKENS}`, `memory_tokens={ME
 ## Overhead per model call
 
 The time spent in the integration before each model call (folding the new messages, building
-the request), and the wall time of the whole run with the framework's plain history and with
-the integration. The plain history grows with the run, and so does each framework's own work
-on it; the integration sends far less, so a run with it can be faster than without.
+the request), over all calls and over the first and the last 50 (the history is several times
+longer at the end), and the wall time of the whole run with the framework's plain history and
+with the integration. The plain history grows with the run, and so does each framework's own
+work on it; the integration sends far less, so a run with it can be faster than without.
 
 {overhead_table(results)}
 ## Must-know facts in the model's input
