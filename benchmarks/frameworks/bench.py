@@ -1,7 +1,8 @@
 """Session memory inside the frameworks, measured on the scripted run (``script.py``).
 
-For each framework: the run with its plain history and the run with the integration (the time
-spent in the integration at each model call, and the run's wall time), and which must-know
+For each framework: the run with its plain history and the run with the integration (the CPU
+time spent in the integration at each model call, and the CPU time of the whole run: CPU
+time, not wall time, so that other work on the machine does not count), and which must-know
 facts each model call's input carries, for three ways of keeping the input short:
 
 * the session memory (the integration): the memory and the recent messages within the budget;
@@ -131,9 +132,10 @@ def trimmed(facts: list[MessageFacts], instructions: str | None) -> list[Message
 
 
 def _timed(runs: Callable[[], drivers.Recording]) -> tuple[drivers.Recording, float]:
-    start = time.perf_counter()
+    """The run's recording and the CPU time it took (all threads of the process)."""
+    start = time.process_time()
     recording = runs()
-    return recording, time.perf_counter() - start
+    return recording, time.process_time() - start
 
 
 # -- the three frameworks ----------------------------------------------------------------
@@ -149,9 +151,9 @@ def pydantic_ai() -> FrameworkResult:
 
     class Timed(SessionMemoryCapability[Any]):
         async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
-            start = time.perf_counter()
+            start = time.thread_time()
             done = await super().before_model_request(ctx, request_context)
-            hook.append(time.perf_counter() - start)
+            hook.append(time.thread_time() - start)
             return done
 
     plain, plain_s = _timed(drivers.run_pydantic_ai)
@@ -177,9 +179,9 @@ def openai_agents() -> FrameworkResult:
     )
 
     def timed(data: Any) -> Any:
-        start = time.perf_counter()
+        start = time.thread_time()
         done = input_filter(data)
-        hook.append(time.perf_counter() - start)
+        hook.append(time.thread_time() - start)
         return done
 
     plain, plain_s = _timed(drivers.run_openai_agents)
@@ -205,9 +207,9 @@ def langchain() -> FrameworkResult:
 
     class Timed(SessionMemoryMiddleware):
         def _fitted(self, request: Any) -> Any:
-            start = time.perf_counter()
+            start = time.thread_time()
             done = super()._fitted(request)
-            hook.append(time.perf_counter() - start)
+            hook.append(time.thread_time() - start)
             return done
 
     plain, plain_s = _timed(drivers.run_langchain)

@@ -89,11 +89,13 @@ once with the integration (`context_tokens={CONTEXT_TOKENS}`, `memory_tokens={ME
 
 ## Overhead per model call
 
-The time spent in the integration before each model call (folding the new messages, building
-the request), over all calls and over the first and the last 50 (the history is several times
-longer at the end), and the wall time of the whole run with the framework's plain history and
-with the integration. The plain history grows with the run, and so does each framework's own
-work on it; the integration sends far less, so a run with it can be faster than without.
+The CPU time spent in the integration before each model call (folding the new messages,
+building the request), over all calls and over the first and the last 50 (the history is
+several times longer at the end), and the CPU time of the whole run (all threads) with the
+framework's plain history and with the integration. CPU time, not wall time: other work on
+the machine does not count, though it still slows the caches. The plain history grows with
+the run, and so does each framework's own work on it; the integration sends far less, so a
+run with it can cost less than one without.
 
 {overhead_table(results)}
 ## Must-know facts in the model's input
