@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import orjson
 
-from session_memory.core.event_struct import JsonObject, Record
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.core.outcome import tool_outcome
 from session_memory.formats.base import AdapterBase, cap_text
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Final
 
-from session_memory.core.event_struct import JsonObject, Record
+from session_memory.core.events import JsonObject, Record
 from session_memory.formats.base import as_dict, as_int, as_str
 from session_memory.formats.framework import (
     FrameworkAdapter,

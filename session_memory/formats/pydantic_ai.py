@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar, Final
 
-from session_memory.core.event_struct import JsonObject, Record
+from session_memory.core.events import JsonObject, Record
 from session_memory.formats.base import as_dict, as_str
 from session_memory.formats.framework import (
     FrameworkAdapter,

@@ -20,9 +20,7 @@ from langchain_core.messages import (
 )
 
 from deriver import SessionMemoryDeriver
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent
 from session_memory.formats.langchain import LangChainAdapter, message_facts
 from viewbuilder import render_memory
 

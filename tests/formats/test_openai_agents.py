@@ -16,9 +16,7 @@ from openai.types.responses import (
 )
 
 from deriver import SessionMemoryDeriver
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent
 from session_memory.formats.openai_agents import OpenAIAgentsAdapter, item_facts
 from viewbuilder import render_memory
 

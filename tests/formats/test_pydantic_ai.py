@@ -23,9 +23,7 @@ from pydantic_ai.messages import (
 )
 
 from deriver import SessionMemoryDeriver
-from session_memory.core.event_struct import Record
-from session_memory.core.events import TranscriptEvent
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import Record, SkippedLine, TranscriptEvent
 from session_memory.formats.pydantic_ai import PydanticAIAdapter, message_facts
 from viewbuilder import render_memory
 

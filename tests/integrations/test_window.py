@@ -13,7 +13,7 @@ from session_memory.apps.integrations.window import (
     Conversations,
 )
 from session_memory.core.errors import BudgetError, ConfigError
-from session_memory.core.event_struct import JsonObject
+from session_memory.core.events import JsonObject
 from session_memory.formats.framework import FrameworkAdapter, MessageFacts
 
 

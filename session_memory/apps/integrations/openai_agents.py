@@ -28,7 +28,7 @@ from session_memory.apps.integrations.window import (
     message_tokens,
     text_message_tokens,
 )
-from session_memory.core.event_struct import JsonObject
+from session_memory.core.events import JsonObject
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats.framework import MessageFacts
 from session_memory.formats.openai_agents import OpenAIAgentsAdapter, item_facts

@@ -26,8 +26,7 @@ from typing import Final, NamedTuple
 from deriver import SessionMemoryDeriver
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import BudgetError, ConfigError
-from session_memory.core.event_struct import JsonObject
-from session_memory.core.memory_view import SkippedLine
+from session_memory.core.events import JsonObject, SkippedLine
 from session_memory.core.tokens import DEFAULT_ENCODING, TokenCounter, counter
 from session_memory.formats.framework import FrameworkAdapter, MessageFacts
 from viewbuilder import render_memory
