@@ -3,12 +3,15 @@ summariser and the report (the runs themselves are the integration tests')."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from benchmarks.frameworks import script
 from benchmarks.frameworks.bench import SHOWN_CALLS, FrameworkResult, Strategy, trimmed
 from benchmarks.frameworks.report import facts_table, markdown, overhead_table
 from session_memory.formats.framework import MessageFacts
+from tests.test_docs import ROOT, doc_section
 
 
 class TestScript:
@@ -74,3 +77,20 @@ def test_the_report_has_both_tables() -> None:
     assert "| toy | session memory | 1/4 |" in text
     row = "| toy | 204 | 1,000 µs | 1,000 µs | 1,000 µs | 1,000 µs | 2.0 s (10 ms a call) | 1.0 s"
     assert row in text
+
+
+def test_the_readme_quotes_the_measured_figures() -> None:
+    """Every figure the README gives after naming benchmarks/results/frameworks.md is in that
+    file, as written or rounded (a time in µs there may be given in ms)."""
+    section = doc_section("README.md", "## Inside an agent framework")
+    quoted = section.split("(benchmarks/results/frameworks.md)")[1]
+    quoted = re.sub(r"`[^`]*`", "", quoted)  # names, not figures
+    results = (ROOT / "benchmarks" / "results" / "frameworks.md").read_text(encoding="utf-8")
+    figures = {float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\.?\d*", results)}
+    figures |= {f / 1000 for f in figures}
+    numbers = re.findall(r"\d[\d,]*(?:\.\d+)?", quoted)
+    assert len(numbers) > 20
+    for number in numbers:
+        decimals = len(number.partition(".")[2])
+        value = float(number.replace(",", ""))
+        assert any(round(f, decimals) == value for f in figures), number
