@@ -27,7 +27,7 @@ from deriver import SessionMemoryDeriver
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import BudgetError, ConfigError
 from session_memory.core.events import JsonObject, SkippedLine
-from session_memory.core.tokens import DEFAULT_ENCODING, TokenCounter, counter
+from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, TokenCounter, counter
 from session_memory.formats.framework import FrameworkAdapter, MessageFacts
 from viewbuilder import render_memory
 from viewbuilder.view import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
@@ -77,9 +77,10 @@ class Budget:
     """How many tokens one request may carry, and how they are shared.
 
     ``context_tokens`` bounds the whole request (estimated): system prompt and instructions,
-    the memory, the recent messages. ``memory_tokens`` bounds the memory (exact; the
-    deriver's default when None). ``min_recent_tokens`` is the least room the budget must
-    leave for recent messages after the largest memory. Use :meth:`checked` to build one.
+    the memory, the recent messages. ``memory_tokens`` bounds the memory (exact;
+    :data:`~session_memory.core.tokens.DEFAULT_BUDGET` when None). ``min_recent_tokens`` is
+    the least room the budget must leave for recent messages after the largest memory. Use
+    :meth:`checked` to build one.
     """
 
     context_tokens: int
@@ -102,9 +103,9 @@ class Budget:
         check_argument("encoding", encoding, str)
         if min_recent_tokens < 1:
             raise ConfigError(f"min_recent_tokens must be positive, not {min_recent_tokens}")
+        memory = DEFAULT_BUDGET if memory_tokens is None else memory_tokens
         # A deriver checks the memory's budget and the encoding exactly as it will be used.
-        config = {} if memory_tokens is None else {"budget_tokens": memory_tokens}
-        memory = SessionMemoryDeriver(encoding=encoding, **config).budget_tokens
+        SessionMemoryDeriver(budget_tokens=memory, encoding=encoding)
         left = context_tokens - memory - MEMORY_FRAME_TOKENS
         if left < min_recent_tokens:
             raise ConfigError(
