@@ -16,11 +16,8 @@ Mapping (``docs/formats.md`` has the full table):
   when no message carried the phase); a message without ``phase`` (0.40) is held until the
   next record tells: a prompt, ``task_complete`` or the end of the file makes it the turn's
   final answer; ``agent_message`` duplicates are dropped;
-* ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
-  ``started``, joined with their outputs on ``call_id`` (read by ``codex_calls``);
-  ``exec_command_end`` and ``patch_apply_end`` are authoritative when present; an output
-  ``Process running with session ID N`` leaves the call open, and the ``write_stdin`` polls
-  of session N are folded into it instead of becoming calls of their own;
+* tool calls and their outputs are joined by :class:`~session_memory.formats.codex_tools.
+  CodexToolCalls`, which this adapter builds on;
 * ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs.
 """
 
@@ -29,27 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.core.summary import SUMMARY_CHARS, summary_payload
-from session_memory.formats.base import (
-    AdapterBase,
-    as_dict,
-    as_int,
-    as_str,
-    cap_text,
-    join_texts,
-)
-from session_memory.formats.codex_calls import (
-    RESULT_MARKERS,
-    decode_arguments,
-    exec_end,
-    parse_output,
-    patch_arguments,
-    patch_end,
-)
-from session_memory.formats.outcomes import ResultMarkers
+from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
+from session_memory.formats.codex_tools import CodexToolCalls
 from session_memory.formats.summaries import read_codex_summary
 
 __all__ = ["CodexAdapter"]
@@ -76,9 +58,6 @@ _EVENTS: Final = frozenset(
 )  # fmt: skip
 _IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
 """Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
-_MAX_SESSIONS: Final = 256
-_SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
-"""The tools whose output may leave a process running, polled by ``write_stdin`` later."""
 _IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
 _ABORT_CAUSES: Final = {
@@ -95,15 +74,12 @@ _INJECTED: Final = re.compile(
 """User messages that are context the client injected, not what the user typed."""
 
 
-class CodexAdapter(AdapterBase):
+class CodexAdapter(CodexToolCalls):
     """Incremental adapter for Codex CLI / Codex Desktop rollout files."""
 
     format_name: ClassVar[str] = "codex"
-    result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
     _STATE: ClassVar[tuple[str, ...]] = (
-        "_open",
-        "_sessions",
-        "_polls",
+        *CodexToolCalls._STATE,
         "_final_seen",
         "_compacted",
         "_last_prompt",
@@ -114,12 +90,6 @@ class CodexAdapter(AdapterBase):
 
     def __init__(self) -> None:
         super().__init__()
-        self._open: dict[str, list[str | None]] = {}
-        """Open tool calls: call_id -> [tool name, run id]."""
-        self._sessions: dict[str, str] = {}
-        """Running unified-exec processes: session id -> the call_id that started them."""
-        self._polls: dict[str, str] = {}
-        """Open ``write_stdin`` polls: their call_id -> the original call_id."""
         self._final_seen = False
         self._compacted = False
         self._last_prompt: str | None = None
@@ -142,9 +112,6 @@ class CodexAdapter(AdapterBase):
     def _state_is_valid(self) -> bool:
         return (
             super()._state_is_valid()
-            and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
-            and all(isinstance(v, str) for v in self._sessions.values())
-            and all(isinstance(v, str) for v in self._polls.values())
             and (self._last_prompt is None or isinstance(self._last_prompt, str))
             and all(
                 v is None or (len(v) == 3 and isinstance(v[2], str))
@@ -273,68 +240,6 @@ class CodexAdapter(AdapterBase):
         payload: JsonObject = {"role": "user", "content": cap_text(prompt), "metadata": {}}
         out.append(self._event(f"{eid}:user", "message", payload, ts))
 
-    def _call(
-        self, ptype: str, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
-    ) -> None:
-        call_id = as_str(p.get("call_id")) or as_str(p.get("id"))
-        if call_id is None:
-            out.append(SkippedLine(offset=offset, reason=f"Codex {ptype} without a string call_id"))
-            return
-        self._release(out, final=False)
-        args: JsonObject
-        if ptype == "local_shell_call":
-            name = "local_shell"
-            args = as_dict(p.get("action")) or {}
-        else:
-            name_value = as_str(p.get("name"))
-            if name_value is None:
-                out.append(
-                    SkippedLine(offset=offset, reason=f"Codex {ptype} without a string name")
-                )
-                return
-            name = name_value
-            if ptype == "custom_tool_call":
-                args = patch_arguments(as_str(p.get("input")) or "")
-            else:
-                args = decode_arguments(p.get("arguments"))
-        if name == "write_stdin":
-            session = args.get("session_id")
-            original = self._sessions.get(str(session)) if session is not None else None
-            if original is not None:
-                # A poll of a command we already track: its outcome belongs to that command
-                # (which exec_command_end may have closed already), not to a call of its own.
-                self._polls[call_id] = original
-                _trim(self._polls, _MAX_SESSIONS)
-                return
-        self._tool_call(out, eid, name, call_id, args, ts, self._open)
-
-    def _output(
-        self, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
-    ) -> None:
-        call_id = as_str(p.get("call_id"))
-        if call_id is None:
-            out.append(
-                SkippedLine(offset=offset, reason="Codex tool output without a string call_id")
-            )
-            return
-        text, exit_code, running, failed = parse_output(p.get("output"))
-        original = self._polls.pop(call_id, None)
-        if original is not None:
-            if running is not None or exit_code is None:
-                return  # still running
-            self._forget_session(original)
-            call_id = original
-        elif running is not None and self._open.get(call_id, [None])[0] in _SESSION_TOOLS:
-            self._sessions[running] = call_id  # the call stays open until a poll ends it
-            _trim(self._sessions, _MAX_SESSIONS)
-            return
-        entry = self._open.pop(call_id, None)
-        if entry is None:
-            return  # closed already (exec_command_end came first) or not in this file
-        self._tool_end(
-            out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
-        )
-
     # -- events ---------------------------------------------------------------------------
 
     def _event_msg(
@@ -375,20 +280,10 @@ class CodexAdapter(AdapterBase):
         self._exec_end(m.p, m.eid, m.ts, out)
 
     def _patch_apply_end(self, m: _EventMsg, out: list[Record]) -> None:
-        call_id = as_str(m.p.get("call_id"))
-        entry = self._open.pop(call_id, None) if call_id else None
-        if call_id and entry is not None:
-            text, _, _, failed = patch_end(m.p)
-            self._tool_end(out, m.eid, call_id, entry, failed=failed, text=text, timestamp=m.ts)
+        self._patch_end(m.p, m.eid, m.ts, out)
 
     def _web_search_end(self, m: _EventMsg, out: list[Record]) -> None:
-        self._release(out, final=False)
-        eid, ts = m.eid, m.ts
-        call_id = as_str(m.p.get("call_id")) or eid
-        query = as_str(m.p.get("query")) or ""
-        self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
-        entry = self._open.pop(call_id)
-        self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
+        self._web_search(m.p, m.eid, m.ts, out)
 
     def _context_compacted(self, m: _EventMsg, out: list[Record]) -> None:
         self._release(out, final=False)
@@ -426,17 +321,6 @@ class CodexAdapter(AdapterBase):
         out.append(self._event(f"{m.eid}:terminal", "terminal", payload, m.ts))
         self._final_seen = False
 
-    def _exec_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
-        self._release(out, final=False)
-        call_id = as_str(p.get("call_id"))
-        entry = self._open.pop(call_id, None) if call_id else None
-        if call_id is None or entry is None:
-            return
-        text, exit_code, _, failed = exec_end(p)
-        self._tool_end(
-            out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
-        )
-
     def _checkpoint(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
         message = as_str(p.get("message")) or ""
         history = p.get("replacement_history")
@@ -452,19 +336,6 @@ class CodexAdapter(AdapterBase):
         }
         out.append(self._event(f"{eid}:checkpoint", "checkpoint", payload, ts))
         self._compacted = True
-
-    def _forget_session(self, call_id: str) -> None:
-        for session, owner in list(self._sessions.items()):
-            if owner == call_id:
-                del self._sessions[session]
-        for poll, owner in list(self._polls.items()):
-            if owner == call_id:
-                del self._polls[poll]
-
-
-def _trim(mapping: dict[str, Any], limit: int) -> None:
-    while len(mapping) > limit:
-        del mapping[next(iter(mapping))]
 
 
 @dataclass(frozen=True, slots=True)
