@@ -7,30 +7,37 @@ Mapping (``docs/formats.md`` has the full table):
   working directory (``cwd``);
 * the typed prompt becomes ``message(user)``: ``event_msg/user_message`` (up to 0.1xx), the
   ``response_item`` user message (the only copy in 0.169, with ``item_completed``
-  ``UserMessage``); the copies of one prompt become one message. User messages that are
-  injected context (AGENTS.md, ``<environment_context>``, ...) and every developer message
-  (permissions, hook output) are dropped; an IDE preamble ("# Context from my IDE setup:
-  ... ## My request for Codex:") is dropped, the request kept;
+  ``UserMessage``); the copies of one prompt become one message. What Codex writes into
+  user messages (:mod:`~session_memory.formats.codex_prompts`: AGENTS.md,
+  ``<environment_context>``, an IDE preamble, ...) and every developer message
+  (permissions, hook output) are not the prompt;
 * assistant ``response_item`` messages become ``message(assistant)``, ``phase:
   final_answer`` marked ``action_type: final`` (``task_complete`` supplies the final answer
   when no message carried the phase); a message without ``phase`` (0.40) is held until the
   next record tells: a prompt, ``task_complete`` or the end of the file makes it the turn's
   final answer; ``agent_message`` duplicates are dropped;
-* tool calls and their outputs are joined by :class:`~session_memory.formats.codex_tools.
-  CodexToolCalls`, which this adapter builds on;
-* ``compacted`` is a checkpoint; ``task_complete`` and ``turn_aborted`` end runs.
+* tool calls and their outputs are joined by
+  :class:`~session_memory.formats.codex_tools.CodexToolCalls`, which this adapter builds on;
+* ``compacted`` is a checkpoint: its summary without Codex's handoff preamble, with the
+  earlier user messages its ``replacement_history`` keeps; ``task_complete`` and
+  ``turn_aborted`` end runs.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
-from session_memory.core.summary import SUMMARY_CHARS, summary_payload
+from session_memory.core.summary import MAX_PER_KIND, SUMMARY_CHARS, summary_payload
 from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_texts
+from session_memory.formats.codex_prompts import (
+    earlier_requests,
+    handoff_summary,
+    request,
+    typed_text,
+)
 from session_memory.formats.codex_tools import CodexToolCalls
 from session_memory.formats.summaries import read_codex_summary
 
@@ -58,8 +65,6 @@ _EVENTS: Final = frozenset(
 )  # fmt: skip
 _IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
 """Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
-_IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
-"""The heading after which an IDE extension's prompt holds what the user typed."""
 _ABORT_CAUSES: Final = {
     "replaced": "replaced",
     "review_ended": "review ended",
@@ -68,10 +73,6 @@ _ABORT_CAUSES: Final = {
 }
 """The ``turn_aborted`` reasons that say why a turn was cut short, in words; the others
 ("interrupted": the user stopped it) add nothing to the run's ending."""
-_INJECTED: Final = re.compile(
-    r"\A(?:# AGENTS\.md instructions\b|<(?P<tag>[\w -]{1,64})>.*</(?P=tag)>\s*\Z)", re.S
-)
-"""User messages that are context the client injected, not what the user typed."""
 
 
 class CodexAdapter(CodexToolCalls):
@@ -185,16 +186,17 @@ class CodexAdapter(CodexToolCalls):
         if not isinstance(content, list):
             out.append(SkippedLine(offset=offset, reason="Codex message: 'content' is not a list"))
             return
+        if role == "user":
+            text = typed_text(content)
+            if text and not self._typed_prompts:
+                self._pending_prompt = None  # context injected before the prompt: not it
+                self._release(out, final=True)
+                self._pending_prompt = [eid, ts, text]
+            return
         text = join_texts(
             t for c in content if isinstance(c, dict) and (t := as_str(c.get("text")))
         )
         if not text:
-            return
-        if role == "user":
-            if not self._typed_prompts and not _INJECTED.match(text):
-                self._pending_prompt = None  # context injected before the prompt: not it
-                self._release(out, final=True)
-                self._pending_prompt = [eid, ts, text]
             return
         self._release(out, final=False)
         phase = p.get("phase")
@@ -231,8 +233,7 @@ class CodexAdapter(CodexToolCalls):
 
     def _prompt(self, text: str, eid: str, ts: str | None, out: list[Record]) -> None:
         """The user's prompt, once however many copies of it the rollout holds."""
-        request = _IDE_REQUEST.split(text, maxsplit=1)
-        prompt = request[-1].strip()
+        prompt = request(text)
         if not prompt or prompt == self._last_prompt:
             return
         self._release(out, final=True)
@@ -322,15 +323,22 @@ class CodexAdapter(CodexToolCalls):
         self._final_seen = False
 
     def _checkpoint(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
-        message = as_str(p.get("message")) or ""
         history = p.get("replacement_history")
         retained = len(history) if isinstance(history, list) else 0
-        # The summary's whole text, and its sections.
-        summary = cap_text(message.strip() or "(summary not readable: encrypted)", SUMMARY_CHARS)
+        requests, kept_summary = earlier_requests(history)
+        # The summary's whole text, and its sections; an empty summary (a remote
+        # compaction's is in an encrypted item) says nothing, and the earlier requests the
+        # history keeps are what the user asked.
+        summary = cap_text(
+            handoff_summary(as_str(p.get("message")) or "") or kept_summary, SUMMARY_CHARS
+        )
+        sections = read_codex_summary(summary)
+        if requests and not sections.user_messages:
+            sections = sections._replace(user_messages=tuple(requests[-MAX_PER_KIND:]))
         payload: JsonObject = {
             "checkpoint_id": eid,
             "summary": summary,
-            "summary_sections": summary_payload(read_codex_summary(summary)),
+            "summary_sections": summary_payload(sections),
             "trigger": "auto",
             "retained_items": retained,
         }

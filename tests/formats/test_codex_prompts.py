@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import orjson
 
 from deriver import SessionMemoryDeriver
@@ -39,6 +40,7 @@ def call(call_id: str, command: str) -> dict[str, Any]:
 
 
 def output(call_id: str, text: str) -> dict[str, Any]:
+    """A command's output that exited 0."""
     body = f"Process exited with code 0\nOutput:\n{text}"
     return line("response_item", type="function_call_output", call_id=call_id, output=body)
 
@@ -132,6 +134,34 @@ class TestPrompt:
             "Updating a team is VERY slow."
         ]
 
+    def test_injected_items_of_one_message_are_not_the_prompt(self) -> None:
+        """Codex Desktop puts several injected items in one user message (plugins, AGENTS.md,
+        the environment): none is the prompt, though the message as a whole is no one tag."""
+        injected = line(
+            "response_item",
+            type="message",
+            role="user",
+            content=[
+                {
+                    "type": "input_text",
+                    "text": "<recommended_plugins>\n- Box\n</recommended_plugins>",
+                },
+                {"type": "input_text", "text": AGENTS["payload"]["content"][0]["text"]},
+                {"type": "input_text", "text": ENVIRONMENT["payload"]["content"][0]["text"]},
+            ],
+        )
+        assert prompts(SESSION, injected, call("c1", "ls"), output("c1", "a")) == []
+
+    def test_a_message_codex_writes_after_an_interruption_is_not_a_prompt(self) -> None:
+        """``<turn_aborted>`` is what Codex tells the model after the user stopped a turn."""
+        aborted = message(
+            "user",
+            "<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>",
+        )
+        assert prompts(message("user", "Fix checkout"), aborted, call("c1", "ls")) == [
+            "Fix checkout"
+        ]
+
 
 class TestFinalAnswer:
     def test_the_last_message_before_the_next_prompt_is_the_final_answer(self) -> None:
@@ -185,6 +215,60 @@ class TestRunEnd:
         (ended,) = [i.text for i in m.verification_status if "completed" in i.text]
         assert TURN not in ended
         assert "completed" in ended and "42 s" in ended
+
+
+PREAMBLE = (
+    "Another language model started to solve this problem and produced a summary of its "
+    "thinking process. You also have access to the state of the tools that were used by that "
+    "language model. Use this to build on the work that has already been done and avoid "
+    "duplicating work. Here is the summary produced by the other language model, use the "
+    "information in this summary to assist with your own analysis:"
+)
+"""Codex's fixed text before a compaction summary (codex-rs templates/compact)."""
+
+
+def compacted(summary: str, *history: dict[str, Any]) -> dict[str, Any]:
+    return line("compacted", message=summary, replacement_history=list(history))
+
+
+def history_message(role: str, text: str) -> dict[str, Any]:
+    """A message as ``replacement_history`` keeps it: the ``response_item``'s payload."""
+    payload: dict[str, Any] = message(role, text)["payload"]
+    return payload
+
+
+class TestCompaction:
+    def test_an_empty_summary_keeps_the_earlier_requests(self) -> None:
+        """A remote compaction's summary is an encrypted item and ``message`` is empty: the
+        checkpoint keeps the earlier user messages the history holds, and says nothing of
+        encryption."""
+        record = compacted(
+            "",
+            history_message(
+                "developer", "<permissions instructions>sandboxed</permissions instructions>"
+            ),
+            history_message("user", "Review all open PRs for the graph project\n"),
+            history_message("user", "Merge 38-40\n"),
+            AGENTS["payload"],
+            {"type": "compaction", "encrypted_content": "gAAAAB..."},
+        )
+        (checkpoint,) = [e for e in feed(SESSION, record) if isinstance(e, TranscriptEvent)]
+        sections = checkpoint.payload["summary_sections"]
+        assert sections["user_messages"] == [
+            "Review all open PRs for the graph project",
+            "Merge 38-40",
+        ]
+        m = memory(SESSION, record)
+        assert [i.text for i in m.key_decisions] == ["context compacted (auto)"]
+        assert b"encrypted" not in msgspec.json.encode(m)
+
+    def test_the_handoff_preamble_is_not_the_summary(self) -> None:
+        """Codex's fixed preamble is neither quoted nor read as part of the summary."""
+        summary = f"{PREAMBLE}\nRounding is fixed in cart.py; the checkout tests still fail."
+        m = memory(SESSION, user_message("Fix checkout"), compacted(summary))
+        shown = msgspec.json.encode(m).decode()
+        assert "Another language model" not in shown
+        assert "Rounding is fixed in cart.py" in shown
 
 
 class TestWorkingDirectory:
