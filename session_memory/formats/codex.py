@@ -286,6 +286,9 @@ class CodexAdapter(CodexToolCalls):
     def _web_search_end(self, m: _EventMsg, out: list[Record]) -> None:
         self._web_search(m.p, m.eid, m.ts, out)
 
+    def _mcp_tool_call_end(self, m: _EventMsg, out: list[Record]) -> None:
+        self._mcp_end(m.p, m.eid, m.ts, out)
+
     def _context_compacted(self, m: _EventMsg, out: list[Record]) -> None:
         self._release(out, final=False)
         if not self._compacted:
@@ -363,6 +366,7 @@ _EVENT_MSG_HANDLERS: Final[dict[str, Callable[[CodexAdapter, _EventMsg, list[Rec
     "exec_command_end": CodexAdapter._exec_command_end,
     "patch_apply_end": CodexAdapter._patch_apply_end,
     "web_search_end": CodexAdapter._web_search_end,
+    "mcp_tool_call_end": CodexAdapter._mcp_tool_call_end,
     "context_compacted": CodexAdapter._context_compacted,
     "task_complete": CodexAdapter._task_complete,
     "turn_aborted": CodexAdapter._turn_aborted,

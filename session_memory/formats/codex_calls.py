@@ -5,8 +5,9 @@
 is text ("Process exited with code N", "Process running with session ID N" above an
 ``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in some
 builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end`` events say
-how a command or a patch ended with authority. A result reported as completed may still say the call
-did not succeed (:data:`RESULT_MARKERS`).
+how a command or a patch ended with authority, and ``mcp_tool_call_end`` how an MCP call
+did. A result reported as completed may still say the call did not succeed
+(:data:`RESULT_MARKERS`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ __all__ = [
     "Output",
     "decode_arguments",
     "exec_end",
+    "mcp_end",
+    "mcp_name",
     "parse_output",
     "patch_arguments",
     "patch_end",
@@ -40,6 +43,7 @@ RESULT_MARKERS: Final = ResultMarkers(
 _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
 _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_NOT_IDENTIFIER: Final = re.compile(r"[^\w$]")
 
 
 class Output(NamedTuple):
@@ -131,3 +135,25 @@ def patch_end(p: JsonObject) -> Output:
     failed = p.get("success") is False or p.get("status") == "failed"
     text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
     return Output(text or ("patch failed" if failed else "patch applied"), None, None, failed)
+
+
+def mcp_name(server: str, tool: str) -> str:
+    """The name a code-mode script calls an MCP tool by: ``mcp__server__tool``, each
+    character that is not an identifier's as ``_``."""
+    return _NOT_IDENTIFIER.sub("_", f"mcp__{server}__{tool}")
+
+
+def mcp_end(p: JsonObject) -> tuple[str, Output]:
+    """An ``mcp_tool_call_end`` event: the tool's script name, and how the call ended (its
+    result ``{"Ok": {"content", "isError"}}`` or ``{"Err": "..."}``)."""
+    invocation = as_dict(p.get("invocation")) or {}
+    name = mcp_name(as_str(invocation.get("server")) or "", as_str(invocation.get("tool")) or "")
+    result = as_dict(p.get("result")) or {}
+    ok = as_dict(result.get("Ok"))
+    if ok is None:
+        error = as_str(result.get("Err")) or "failed"
+        return name, Output(error, None, None, True)
+    content = ok.get("content")
+    parts = content if isinstance(content, list) else []
+    text = join_texts(t for part in parts if (t := as_str((as_dict(part) or {}).get("text"))))
+    return name, Output(text, None, None, ok.get("isError") is True)

@@ -1,13 +1,20 @@
 """Codex's tool calls as native lifecycle events: calls joined with their outputs, and the
 processes a call leaves running.
 
-``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
-``started``, joined with their outputs on ``call_id`` (what an output says is read by
-:mod:`~session_memory.formats.codex_calls`); ``exec_command_end`` and ``patch_apply_end``
-are authoritative when present; an output "Process running with session ID N" leaves the
-call open, and the ``write_stdin`` polls of session N are folded into it instead of
-becoming calls of their own. :class:`CodexAdapter <session_memory.formats.codex.CodexAdapter>`
-builds on this class for the rest of a rollout.
+* ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` become ``requested`` +
+  ``started``, joined with their outputs on ``call_id`` (what an output says is read by
+  :mod:`~session_memory.formats.codex_calls`); ``exec_command_end`` and ``patch_apply_end``
+  are authoritative when present;
+* an output "Process running with session ID N" leaves the call open, and the
+  ``write_stdin`` polls of session N are folded into it instead of becoming calls of their
+  own;
+* a code-mode cell (``exec``) becomes the calls its script makes
+  (:mod:`~session_memory.formats.codex_cells`), each closed by its own end event where
+  Codex writes one (a patch, an MCP call) or by the cell's output; ``wait`` on a cell
+  delivers the rest of its output, and is no call of its own;
+
+:class:`CodexAdapter <session_memory.formats.codex.CodexAdapter>` builds on this class for
+the rest of a rollout.
 """
 
 from __future__ import annotations
@@ -15,29 +22,53 @@ from __future__ import annotations
 from typing import Any, ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
-from session_memory.formats.base import AdapterBase, as_dict, as_str
+from session_memory.formats.base import AdapterBase, as_dict, as_str, cap_text
 from session_memory.formats.codex_calls import (
     RESULT_MARKERS,
+    Output,
     decode_arguments,
     exec_end,
+    mcp_end,
     parse_output,
     patch_arguments,
     patch_end,
 )
+from session_memory.formats.codex_cells import (
+    CELL_TOOL,
+    MAX_ITEMS,
+    Cell,
+    CellOutput,
+    cell_output,
+    native_call,
+    script_error,
+    shell_results,
+)
+from session_memory.formats.codex_script import script_calls
 from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = ["CodexToolCalls"]
 
 MAX_SESSIONS: Final = 256
+_MAX_CELLS: Final = 64
 _SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
 """The tools whose output may leave a process running, polled by ``write_stdin`` later."""
+_SHELL: Final = "shell"
+_POLL: Final = "poll"
+_CALL: Final = "call"
 
 
 class CodexToolCalls(AdapterBase):
     """The tool calls of a Codex rollout: their lifecycle events and the state that joins them."""
 
     result_markers: ClassVar[ResultMarkers] = RESULT_MARKERS
-    _STATE: ClassVar[tuple[str, ...]] = ("_open", "_sessions", "_polls")
+    _STATE: ClassVar[tuple[str, ...]] = (
+        "_open",
+        "_sessions",
+        "_polls",
+        "_cells",
+        "_cell_ids",
+        "_waits",
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -47,13 +78,28 @@ class CodexToolCalls(AdapterBase):
         """Running unified-exec processes: session id -> the call_id that started them."""
         self._polls: dict[str, str] = {}
         """Open ``write_stdin`` polls: their call_id -> the original call_id."""
+        self._cells: dict[str, Cell] = {}
+        """Code-mode cells waiting for their output, by the ``exec`` call's call_id."""
+        self._cell_ids: dict[str, str] = {}
+        """Running cells: the cell id a ``wait`` names -> the ``exec`` call's call_id."""
+        self._waits: dict[str, str] = {}
+        """Open ``wait`` calls: their call_id -> the ``exec`` call's call_id."""
 
     def _state_is_valid(self) -> bool:
         return (
             super()._state_is_valid()
             and all(isinstance(v, list) and len(v) == 2 for v in self._open.values())
-            and all(isinstance(v, str) for v in self._sessions.values())
-            and all(isinstance(v, str) for v in self._polls.values())
+            and all(
+                isinstance(v, str)
+                for mapping in (
+                    self._sessions,
+                    self._polls,
+                    self._cell_ids,
+                    self._waits,
+                )
+                for v in mapping.values()
+            )
+            and all(_is_cell(v) for v in self._cells.values())
         )
 
     def _release(self, out: list[Record], *, final: bool) -> None:
@@ -79,20 +125,44 @@ class CodexToolCalls(AdapterBase):
                 )
                 return
             name = name_value
+            if ptype == "custom_tool_call" and name == CELL_TOOL:
+                self._cell(call_id, as_str(p.get("input")) or "", eid, ts, out)
+                return
             if ptype == "custom_tool_call":
                 args = patch_arguments(as_str(p.get("input")) or "")
             else:
                 args = decode_arguments(p.get("arguments"))
+        if name == "wait" and (cell := self._cell_ids.get(str(args.get("cell_id")))):
+            self._waits[call_id] = cell  # delivers the rest of the cell's output
+            _trim(self._waits, MAX_SESSIONS)
+            return
+        role = self._start(out, eid, name, call_id, args, ts)
+        if role is not None and role[0] == _POLL:
+            # A poll of a command we already track: its outcome belongs to that command
+            # (which exec_command_end may have closed already), not to a call of its own.
+            self._polls[call_id] = role[1]
+            _trim(self._polls, MAX_SESSIONS)
+
+    def _start(
+        self,
+        out: list[Record],
+        eid: str,
+        name: str,
+        call_id: str,
+        args: JsonObject,
+        ts: str | None,
+    ) -> list[str] | None:
+        """Start a call (of a rollout or of a cell's script); its role in a cell's output.
+
+        A poll of a tracked process is that process's call, not one of its own.
+        """
         if name == "write_stdin":
             session = args.get("session_id")
             original = self._sessions.get(str(session)) if session is not None else None
             if original is not None:
-                # A poll of a command we already track: its outcome belongs to that command
-                # (which exec_command_end may have closed already), not to a call of its own.
-                self._polls[call_id] = original
-                _trim(self._polls, MAX_SESSIONS)
-                return
+                return [_POLL, original]
         self._tool_call(out, eid, name, call_id, args, ts, self._open)
+        return [_SHELL if name in _SESSION_TOOLS or name == "write_stdin" else _CALL, call_id]
 
     def _output(
         self, p: JsonObject, offset: int, eid: str, ts: str | None, out: list[Record]
@@ -102,6 +172,10 @@ class CodexToolCalls(AdapterBase):
             out.append(
                 SkippedLine(offset=offset, reason="Codex tool output without a string call_id")
             )
+            return
+        cell = self._waits.pop(call_id, None) or (call_id if call_id in self._cells else None)
+        if cell is not None:
+            self._cell_output(cell, cell_output(p.get("output")), eid, ts, out)
             return
         text, exit_code, running, failed = parse_output(p.get("output"))
         original = self._polls.pop(call_id, None)
@@ -134,12 +208,126 @@ class CodexToolCalls(AdapterBase):
         )
 
     def _patch_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
-        """``patch_apply_end``: the authoritative end of the patch it names."""
+        """``patch_apply_end``: the authoritative end of the patch it names (a cell's patch
+        has an id of its own: the cell's first patch still open is it)."""
         call_id = as_str(p.get("call_id"))
+        if call_id is not None and call_id not in self._open:
+            call_id = self._cell_call("apply_patch")
         entry = self._open.pop(call_id, None) if call_id else None
         if call_id and entry is not None:
             text, _, _, failed = patch_end(p)
             self._tool_end(out, eid, call_id, entry, failed=failed, text=text, timestamp=ts)
+
+    def _mcp_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
+        """``mcp_tool_call_end`` of a call a cell's script made: its end. (A direct MCP call
+        ends with its output, which says the same.)"""
+        call_id = as_str(p.get("call_id"))
+        if call_id is None or call_id in self._open:
+            return
+        name, (text, _, _, failed) = mcp_end(p)
+        found = self._cell_call(name)
+        entry = self._open.pop(found, None) if found else None
+        if found and entry is not None:
+            self._tool_end(out, eid, found, entry, failed=failed, text=text, timestamp=ts)
+
+    # -- code-mode cells ------------------------------------------------------------------
+
+    def _cell(self, call_id: str, source: str, eid: str, ts: str | None, out: list[Record]) -> None:
+        """A code-mode cell: the calls its script makes, started in order; the cell as one
+        call when its script uses tools in a way that cannot be read."""
+        found = script_calls(source)
+        calls = [native_call(call) for call in found] if found is not None else [None]
+        roles: list[list[str]] = []
+        if any(call is None for call in calls):
+            self._tool_call(
+                out, eid, CELL_TOOL, call_id, {"input": cap_text(source)}, ts, self._open
+            )
+            roles.append([_CALL, call_id])
+        else:
+            for n, call in enumerate(c for c in calls if c is not None):
+                role = self._start(out, f"{eid}#{n}", call[0], f"{call_id}#{n}", call[1], ts)
+                if role is not None:
+                    roles.append(role)
+        self._cells[call_id] = Cell(calls=roles, items=[])
+        _trim(self._cells, _MAX_CELLS)
+
+    def _cell_output(
+        self, cell_call: str, result: CellOutput, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        """One delivery of a cell's output: the cell runs on, or its calls end."""
+        cell = self._cells.get(cell_call)
+        if cell is None:
+            return
+        cell["items"] = [*cell["items"], *(cap_text(i) for i in result.items)][:MAX_ITEMS]
+        if result.state == "running":
+            if result.cell_id is not None:
+                self._cell_ids[result.cell_id] = cell_call
+                _trim(self._cell_ids, MAX_SESSIONS)
+            return
+        del self._cells[cell_call]
+        for cell_id, owner in list(self._cell_ids.items()):
+            if owner == cell_call:
+                del self._cell_ids[cell_id]
+        if result.state == "failed":
+            error = script_error(cell["items"])
+            for n, (role, call_id) in enumerate(cell["calls"]):
+                if role != _POLL:  # the process a poll looks at runs on
+                    self._end_cell_call(
+                        out, f"{eid}#{n}", call_id, Output(error, None, None, True), ts
+                    )
+            return
+        self._settle_cell(cell, eid, ts, out)
+
+    def _settle_cell(self, cell: Cell, eid: str, ts: str | None, out: list[Record]) -> None:
+        """A completed cell's calls end, each with the output that is its own."""
+        items = cell["items"]
+        whole = "\n".join(items)
+        shells = iter(shell_results(sum(r != _CALL for r, _ in cell["calls"]), items))
+        for n, (role, call_id) in enumerate(cell["calls"]):
+            if role == _CALL:
+                self._end_cell_call(
+                    out, f"{eid}#{n}", call_id, Output(whole, None, None, False), ts
+                )
+                continue
+            text, exit_code, session = next(shells)
+            shell = role == _SHELL and self._open.get(call_id, [None])[0] in _SESSION_TOOLS
+            if shell and exit_code is None and session is not None:
+                self._sessions[session] = call_id  # open until a poll ends it
+                _trim(self._sessions, MAX_SESSIONS)
+                continue
+            if role == _POLL:
+                if exit_code is None:
+                    continue  # a later poll may say how it ended
+                self._forget_session(call_id)
+            failed = exit_code is not None and exit_code != 0
+            self._end_cell_call(
+                out, f"{eid}#{n}", call_id, Output(text, exit_code, None, failed), ts
+            )
+
+    def _end_cell_call(
+        self, out: list[Record], id_prefix: str, call_id: str, result: Output, ts: str | None
+    ) -> None:
+        entry = self._open.pop(call_id, None)
+        if entry is not None:  # else its own end event came first
+            text, exit_code, _, failed = result
+            self._tool_end(
+                out,
+                id_prefix,
+                call_id,
+                entry,
+                failed=failed,
+                text=text,
+                timestamp=ts,
+                exit_code=exit_code,
+            )
+
+    def _cell_call(self, name: str) -> str | None:
+        """The first call of a waiting cell's script to ``name`` that is still open."""
+        for cell in self._cells.values():
+            for role, call_id in cell["calls"]:
+                if role != _POLL and self._open.get(call_id, [None])[0] == name:
+                    return call_id
+        return None
 
     def _web_search(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
         """``web_search_end``: a web search, requested and completed at once."""
@@ -157,6 +345,20 @@ class CodexToolCalls(AdapterBase):
         for poll, owner in list(self._polls.items()):
             if owner == call_id:
                 del self._polls[poll]
+
+
+def _is_cell(value: object) -> bool:
+    """Whether a restored cell has the shape :class:`Cell` says."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("calls"), list)
+        and all(
+            isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
+            for c in value["calls"]
+        )
+        and isinstance(value.get("items"), list)
+        and all(isinstance(i, str) for i in value["items"])
+    )
 
 
 def _trim(mapping: dict[str, Any], limit: int) -> None:

@@ -1,0 +1,220 @@
+"""Codex Desktop's code-mode cells read as the calls their scripts make.
+
+Records are shaped as Codex Desktop 0.145 writes them (``tests/formats/codex_records.py``):
+a ``custom_tool_call`` ``exec`` with JavaScript, its ``custom_tool_call_output`` a list of
+text items under a "Script completed" / "Script failed" / "Script running with cell ID N"
+header, a ``wait`` call for the rest of a running cell.
+"""
+
+from __future__ import annotations
+
+from tests.formats.codex_records import (
+    COMPLETE,
+    SESSION,
+    STARTED,
+    cell,
+    event,
+    function_call,
+    function_output,
+    lines,
+    memory,
+    prompt,
+    result,
+    running,
+    script_output,
+    texts,
+    tool_events,
+)
+
+START = (SESSION, STARTED, prompt("Review the open PRs"))
+PATCH = (
+    "*** Begin Patch\\n*** Update File: /home/dev/graph/internal/git.go\\n@@\\n-a\\n+b\\n"
+    "*** End Patch"
+)
+"""A patch as a script writes it, in a JavaScript string."""
+PATCH_CELL = f'const patch = "{PATCH}";\nconst r = await tools.apply_patch(patch);\ntext("{{}}");'
+MERGE_CELL = (
+    "const r = await tools.mcp__codex_apps__github_merge_pull_request("
+    '{repository_full_name: "o/r", pr_number: 38, merge_method: "squash"});\n'
+    "text(JSON.stringify(r));"
+)
+POLL_CELL = (
+    'const r = await tools.write_stdin({session_id: 61293, chars: ""});\ntext(JSON.stringify(r));'
+)
+
+
+def one_command(command: str, shown: str = "r.output") -> str:
+    """A cell that runs ``command`` and prints ``shown``."""
+    return (
+        f'const r = await tools.exec_command({{cmd: "{command}", workdir: "/home/dev/graph"}});\n'
+        f"text({shown});"
+    )
+
+
+def ended(status: str, output: str, exit_code: int | None = None) -> dict[str, object]:
+    return {"status": status, "exit_code": exit_code, "output": output, "error": ""}
+
+
+class TestCommands:
+    def test_each_command_of_a_cell_is_a_shell_call(self) -> None:
+        """``tools.exec_command({cmd})`` is the shell call it makes, with its output."""
+        assert tool_events(
+            *START,
+            cell("call_1", one_command("gh pr list --state open")),
+            script_output("call_1", "Script completed", "43\tImprove agent retrieval\n"),
+        ) == [
+            (
+                "requested",
+                "exec_command",
+                {"cmd": "gh pr list --state open", "workdir": "/home/dev/graph"},
+            ),
+            ("completed", "exec_command", ended("completed", "43\tImprove agent retrieval\n")),
+        ]
+
+    def test_result_objects_printed_per_command_are_each_commands_own(self) -> None:
+        """A cell that prints each command's whole result (``JSON.stringify(r)``) gives
+        each command its own output and exit code, in the order the script calls them."""
+        script = (
+            "const rs = await Promise.all([\n"
+            '  tools.exec_command({cmd: "go vet ./...", workdir: "/w"}),\n'
+            '  tools.exec_command({cmd: "go test ./internal/sem", workdir: "/w"})\n'
+            "]); rs.forEach((r) => text(JSON.stringify(r)));"
+        )
+        failing = "--- FAIL: TestRanking (0.00s)\nFAIL\tgraph/internal/sem\t0.4s\n"
+        m = memory(
+            *START,
+            cell("call_1", script),
+            script_output(
+                "call_1", "Script completed", result("", exit_code=0), result(failing, exit_code=1)
+            ),
+        )
+        checks = {item.text.split("`")[1]: item.status for item in m.verification_status}
+        assert checks == {"go vet ./...": "passed", "go test ./internal/sem": "failed"}
+
+    def test_a_shared_output_is_given_to_each_command(self) -> None:
+        """When the output does not say whose part is whose, each command gets all of it,
+        and no exit code."""
+        script = (
+            "const [a, b] = await Promise.all([\n"
+            '  tools.exec_command({cmd: "git status --short"}),\n'
+            '  tools.exec_command({cmd: "git diff --stat"})\n'
+            "]);\n"
+            "text(JSON.stringify({status: a.output, stat: b.output}));"
+        )
+        shared = '{"status": " M go.mod\\n", "stat": " go.mod | 2 +-\\n"}'
+        events = tool_events(
+            *START, cell("call_1", script), script_output("call_1", "Script completed", shared)
+        )
+        assert [outcome for status, _, outcome in events if status == "completed"] == [
+            ended("completed", shared)
+        ] * 2
+
+    def test_a_running_cell_ends_with_the_output_its_wait_delivers(self) -> None:
+        """ "Script running with cell ID N": the command runs on; ``wait`` on cell N is no
+        call of its own, and its output ends the command."""
+        events = tool_events(
+            *START,
+            cell("call_1", one_command("go test -race ./...")),
+            running("call_1", "20"),
+            function_call("call_2", "wait", cell_id="20", yield_time_ms=10000, max_tokens=30000),
+            function_output(
+                "call_2", texts("Script completed", "ok  \tgraph/internal/sem\t72.2s\n")
+            ),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("completed", "exec_command"),
+        ]
+        assert events[1][2] == ended("completed", "ok  \tgraph/internal/sem\t72.2s\n")
+
+    def test_write_stdin_in_a_cell_continues_the_command_it_polls(self) -> None:
+        """A command whose result says it runs on (``session_id``) is polled with
+        ``write_stdin``: the poll's result, with its exit code, is the command's end."""
+        events = tool_events(
+            *START,
+            cell("call_1", one_command("mise run check", "JSON.stringify(r)")),
+            script_output(
+                "call_1", "Script completed", result("[vet] $ go vet\n", session_id=61293)
+            ),
+            cell("call_2", POLL_CELL),
+            script_output("call_2", "Script completed", result("[test:ci] FAIL\n", exit_code=1)),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("failed", "exec_command"),
+        ]
+        assert events[1][2] == {
+            "status": "failed",
+            "exit_code": 1,
+            "output": "",
+            "error": "[test:ci] FAIL\n",
+        }
+
+
+class TestOtherTools:
+    def test_a_patch_in_a_cell_is_the_file_change(self) -> None:
+        """``tools.apply_patch(patch)`` changes the files its patch names."""
+        m = memory(
+            *START, cell("call_1", PATCH_CELL), script_output("call_1", "Script completed", "{}")
+        )
+        assert "changed `internal/git.go`" in lines(m.completed_work)
+
+    def test_a_failed_script_fails_the_calls_it_made(self) -> None:
+        """ "Script failed", then "Script error: ...": the script's calls fail with the error."""
+        error = "apply_patch verification failed: Failed to find expected lines in git.go:\n\ta"
+        m = memory(
+            *START,
+            cell("call_1", PATCH_CELL),
+            script_output("call_1", "Script failed", f"Script error:\n{error}"),
+        )
+        assert lines(m.failed_attempts) == [
+            "apply_patch `internal/git.go`: “apply_patch verification failed: Failed to find "
+            "expected lines in git.go:”"
+        ]
+
+    def test_an_mcp_call_ends_with_its_own_event(self) -> None:
+        """An MCP tool a script calls ends with its ``mcp_tool_call_end``: an error result is
+        a failure, whatever the cell printed."""
+        m = memory(
+            *START,
+            cell("call_1", MERGE_CELL),
+            event(
+                "mcp_tool_call_end",
+                call_id="exec-5b7b6ea8-e1aa-4143-a6e5-7f451026ef53",
+                invocation={
+                    "server": "codex_apps",
+                    "tool": "github.merge_pull_request",
+                    "arguments": {"pr_number": 38},
+                },
+                duration={"secs": 0, "nanos": 526882208},
+                result={"Err": "GitHub API error 403: Resource not accessible by integration"},
+            ),
+            script_output("call_1", "Script completed", '{"content": []}'),
+        )
+        assert lines(m.failed_attempts) == [
+            "mcp__codex_apps__github_merge_pull_request: “GitHub API error 403: Resource not "
+            "accessible by integration”"
+        ]
+
+    def test_an_unreadable_cell_is_one_call(self) -> None:
+        """A script that uses ``tools`` in a way that cannot be read is one call: the cell."""
+        script = "const out = await Promise.all(cmds.map(([n, args]) => tools.exec_command(args)));"
+        events = tool_events(
+            *START, cell("call_1", script), script_output("call_1", "Script completed", "x")
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec"),
+            ("completed", "exec"),
+        ]
+
+    def test_a_cell_without_tools_makes_no_call(self) -> None:
+        """A cell that only computes in JavaScript changes nothing: no call."""
+        assert (
+            tool_events(
+                *START,
+                cell("call_1", "const keys = ['a', 'b'];\ntext(JSON.stringify(keys));"),
+                script_output("call_1", "Script completed", '["a","b"]'),
+                COMPLETE,
+            )
+            == []
+        )
