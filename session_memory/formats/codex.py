@@ -48,7 +48,7 @@ _RESPONSE_ITEMS: Final = frozenset(
         "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
         "custom_tool_call_output", "local_shell_call", "web_search_call", "ghost_snapshot",
         "image_generation_call", "tool_search_call", "tool_search_output", "compaction",
-        "context_compaction",
+        "context_compaction", "agent_message",
     }
 )  # fmt: skip
 _EVENTS: Final = frozenset(
@@ -61,10 +61,17 @@ _EVENTS: Final = frozenset(
         "mcp_tool_call_end", "web_search_begin", "web_search_end", "thread_rolled_back",
         "thread_goal_updated", "sub_agent_activity", "item_completed", "plan_update",
         "turn_diff", "error", "stream_error", "background_event", "thread_settings_applied",
+        "thread_name_updated", "collab_agent_spawn_begin", "collab_agent_spawn_end",
+        "collab_agent_interaction_begin", "collab_agent_interaction_end",
+        "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
+        "collab_resume_begin", "collab_resume_end",
     }
 )  # fmt: skip
-_IGNORED_RECORDS: Final = frozenset({"world_state", "token_usage_record"})
-"""Record types of Codex 0.16x that carry no session-memory facts (settings, usage)."""
+_IGNORED_RECORDS: Final = frozenset(
+    {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
+)
+"""Record types that carry no session-memory facts (settings, usage, how a sub-agent's
+message is routed)."""
 _ABORT_CAUSES: Final = {
     "replaced": "replaced",
     "review_ended": "review ended",

@@ -8,6 +8,10 @@ builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end``
 how a command or a patch ended with authority, and ``mcp_tool_call_end`` how an MCP call
 did. A result reported as completed may still say the call did not succeed
 (:data:`RESULT_MARKERS`).
+
+Sub-agents: ``spawn_agent`` starts one (a native sub-agent task, :data:`TASK_TOOL`: its
+name and its message); the other agent tools wait for, list, message, resume or close
+agents already spawned (:data:`AGENT_BOOKKEEPING`): no work of their own.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from session_memory.formats.base import as_dict, as_int, as_str, cap_text, join_
 from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = [
+    "AGENT_BOOKKEEPING",
     "RESULT_MARKERS",
+    "SPAWN_AGENT",
+    "TASK_TOOL",
     "Output",
     "decode_arguments",
     "exec_end",
@@ -31,6 +38,8 @@ __all__ = [
     "parse_output",
     "patch_arguments",
     "patch_end",
+    "spawned",
+    "task_arguments",
 ]
 
 _ABORTED: Final = "aborted"
@@ -44,6 +53,14 @@ _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
 _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _NOT_IDENTIFIER: Final = re.compile(r"[^\w$]")
+SPAWN_AGENT: Final = "spawn_agent"
+TASK_TOOL: Final = "Task"
+"""The native name of a sub-agent task (MyCodeAgent's, as the fold knows it)."""
+AGENT_BOOKKEEPING: Final = frozenset(
+    {"wait_agent", "list_agents", "send_message", "send_input", "followup_task",
+     "close_agent", "resume_agent", "interrupt_agent", "wait"}
+)  # fmt: skip
+"""The agent tools that look after sub-agents already spawned: no call of their own."""
 
 
 class Output(NamedTuple):
@@ -135,6 +152,32 @@ def patch_end(p: JsonObject) -> Output:
     failed = p.get("success") is False or p.get("status") == "failed"
     text = join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
     return Output(text or ("patch failed" if failed else "patch applied"), None, None, failed)
+
+
+def task_arguments(args: JsonObject) -> JsonObject:
+    """A ``spawn_agent`` call's arguments as a sub-agent task's: its ``description`` (the
+    task's name, when the call gives one), ``prompt`` (the message) and ``subagent_type``."""
+    task: JsonObject = {}
+    name = as_str(args.get("task_name"))
+    message = as_str(args.get("message"))
+    if message is None and isinstance(args.get("items"), list):
+        message = join_texts(
+            t for item in args["items"] if (t := as_str((as_dict(item) or {}).get("text")))
+        )
+    kind = as_str(args.get("agent_type"))
+    for key, value in (("description", name), ("prompt", message), ("subagent_type", kind)):
+        if value and value.strip():
+            task[key] = cap_text(value.strip())
+    return task
+
+
+def spawned(text: str) -> bool:
+    """Whether a ``spawn_agent`` output says the agent started: it names the agent in a JSON
+    object; an error is plain text."""
+    try:
+        return isinstance(orjson.loads(text), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def mcp_name(server: str, tool: str) -> str:

@@ -12,6 +12,9 @@ processes a call leaves running.
   (:mod:`~session_memory.formats.codex_cells`), each closed by its own end event where
   Codex writes one (a patch, an MCP call) or by the cell's output; ``wait`` on a cell
   delivers the rest of its output, and is no call of its own;
+* ``spawn_agent`` is a native sub-agent task (``Task``), failed when the agent did not
+  start; the tools that wait for, list, message or close agents are bookkeeping and emit
+  nothing.
 
 :class:`CodexAdapter <session_memory.formats.codex.CodexAdapter>` builds on this class for
 the rest of a rollout.
@@ -24,7 +27,10 @@ from typing import Any, ClassVar, Final
 from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.formats.base import AdapterBase, as_dict, as_str, cap_text
 from session_memory.formats.codex_calls import (
+    AGENT_BOOKKEEPING,
     RESULT_MARKERS,
+    SPAWN_AGENT,
+    TASK_TOOL,
     Output,
     decode_arguments,
     exec_end,
@@ -32,6 +38,8 @@ from session_memory.formats.codex_calls import (
     parse_output,
     patch_arguments,
     patch_end,
+    spawned,
+    task_arguments,
 )
 from session_memory.formats.codex_cells import (
     CELL_TOOL,
@@ -154,13 +162,18 @@ class CodexToolCalls(AdapterBase):
     ) -> list[str] | None:
         """Start a call (of a rollout or of a cell's script); its role in a cell's output.
 
-        A poll of a tracked process is that process's call, not one of its own.
+        None for agent bookkeeping, which emits nothing; a poll of a tracked process is
+        that process's call, not one of its own.
         """
+        if name in AGENT_BOOKKEEPING:
+            return None
         if name == "write_stdin":
             session = args.get("session_id")
             original = self._sessions.get(str(session)) if session is not None else None
             if original is not None:
                 return [_POLL, original]
+        if name == SPAWN_AGENT:
+            name, args = TASK_TOOL, task_arguments(args)
         self._tool_call(out, eid, name, call_id, args, ts, self._open)
         return [_SHELL if name in _SESSION_TOOLS or name == "write_stdin" else _CALL, call_id]
 
@@ -178,6 +191,8 @@ class CodexToolCalls(AdapterBase):
             self._cell_output(cell, cell_output(p.get("output")), eid, ts, out)
             return
         text, exit_code, running, failed = parse_output(p.get("output"))
+        if self._open.get(call_id, [None])[0] == TASK_TOOL:
+            failed = failed or not spawned(text)
         original = self._polls.pop(call_id, None)
         if original is not None:
             if running is not None or exit_code is None:

@@ -1,0 +1,129 @@
+"""Codex's tool calls beyond one call and its output: sub-agents.
+
+Records are shaped as Codex writes them (``tests/formats/codex_records.py``): the collab
+tools of 0.125 (``spawn_agent`` with ``message``, ``wait_agent`` with ``targets``) and of
+0.145 (``spawn_agent`` with ``task_name``, ``list_agents``, ``send_message``,
+``followup_task``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from session_memory.core.events import SkippedLine
+from tests.formats.codex_records import (
+    COMPLETE,
+    SESSION,
+    STARTED,
+    event,
+    feed,
+    function_call,
+    function_output,
+    line,
+    lines,
+    memory,
+    prompt,
+    tool_events,
+)
+
+START = (SESSION, STARTED, prompt("Review PRs 36 to 43"))
+SPAWN = function_call(
+    "call_1",
+    "spawn_agent",
+    agent_type="explorer",
+    fork_turns="3",
+    message="Review PR #43 for correctness; do not edit files.",
+    task_name="review_pr43",
+)
+
+
+def unified_exec(call_id: str, status: str, output: str) -> dict[str, object]:
+    """An exec_command or write_stdin output as unified exec writes it."""
+    text = f"Chunk ID: 2bb2a9\nWall time: 5.0021 seconds\n{status}\nOriginal token count: 30\n"
+    return function_output(call_id, f"{text}Output:\n{output}")
+
+
+def running(call_id: str, session: int, output: str) -> dict[str, object]:
+    return unified_exec(call_id, f"Process running with session ID {session}", output)
+
+
+def exited(call_id: str, code: int, output: str) -> dict[str, object]:
+    return unified_exec(call_id, f"Process exited with code {code}", output)
+
+
+class TestSubAgents:
+    def test_a_spawned_agent_is_a_sub_agent_task(self) -> None:
+        """``spawn_agent`` is a native sub-agent task: named by its task, its message the
+        prompt."""
+        events = tool_events(
+            *START, SPAWN, function_output("call_1", '{"task_name":"/root/review_pr43"}')
+        )
+        assert events[0] == (
+            "requested",
+            "Task",
+            {
+                "description": "review_pr43",
+                "prompt": "Review PR #43 for correctness; do not edit files.",
+                "subagent_type": "explorer",
+            },
+        )
+        assert events[1][:2] == ("completed", "Task")
+
+    def test_a_spawn_that_started_no_agent_failed(self) -> None:
+        """A spawn whose output is an error, not the agent it started, failed."""
+        m = memory(
+            *START,
+            SPAWN,
+            function_output("call_1", "collab spawn failed: agent thread limit reached (max 6)"),
+        )
+        assert lines(m.failed_attempts) == [
+            "Task `review_pr43`: “collab spawn failed: agent thread limit reached (max 6)”"
+        ]
+
+    @pytest.mark.parametrize(
+        ("name", "args"),
+        [
+            (
+                "wait_agent",
+                {"targets": ["019ddb90-9933-7461-ad38-875618e21ac6"], "timeout_ms": 600000},
+            ),
+            ("wait_agent", {"timeout_ms": 10000}),
+            ("list_agents", {}),
+            ("send_message", {"target": "/root/review_pr43", "message": "Any findings yet?"}),
+            ("send_input", {"target": "019ddb90", "interrupt": False, "message": "Fix the gaps"}),
+            ("followup_task", {"target": "/root/review_pr43", "message": "Also check the tests"}),
+            ("close_agent", {"target": "019ddb90-9933-7461-ad38-875618e21ac6"}),
+            ("wait", {"ids": ["019ddb90"], "timeout_ms": 30000}),
+        ],
+    )
+    def test_agent_bookkeeping_is_no_call(self, name: str, args: dict[str, object]) -> None:
+        """Waiting for, listing, messaging or closing agents already spawned is bookkeeping,
+        not work: no call."""
+        events = tool_events(
+            *START,
+            function_call("call_2", name, **args),
+            function_output("call_2", '{"message":"Wait completed.","timed_out":false}'),
+            COMPLETE,
+        )
+        assert events == []
+
+    def test_agent_records_are_known(self) -> None:
+        """What Codex writes about its agents' messages is read and set aside, not skipped."""
+        records = feed(
+            *START,
+            line("inter_agent_communication_metadata", trigger_turn=False),
+            line(
+                "response_item",
+                type="agent_message",
+                author="/root/review_pr43",
+                recipient="/root",
+                content=[
+                    {
+                        "type": "input_text",
+                        "text": "Message Type: FINAL_ANSWER\nPayload:\nNo findings.",
+                    }
+                ],
+            ),
+            event("collab_waiting_end", call_id="call_3", agent_statuses=[]),
+        )
+        assert not [r for r in records if isinstance(r, SkippedLine)]
