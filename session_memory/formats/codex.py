@@ -309,6 +309,7 @@ class CodexAdapter(CodexToolCalls):
         self._compacted = False
 
     def _task_complete(self, m: _EventMsg, out: list[Record]) -> None:
+        self._turn_ended(m.eid, m.ts, out)
         self._release(out, final=True)
         last = as_str(m.p.get("last_agent_message"))
         if not self._final_seen and last and last.strip():
@@ -320,6 +321,7 @@ class CodexAdapter(CodexToolCalls):
         self._terminal(m, "completed", details, out)
 
     def _turn_aborted(self, m: _EventMsg, out: list[Record]) -> None:
+        self._turn_ended(m.eid, m.ts, out)
         self._release(out, final=False)
         details: JsonObject = {"turn_id": m.turn_id} if m.turn_id else {}
         reason = as_str(m.p.get("reason"))

@@ -60,6 +60,8 @@ MAX_SESSIONS: Final = 256
 _MAX_CELLS: Final = 64
 _SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
 """The tools whose output may leave a process running, polled by ``write_stdin`` later."""
+_SEEN_CHARS: Final = 4096
+"""How much of a running process's output is kept: its latest part."""
 _SHELL: Final = "shell"
 _POLL: Final = "poll"
 _CALL: Final = "call"
@@ -73,6 +75,7 @@ class CodexToolCalls(AdapterBase):
         "_open",
         "_sessions",
         "_polls",
+        "_seen",
         "_cells",
         "_cell_ids",
         "_waits",
@@ -86,6 +89,8 @@ class CodexToolCalls(AdapterBase):
         """Running unified-exec processes: session id -> the call_id that started them."""
         self._polls: dict[str, str] = {}
         """Open ``write_stdin`` polls: their call_id -> the original call_id."""
+        self._seen: dict[str, str] = {}
+        """What a running process printed so far (its latest part), by its call_id."""
         self._cells: dict[str, Cell] = {}
         """Code-mode cells waiting for their output, by the ``exec`` call's call_id."""
         self._cell_ids: dict[str, str] = {}
@@ -102,6 +107,7 @@ class CodexToolCalls(AdapterBase):
                 for mapping in (
                     self._sessions,
                     self._polls,
+                    self._seen,
                     self._cell_ids,
                     self._waits,
                 )
@@ -196,12 +202,12 @@ class CodexToolCalls(AdapterBase):
         original = self._polls.pop(call_id, None)
         if original is not None:
             if running is not None or exit_code is None:
-                return  # still running
+                self._runs_on(original, None, text)
+                return
             self._forget_session(original)
             call_id = original
         elif running is not None and self._open.get(call_id, [None])[0] in _SESSION_TOOLS:
-            self._sessions[running] = call_id  # the call stays open until a poll ends it
-            _trim(self._sessions, MAX_SESSIONS)
+            self._runs_on(call_id, running, text)  # open until a poll or the turn's end
             return
         entry = self._open.pop(call_id, None)
         if entry is None:
@@ -307,12 +313,12 @@ class CodexToolCalls(AdapterBase):
             text, exit_code, session = next(shells)
             shell = role == _SHELL and self._open.get(call_id, [None])[0] in _SESSION_TOOLS
             if shell and exit_code is None and session is not None:
-                self._sessions[session] = call_id  # open until a poll ends it
-                _trim(self._sessions, MAX_SESSIONS)
+                self._runs_on(call_id, session, text)  # open until a poll or the turn's end
                 continue
             if role == _POLL:
                 if exit_code is None:
-                    continue  # a later poll may say how it ended
+                    self._runs_on(call_id, None, text)  # a later poll may say how it ended
+                    continue
                 self._forget_session(call_id)
             failed = exit_code is not None and exit_code != 0
             self._end_cell_call(
@@ -353,7 +359,35 @@ class CodexToolCalls(AdapterBase):
         entry = self._open.pop(call_id)
         self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
 
+    def _runs_on(self, call_id: str, session: str | None, text: str) -> None:
+        """The process of ``call_id`` runs on (in ``session``, when newly learnt), having
+        printed ``text`` since it was last looked at."""
+        if session is not None:
+            self._sessions[session] = call_id
+            _trim(self._sessions, MAX_SESSIONS)
+        if text.strip():
+            seen = self._seen.get(call_id)
+            self._seen[call_id] = (f"{seen}\n{text}" if seen else text)[-_SEEN_CHARS:]
+            _trim(self._seen, MAX_SESSIONS)
+
+    def _turn_ended(self, eid: str, ts: str | None, out: list[Record]) -> None:
+        """The turn ended with processes still running: the agent moved on with what they
+        had printed, which is their result (their end is not in the rollout). A cell still
+        running ends the same way with what it printed."""
+        for cell_call in list(dict.fromkeys(self._cell_ids.values())):
+            cell = self._cells.get(cell_call)
+            if cell is not None:
+                self._cell_output(cell_call, CellOutput("completed", None, ()), eid, ts, out)
+        for n, call_id in enumerate(dict.fromkeys(self._sessions.values())):
+            entry = self._open.pop(call_id, None)
+            if entry is not None:
+                text = self._seen.pop(call_id, "")
+                self._tool_end(
+                    out, f"{eid}#{n}", call_id, entry, failed=False, text=text, timestamp=ts
+                )
+
     def _forget_session(self, call_id: str) -> None:
+        self._seen.pop(call_id, None)
         for session, owner in list(self._sessions.items()):
             if owner == call_id:
                 del self._sessions[session]

@@ -1,9 +1,10 @@
-"""Codex's tool calls beyond one call and its output: sub-agents.
+"""Codex's tool calls beyond one call and its output: sub-agents, and processes that run on
+past their call.
 
 Records are shaped as Codex writes them (``tests/formats/codex_records.py``): the collab
 tools of 0.125 (``spawn_agent`` with ``message``, ``wait_agent`` with ``targets``) and of
 0.145 (``spawn_agent`` with ``task_name``, ``list_agents``, ``send_message``,
-``followup_task``).
+``followup_task``), unified exec's "Process running with session ID N".
 """
 
 from __future__ import annotations
@@ -127,3 +128,42 @@ class TestSubAgents:
             event("collab_waiting_end", call_id="call_3", agent_statuses=[]),
         )
         assert not [r for r in records if isinstance(r, SkippedLine)]
+
+
+class TestRunningProcesses:
+    def test_a_process_left_running_ends_with_its_turn(self) -> None:
+        """A command that runs on and is never polled again ends when the turn does, with
+        what it printed: the agent moved on with that output."""
+        events = tool_events(
+            *START,
+            function_call("call_1", "exec_command", cmd="env GOCACHE=/tmp/go-build go test ./..."),
+            running("call_1", 60674, "FAIL\tentire.io/git-sync [setup failed]\n"),
+            COMPLETE,
+        )
+        assert events[-1] == (
+            "completed",
+            "exec_command",
+            {
+                "status": "completed",
+                "exit_code": None,
+                "output": "FAIL\tentire.io/git-sync [setup failed]\n",
+                "error": "",
+            },
+        )
+
+    def test_a_poll_after_the_turn_is_no_call_of_its_own(self) -> None:
+        """A later poll of a process whose call ended with its turn is still that process's."""
+        events = tool_events(
+            *START,
+            function_call("call_1", "exec_command", cmd="mise run check"),
+            running("call_1", 19906, ""),
+            COMPLETE,
+            STARTED,
+            prompt("is it done?"),
+            function_call("call_2", "write_stdin", session_id=19906, chars=""),
+            exited("call_2", 0, "ok\n"),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("completed", "exec_command"),
+        ]
