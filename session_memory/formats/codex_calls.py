@@ -142,8 +142,6 @@ def exec_end(p: JsonObject) -> Output:
         or as_str(p.get("formatted_output"))
         or join_texts((as_str(p.get("stdout")) or "", as_str(p.get("stderr")) or ""))
     )
-    if failed and not text:
-        text = f"exited with code {exit_code}" if exit_code is not None else "failed"
     return Output(text, exit_code, None, failed)
 
 

@@ -51,9 +51,10 @@ def result_outcome(
 ) -> ToolOutcome:
     """The outcome of a call whose record says it ``failed`` (or not), with its result text.
 
-    A failed call's text is its error ("failed" when it says nothing); a completed call's
-    text is its output, and ``markers`` tell whether it really succeeded.
+    A failed call's text is its error: "failed" when it says nothing, empty when its exit
+    code says it all (a search that found nothing prints nothing); a completed call's text
+    is its output, and ``markers`` tell whether it really succeeded.
     """
     if failed:
-        return ToolOutcome("failed", exit_code, "", text or "failed")
+        return ToolOutcome("failed", exit_code, "", text or ("" if exit_code else "failed"))
     return ToolOutcome(markers.status_of(text), exit_code, text, "")

@@ -192,6 +192,21 @@ class TestCodex:
         outcome = codex_result("Process exited with code 1\nOutput:\n1 failed, 2 passed")
         assert outcome == ToolOutcome("failed", 1, "", "1 failed, 2 passed")
 
+    def test_a_failed_command_that_printed_nothing_has_no_error_text(self) -> None:
+        """Its exit code says how it ended: the adapter adds no words of its own."""
+        outcome = codex_result("Process exited with code 1\nOutput:\n")
+        assert outcome == ToolOutcome("failed", 1, "", "")
+
+    def test_a_search_that_found_nothing_is_no_failure(self) -> None:
+        """``rg`` exiting 1 with no output found nothing, as asked: no failed attempt."""
+        lines = codex_call(
+            "exec_command",
+            "Chunk ID: c53131\nWall time: 0.0000 seconds\nProcess exited with code 1\n"
+            "Original token count: 0\nOutput:\n",
+            cmd="rg -n 'Antigravity|antigravity' README.md",
+        )
+        assert derive(jsonl(lines), "codex").failed_attempts == ()
+
     def test_arguments_are_decoded_from_their_json_string(self) -> None:
         """Codex ``arguments`` encoded as a JSON string reach the rules as an object."""
         lines = codex_call("exec_command", "ok", cmd="git status --short", workdir="/repo")
