@@ -38,6 +38,7 @@ __all__ = [
     "parse_output",
     "patch_arguments",
     "patch_end",
+    "shell_patch",
     "spawned",
     "task_arguments",
 ]
@@ -53,6 +54,13 @@ _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
 _EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _NOT_IDENTIFIER: Final = re.compile(r"[^\w$]")
+_SHELL_PATCH: Final = re.compile(
+    r"\A\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\b.*?"
+    r"(\*\*\* Begin Patch\n.*?\*\*\* End Patch)",
+    re.S,
+)
+"""A command that runs ``apply_patch`` on a patch (a heredoc, or the patch as an argument):
+Codex applies such a patch itself, as the ``apply_patch`` tool."""
 SPAWN_AGENT: Final = "spawn_agent"
 TASK_TOOL: Final = "Task"
 """The native name of a sub-agent task (MyCodeAgent's, as the fold knows it)."""
@@ -83,6 +91,19 @@ def decode_arguments(raw: object) -> JsonObject:
     except orjson.JSONDecodeError:
         return {"raw": cap_text(raw)}
     return value if isinstance(value, dict) else {"raw": cap_text(raw)}
+
+
+def shell_patch(args: JsonObject) -> str | None:
+    """The patch a shell call's command hands to ``apply_patch``, or None."""
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list):
+        parts = [part for part in command if isinstance(part, str)]
+        shell_c = len(parts) >= 3 and parts[1] in ("-lc", "-c")
+        command = parts[2] if shell_c else "\n".join(parts)
+    if not isinstance(command, str):
+        return None
+    found = _SHELL_PATCH.match(command)
+    return found.group(1) if found is not None else None
 
 
 def patch_arguments(raw: str) -> JsonObject:

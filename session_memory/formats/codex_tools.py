@@ -12,6 +12,8 @@ processes a call leaves running.
   (:mod:`~session_memory.formats.codex_cells`), each closed by its own end event where
   Codex writes one (a patch, an MCP call) or by the cell's output; ``wait`` on a cell
   delivers the rest of its output, and is no call of its own;
+* a shell command that hands a patch to ``apply_patch`` (Codex applies it itself) is the
+  ``apply_patch`` call it is;
 * ``spawn_agent`` is a native sub-agent task (``Task``), failed when the agent did not
   start; the tools that wait for, list, message or close agents are bookkeeping and emit
   nothing.
@@ -38,6 +40,7 @@ from session_memory.formats.codex_calls import (
     parse_output,
     patch_arguments,
     patch_end,
+    shell_patch,
     spawned,
     task_arguments,
 )
@@ -180,6 +183,8 @@ class CodexToolCalls(AdapterBase):
                 return [_POLL, original]
         if name == SPAWN_AGENT:
             name, args = TASK_TOOL, task_arguments(args)
+        elif name in _SESSION_TOOLS and (patch := shell_patch(args)) is not None:
+            name, args = "apply_patch", patch_arguments(patch)  # Codex applies it as a patch
         self._tool_call(out, eid, name, call_id, args, ts, self._open)
         return [_SHELL if name in _SESSION_TOOLS or name == "write_stdin" else _CALL, call_id]
 

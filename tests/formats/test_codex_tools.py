@@ -1,5 +1,5 @@
-"""Codex's tool calls beyond one call and its output: sub-agents, and processes that run on
-past their call.
+"""Codex's tool calls beyond one call and its output: sub-agents, processes that run on
+past their call, patches applied through the shell.
 
 Records are shaped as Codex writes them (``tests/formats/codex_records.py``): the collab
 tools of 0.125 (``spawn_agent`` with ``message``, ``wait_agent`` with ``targets``) and of
@@ -167,3 +167,25 @@ class TestRunningProcesses:
             ("requested", "exec_command"),
             ("completed", "exec_command"),
         ]
+
+
+class TestPatchesThroughTheShell:
+    def test_a_patch_handed_to_apply_patch_in_the_shell_is_the_file_change(self) -> None:
+        """Codex 0.40's model runs ``apply_patch <<'PATCH'`` through the shell tool, and
+        Codex applies the patch itself: the call is the ``apply_patch`` it is."""
+        command = (
+            "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: src/teams/route.ts\n@@\n"
+            "-const a = 1;\n+const a = 2;\n*** End Patch\nPATCH"
+        )
+        m = memory(
+            *START,
+            function_call(
+                "call_1", "shell", command=["bash", "-lc", command], workdir="/home/dev/graph"
+            ),
+            function_output(
+                "call_1",
+                '{"output":"Success. Updated the following files:\\nM src/teams/route.ts\\n",'
+                '"metadata":{"exit_code":0,"duration_seconds":0.0}}',
+            ),
+        )
+        assert lines(m.completed_work) == ["changed `src/teams/route.ts`"]
