@@ -229,14 +229,24 @@ CLAUDE_VALUES = st.sampled_from(
 CODEX_KEYS = st.sampled_from(
     ["type", "payload", "role", "content", "phase", "call_id", "name", "arguments", "output",
      "input", "turn_id", "exit_code", "status", "success", "message", "session_id", "id",
-     "last_agent_message", "replacement_history"]
+     "last_agent_message", "replacement_history", "cell_id", "invocation", "result",
+     "server", "tool", "task_name", "cmd"]
 )  # fmt: skip
 CODEX_VALUES = st.sampled_from(
     ["response_item", "event_msg", "session_meta", "compacted", "message", "function_call",
      "function_call_output", "custom_tool_call_output", "exec_command_end", "task_complete",
      "user_message", "assistant", "final_answer", "write_stdin", "exec_command", "c1",
      "Process running with session ID 7\nOutput:\n", "Process exited with code 2\nOutput:\n",
-     '{"session_id": 7}', '{"output": "x", "metadata": {"exit_code": 1}}']
+     '{"session_id": 7}', '{"output": "x", "metadata": {"exit_code": 1}}',
+     # Codex Desktop's code mode and agent tools
+     "custom_tool_call", "custom_tool_call_output", "exec", "wait", "spawn_agent",
+     "wait_agent", "mcp_tool_call_end", "patch_apply_end", "apply_patch", "7", "3",
+     'await tools.exec_command({cmd: "go test ./..."}); text(JSON.stringify(r));',
+     "const p = `*** Begin Patch`; await tools.apply_patch(p); tools.mcp__s__t({a: [1]})",
+     "await tools.write_stdin({session_id: 7, chars: ''})",
+     "Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n",
+     "Script completed\nOutput:\n", "Script failed\nOutput:\nScript error:\nboom",
+     '{"output": "ok", "exit_code": 0}', '{"output": "", "session_id": 7, "chunk_id": "a"}']
 )  # fmt: skip
 
 

@@ -8,12 +8,20 @@ header, a ``wait`` call for the rest of a running cell.
 
 from __future__ import annotations
 
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from session_memory.core.events import Record, SkippedLine
+from session_memory.formats import CodexAdapter
 from tests.formats.codex_records import (
     COMPLETE,
     SESSION,
     STARTED,
+    JsonRecord,
     cell,
     event,
+    feed,
     function_call,
     function_output,
     lines,
@@ -218,3 +226,64 @@ class TestOtherTools:
             )
             == []
         )
+
+
+SCRIPTS = st.sampled_from(
+    [
+        one_command("go test ./..."),
+        one_command("mise run check", "JSON.stringify(r)"),
+        PATCH_CELL,
+        MERGE_CELL,
+        POLL_CELL,
+        "const [a, b] = await Promise.all([tools.exec_command({cmd: 'ls'}), "
+        "tools.exec_command({cmd: 'pwd'})]); text(JSON.stringify(a)); text(JSON.stringify(b));",
+        "const {exec_command} = tools;",
+        "text('no tools')",
+    ]
+)
+ITEMS = st.lists(
+    st.sampled_from(
+        [
+            "",
+            "ok",
+            result("ok\n", exit_code=0),
+            result("FAIL\n", exit_code=1),
+            result("", session_id=61293),
+            "Script error:\nboom",
+        ]
+    ),
+    max_size=3,
+)
+HEADERS = st.sampled_from(
+    ["Script completed", "Script failed", "Script running with cell ID 20", "no header"]
+)
+CALL_IDS = st.sampled_from(["call_1", "call_2", "call_3"])
+CELL_RECORDS = st.one_of(
+    st.builds(cell, CALL_IDS, SCRIPTS),
+    st.builds(lambda c, h, i: script_output(c, h, *i), CALL_IDS, HEADERS, ITEMS),
+    st.builds(lambda c: running(c, "20"), CALL_IDS),
+    st.builds(lambda c: function_call(c, "wait", cell_id="20"), CALL_IDS),
+    st.builds(lambda c, i: function_output(c, texts("Script completed", *i)), CALL_IDS, ITEMS),
+    st.just(event("patch_apply_end", call_id="exec-1", success=True, stdout="Success.")),
+    st.just(COMPLETE),
+)
+
+
+class TestCellProperties:
+    @settings(max_examples=80, deadline=None)
+    @given(st.lists(CELL_RECORDS, max_size=12))
+    def test_restored_after_every_record_reads_as_whole(self, records: list[JsonRecord]) -> None:
+        """Cells, their outputs and waits in any order: never the safety net, and an
+        adapter restored from its snapshot after every record emits what one reading
+        everything emits."""
+        whole = feed(*START, *records)
+        adapter = CodexAdapter()
+        pieces: list[Record] = []
+        for offset, record in enumerate((*START, *records)):
+            pieces.extend(adapter.feed(record, offset * 100))
+            adapter = CodexAdapter.restore(orjson.loads(orjson.dumps(adapter.snapshot())))
+        pieces.extend(adapter.finish())
+        assert not [r for r in whole if isinstance(r, SkippedLine)]
+        assert [getattr(r, "payload", r) for r in pieces] == [
+            getattr(r, "payload", r) for r in whole
+        ]
