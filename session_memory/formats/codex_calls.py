@@ -11,7 +11,8 @@ did. A result reported as completed may still say the call did not succeed
 
 Sub-agents: ``spawn_agent`` starts one (a native sub-agent task, :data:`TASK_TOOL`: its
 name and its message); the other agent tools wait for, list, message, resume or close
-agents already spawned (:data:`AGENT_BOOKKEEPING`): no work of their own.
+agents already spawned (:data:`AGENT_BOOKKEEPING`): no work of their own, but what they
+report of an agent's end may say it failed (:func:`agent_failures`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ __all__ = [
     "SPAWN_AGENT",
     "TASK_TOOL",
     "Output",
+    "agent_failures",
+    "agent_key",
     "decode_arguments",
     "exec_end",
     "mcp_end",
@@ -197,6 +200,46 @@ def spawned(text: str) -> bool:
         return isinstance(orjson.loads(text), dict)
     except orjson.JSONDecodeError:
         return False
+
+
+def agent_key(text: str) -> str | None:
+    """The id a ``spawn_agent`` output gives its agent (``agent_id``, or ``task_name`` in
+    the builds that name agents by their task), which later reports of its status use."""
+    try:
+        started = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(started, dict):
+        return None
+    return as_str(started.get("agent_id")) or as_str(started.get("task_name"))
+
+
+def agent_failures(text: str, target: str | None) -> list[tuple[str, str]]:
+    """The agents an agent tool's output reports as ended in error, with the error: a wait's
+    ``{"status": {id: {"errored": "..."}}}``, a listing's ``{"agents": [{"agent_name",
+    "agent_status"}]}``, or a close's ``{"previous_status": ...}`` of ``target`` (the agent
+    it closed). A status that is not ``errored`` (completed, running, shut down, not found)
+    says no agent's work failed."""
+    try:
+        report = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    if not isinstance(report, dict):
+        return []
+    statuses = dict(as_dict(report.get("status")) or {})
+    if target is not None and "previous_status" in report:
+        statuses = {target: report["previous_status"]}
+    listing = report.get("agents")
+    for entry in listing if isinstance(listing, list) else ():
+        listed = as_dict(entry) or {}
+        if (name := as_str(listed.get("agent_name"))) is not None:
+            statuses[name] = listed.get("agent_status")
+    failures = []
+    for agent, status in statuses.items():
+        error = as_str((as_dict(status) or {}).get("errored"))
+        if error is not None:
+            failures.append((agent, error.strip() or "sub-agent failed"))
+    return failures
 
 
 def mcp_name(server: str, tool: str) -> str:

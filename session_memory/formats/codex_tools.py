@@ -16,7 +16,8 @@ processes a call leaves running.
   ``apply_patch`` call it is;
 * ``spawn_agent`` is a native sub-agent task (``Task``), failed when the agent did not
   start; the tools that wait for, list, message or close agents are bookkeeping and emit
-  nothing.
+  nothing, except that an agent they report as ended in error is that task, failed (the
+  agent's work failed, which the spawn alone never says).
 
 :class:`CodexAdapter <session_memory.formats.codex.CodexAdapter>` builds on this class for
 the rest of a rollout.
@@ -34,6 +35,8 @@ from session_memory.formats.codex_calls import (
     SPAWN_AGENT,
     TASK_TOOL,
     Output,
+    agent_failures,
+    agent_key,
     decode_arguments,
     exec_end,
     mcp_end,
@@ -82,6 +85,9 @@ class CodexToolCalls(AdapterBase):
         "_cells",
         "_cell_ids",
         "_waits",
+        "_tasks",
+        "_agents",
+        "_agent_calls",
     )
 
     def __init__(self) -> None:
@@ -100,6 +106,12 @@ class CodexToolCalls(AdapterBase):
         """Running cells: the cell id a ``wait`` names -> the ``exec`` call's call_id."""
         self._waits: dict[str, str] = {}
         """Open ``wait`` calls: their call_id -> the ``exec`` call's call_id."""
+        self._tasks: dict[str, JsonObject] = {}
+        """Open ``spawn_agent`` calls: their call_id -> the task's arguments."""
+        self._agents: dict[str, JsonObject | None] = {}
+        """Agents spawned: their id -> the task's arguments (None once reported failed)."""
+        self._agent_calls: dict[str, str] = {}
+        """Open agent bookkeeping calls: their call_id -> the agent they target, or ""."""
 
     def _state_is_valid(self) -> bool:
         return (
@@ -117,6 +129,9 @@ class CodexToolCalls(AdapterBase):
                 for v in mapping.values()
             )
             and all(_is_cell(v) for v in self._cells.values())
+            and all(isinstance(v, dict) for v in self._tasks.values())
+            and all(v is None or isinstance(v, dict) for v in self._agents.values())
+            and all(isinstance(v, str) for v in self._agent_calls.values())
         )
 
     def _release(self, out: list[Record], *, final: bool) -> None:
@@ -175,6 +190,8 @@ class CodexToolCalls(AdapterBase):
         that process's call, not one of its own.
         """
         if name in AGENT_BOOKKEEPING:
+            self._agent_calls[call_id] = as_str(args.get("target")) or ""
+            _trim(self._agent_calls, MAX_SESSIONS)
             return None
         if name == "write_stdin":
             session = args.get("session_id")
@@ -183,6 +200,8 @@ class CodexToolCalls(AdapterBase):
                 return [_POLL, original]
         if name == SPAWN_AGENT:
             name, args = TASK_TOOL, task_arguments(args)
+            self._tasks[call_id] = args
+            _trim(self._tasks, MAX_SESSIONS)
         elif name in _SESSION_TOOLS and (patch := shell_patch(args)) is not None:
             name, args = "apply_patch", patch_arguments(patch)  # Codex applies it as a patch
         self._tool_call(out, eid, name, call_id, args, ts, self._open)
@@ -202,8 +221,11 @@ class CodexToolCalls(AdapterBase):
             self._cell_output(cell, cell_output(p.get("output")), eid, ts, out)
             return
         text, exit_code, running, failed = parse_output(p.get("output"))
-        if self._open.get(call_id, [None])[0] == TASK_TOOL:
-            failed = failed or not spawned(text)
+        if call_id in self._agent_calls:
+            self._agent_report(self._agent_calls.pop(call_id), text, eid, ts, out)
+            return
+        if call_id in self._tasks:
+            failed = failed or not self._spawned(call_id, text)
         original = self._polls.pop(call_id, None)
         if original is not None:
             if running is not None or exit_code is None:
@@ -220,6 +242,31 @@ class CodexToolCalls(AdapterBase):
         self._tool_end(
             out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
         )
+
+    def _spawned(self, call_id: str, text: str) -> bool:
+        """Whether a ``spawn_agent`` output says the agent started; remember it if so."""
+        args = self._tasks.pop(call_id)
+        key = agent_key(text)
+        if key is not None:
+            self._agents[key] = args
+            _trim(self._agents, MAX_SESSIONS)
+        return spawned(text)
+
+    def _agent_report(
+        self, target: str, text: str, eid: str, ts: str | None, out: list[Record]
+    ) -> None:
+        """What a wait for or a close of agents reports: an agent ended in error is its
+        task failed, once (a wait and the close after it both report it)."""
+        for n, (agent, error) in enumerate(agent_failures(text, target or None)):
+            if agent in self._agents and self._agents[agent] is None:
+                continue
+            args = self._agents.get(agent) or {"description": agent}
+            self._agents[agent] = None
+            _trim(self._agents, MAX_SESSIONS)
+            call_id = f"{eid}#{agent}"
+            self._tool_call(out, f"{eid}#{n}", TASK_TOOL, call_id, args, ts, self._open)
+            entry = self._open.pop(call_id)
+            self._tool_end(out, f"{eid}#{n}", call_id, entry, failed=True, text=error, timestamp=ts)
 
     def _exec_end(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
         """``exec_command_end``: the authoritative end of the command it names."""

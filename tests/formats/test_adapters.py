@@ -230,7 +230,7 @@ CODEX_KEYS = st.sampled_from(
     ["type", "payload", "role", "content", "phase", "call_id", "name", "arguments", "output",
      "input", "turn_id", "exit_code", "status", "success", "message", "session_id", "id",
      "last_agent_message", "replacement_history", "cell_id", "invocation", "result",
-     "server", "tool", "task_name", "cmd"]
+     "server", "tool", "task_name", "cmd", "target", "agent_id", "previous_status"]
 )  # fmt: skip
 CODEX_VALUES = st.sampled_from(
     ["response_item", "event_msg", "session_meta", "compacted", "message", "function_call",
@@ -246,7 +246,9 @@ CODEX_VALUES = st.sampled_from(
      "await tools.write_stdin({session_id: 7, chars: ''})",
      "Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n",
      "Script completed\nOutput:\n", "Script failed\nOutput:\nScript error:\nboom",
-     '{"output": "ok", "exit_code": 0}', '{"output": "", "session_id": 7, "chunk_id": "a"}']
+     '{"output": "ok", "exit_code": 0}', '{"output": "", "session_id": 7, "chunk_id": "a"}',
+     "close_agent", '{"agent_id": "a1"}', "a1", '{"status": {"a1": {"errored": "boom"}}}',
+     '{"previous_status": {"errored": "boom"}}', '{"previous_status": "shutdown"}']
 )  # fmt: skip
 
 

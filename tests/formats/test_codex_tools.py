@@ -38,6 +38,20 @@ SPAWN = function_call(
 )
 
 
+AGENT_ID = "019ddb95-1abd-7190-90a5-819995809a27"
+ERRORED = '{"errored":"stream disconnected before completion"}'
+
+
+def _errored_agent() -> tuple[dict[str, object], ...]:
+    """A 0.125 sub-agent: spawned by its message, waited for, reported as errored."""
+    return (
+        function_call("call_1", "spawn_agent", message="Check the tests of PR #43"),
+        function_output("call_1", f'{{"agent_id":"{AGENT_ID}","nickname":"Nash"}}'),
+        function_call("call_2", "wait_agent", targets=[AGENT_ID], timeout_ms=600000),
+        function_output("call_2", f'{{"status":{{"{AGENT_ID}":{ERRORED}}},"timed_out":false}}'),
+    )
+
+
 def unified_exec(call_id: str, status: str, output: str) -> dict[str, object]:
     """An exec_command or write_stdin output as unified exec writes it."""
     text = f"Chunk ID: 2bb2a9\nWall time: 5.0021 seconds\n{status}\nOriginal token count: 30\n"
@@ -107,6 +121,54 @@ class TestSubAgents:
             COMPLETE,
         )
         assert events == []
+
+    def test_an_agent_that_ended_in_error_is_its_task_failed(self) -> None:
+        """A sub-agent a wait reports as errored is its task, failed: the agent's work
+        failed, which the spawn (it started) never says."""
+        m = memory(*START, *_errored_agent())
+        assert lines(m.failed_attempts) == [
+            "Task `Check the tests of PR #43`: “stream disconnected before completion”"
+        ]
+
+    def test_an_agent_error_reported_twice_is_one_failure(self) -> None:
+        """The close after the wait reports the same error again: one failed task."""
+        close = function_call("call_3", "close_agent", target=AGENT_ID)
+        closed = function_output("call_3", f'{{"previous_status":{ERRORED}}}')
+        events = tool_events(*START, *_errored_agent(), close, closed, COMPLETE)
+        assert [e[:2] for e in events] == [
+            ("requested", "Task"),
+            ("completed", "Task"),
+            ("requested", "Task"),
+            ("failed", "Task"),
+        ]
+
+    def test_an_agent_listed_as_errored_is_its_task_failed(self) -> None:
+        """0.145's list_agents reports each agent's status by its task name: an errored one
+        is its task, failed."""
+        listing = (
+            '{"agents":[{"agent_name":"/root","agent_status":"running"},'
+            '{"agent_name":"/root/review_pr43","agent_status":'
+            '{"errored":"stream disconnected before completion"}}]}'
+        )
+        m = memory(
+            *START,
+            SPAWN,
+            function_output("call_1", '{"task_name":"/root/review_pr43"}'),
+            function_call("call_2", "list_agents"),
+            function_output("call_2", listing),
+        )
+        assert lines(m.failed_attempts) == [
+            "Task `review_pr43`: “stream disconnected before completion”"
+        ]
+
+    def test_an_agent_that_completed_is_no_failure(self) -> None:
+        """A wait that reports an agent's final answer adds no call."""
+        spawn, spawned, wait, _ = _errored_agent()
+        done = function_output(
+            "call_2", f'{{"status":{{"{AGENT_ID}":{{"completed":"APPROVED"}}}},"timed_out":false}}'
+        )
+        events = tool_events(*START, spawn, spawned, wait, done, COMPLETE)
+        assert [e[:2] for e in events] == [("requested", "Task"), ("completed", "Task")]
 
     def test_agent_records_are_known(self) -> None:
         """What Codex writes about its agents' messages is read and set aside, not skipped."""
