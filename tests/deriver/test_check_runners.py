@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from deriver import SessionMemoryDeriver, check_commands, check_forms
+from deriver import SessionMemoryDeriver, check_commands
 from deriver.check_commands import CheckTable, detect_check
 from deriver.check_forms import Gates, RunTargets, Scripts, Tasks
 from deriver.check_output import PARSERS, summarize_check
@@ -25,8 +25,9 @@ def documented_row() -> CheckRunner:
     section = DOC.split("## Adding a check runner", 1)[1]
     match = re.search(r"```python\n(.*?)\n```", section, re.DOTALL)
     assert match is not None
-    names = {**vars(check_forms), "CheckRunner": CheckRunner, "CheckKind": CheckKind}
-    row = eval(match.group(1), names)
+    names: dict[str, object] = {}
+    exec(match.group(1), names)
+    row = names["row"]
     assert isinstance(row, CheckRunner)
     return row
 
