@@ -130,8 +130,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "the todo list is replaced by the latest list, verbatim, in order",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
-         "create) completed", "one todo per issue: claimed, listed or created; closed issues "
-         "become completed work", "todo_items", "todo_items"),
+         "create) completed", "one todo per issue the session claimed, created or closed, and the "
+         "open issues listed under them; a listing alone is a read; closed issues become "
+         "completed work", "todo_items", "todo_items"),
     Rule("todo_done", "a todo item that became completed", "completed work",
          "completed_work", "completed_work"),
     Rule("task", "Task (sub-agent) completed", "completed work with its description",

@@ -7,6 +7,11 @@ head line of ``bd show``, its ``CHILDREN`` block, ``bd create``'s "Created issue
 per-issue changes. Only structured lines count: an id merely mentioned in a description
 changes nothing.
 
+A listing is a read: the tracker holds everyone's work, so a listed row is this session's
+todo only when its issue belongs to an issue the session itself claimed, created or closed
+(its own family of issues: ``app-fum.4`` under a claimed ``app-fum.1`` or ``app-fum``).
+:class:`deriver.todo_lists.TodoLists` keeps that rule and the todos it makes.
+
 Total, deterministic, free of I/O and bounded on long outputs.
 """
 
@@ -21,11 +26,13 @@ __all__ = ["TrackerChange", "tracker_changes"]
 
 
 class TrackerChange(NamedTuple):
-    """One issue's new state: ``status`` is pending, in_progress or closed; title if known."""
+    """One issue's new state: ``status`` is pending, in_progress or closed; title if known.
+    ``listed`` when a listing or ``bd show`` printed it, not when the session changed it."""
 
     issue: str
     status: str | None
     title: str | None
+    listed: bool = False
 
 
 _PROGRAMS: Final = frozenset({"bd", "beads"})
@@ -87,11 +94,13 @@ def _output_changes(output: str) -> list[TrackerChange]:
         row = _ROW_RE.match(line)
         if row is not None:
             title = _BLOCKED_RE.sub("", row.group("title"))
-            found.append(TrackerChange(row.group("id"), _GLYPHS[row.group("glyph")], title))
+            found.append(
+                TrackerChange(row.group("id"), _GLYPHS[row.group("glyph")], title, listed=True)
+            )
             continue
         ready = _READY_RE.match(line)
         if ready is not None:
-            found.append(TrackerChange(ready.group("id"), "pending", ready.group("title")))
+            found.append(TrackerChange(ready.group("id"), "pending", ready.group("title"), True))
             continue
         made = _CREATED_RE.match(line)
         if made is not None:

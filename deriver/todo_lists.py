@@ -4,7 +4,7 @@ the issues of a task tracker used through the shell (:mod:`deriver.task_tracker`
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from deriver.keys import done_key, issue_key
 from deriver.recording import bump
@@ -27,6 +27,7 @@ _TODO_CHARS: Final = 300
 _MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
 _ISSUE_CHARS: Final = 60
 _ISSUE_TITLE_CHARS: Final = 80
+_MAX_SEEN: Final = 256  # listed issues remembered, in case the session takes them on later
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -58,6 +59,10 @@ class TodoLists:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.done: list[str] = []
+        self.own: set[str] = set()
+        """Families of the tracker issues this session changed (claimed, created, closed)."""
+        self.seen: dict[str, tuple[str | None, str | None]] = {}
+        """Issues a listing showed, by id: their status and title, the latest last."""
 
     def replace(self, todos: list[Todo], stamp: Stamp) -> None:
         """The todo list becomes the tool's latest list, verbatim and in order."""
@@ -85,27 +90,64 @@ class TodoLists:
             self.store.add("completed_work", "todo_done", f"done: {text}", stamp)
 
     def track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
-        """A task tracker's issues as todos, one per issue: claimed, listed, closed."""
+        """A task tracker's issues as todos, one per issue the session claimed, created or
+        closed, and the open issues listed under them (:mod:`deriver.task_tracker`): a
+        listing alone is a read of everyone's work."""
         for change in changes:
+            family = _family(change.issue)
+            if change.listed:
+                self._remember(change)
+                if family in self.own:
+                    self._issue_changed(change, stamp)
+                continue
+            if change.title is None and change.issue in self.seen:
+                change = change._replace(title=self.seen[change.issue][1])
             if change.status == "closed":
-                self._issue_closed(change.issue, stamp)
-            else:
-                self._issue_seen(change, stamp)
+                self._remember(change)
+            self._issue_changed(change, stamp)
+            if family not in self.own:
+                self.own.add(family)
+                self._take_on(family, stamp)
         store = self.store
         issues = [i for i in store.items_of("todo_items") if i.kind == "tracker_todo"]
         for item in issues[: max(0, len(issues) - _MAX_ISSUES)]:
             store.remove(item, stamp)
 
-    def _issue_closed(self, issue: str, stamp: Stamp) -> None:
+    def _take_on(self, family: str, stamp: Stamp) -> None:
+        """The open issues of a family listed before the session took it on are its todos."""
+        for issue, (status, title) in list(self.seen.items()):
+            if (
+                _family(issue) == family
+                and status != "closed"
+                and self.store.get(issue_key(issue)) is None
+            ):
+                self._issue_changed(TrackerChange(issue, status, title, True), stamp)
+
+    def _remember(self, change: TrackerChange) -> None:
+        seen = self.seen
+        status, title = seen.pop(change.issue, (None, None))
+        seen[change.issue] = (change.status or status, change.title or title)
+        if len(seen) > _MAX_SEEN:
+            del seen[next(iter(seen))]
+
+    def _issue_changed(self, change: TrackerChange, stamp: Stamp) -> None:
+        if change.status == "closed":
+            self._issue_closed(change, stamp)
+        elif not change.listed or change.status is not None:
+            self._issue_seen(change, stamp)
+
+    def _issue_closed(self, change: TrackerChange, stamp: Stamp) -> None:
         store = self.store
-        item = store.get(issue_key(issue))
+        item = store.get(issue_key(change.issue))
         if item is not None:
             store.remove(item, stamp)
-        done = f"done: {item.text if item is not None else line(issue, _ISSUE_CHARS)}"
+        elif change.listed:
+            return  # a listing of an issue already closed says nothing this session did
+        done = f"done: {item.text if item is not None else line(change.issue, _ISSUE_CHARS)}"
         bump(store, "completed_work", "todo_done", done, stamp, done_key(done))
 
     def _issue_seen(self, change: TrackerChange, stamp: Stamp) -> None:
-        """An issue claimed, listed or created: its todo, with its title when known."""
+        """An issue claimed, created or listed under the session's: its todo, titled."""
         store = self.store
         key = issue_key(change.issue)
         title = line(change.title, _ISSUE_TITLE_CHARS) if change.title else None
@@ -116,3 +158,18 @@ class TodoLists:
                       stamp, status=change.status or "pending", key=key)  # fmt: skip
         else:
             store.update(item, stamp, text=text, status=change.status)
+
+    def tracker_state(self) -> dict[str, Any]:
+        return {"own": sorted(self.own), "seen": [[k, s, t] for k, (s, t) in self.seen.items()]}
+
+    def load_tracker_state(self, state: object) -> None:
+        raw = state if isinstance(state, dict) else {}
+        self.own = {f for f in raw.get("own", ()) if isinstance(f, str)}
+        self.seen = {
+            e[0]: (e[1], e[2]) for e in raw.get("seen", ()) if isinstance(e, list) and len(e) == 3
+        }
+
+
+def _family(issue: str) -> str:
+    """The issue an id belongs under: ``app-fum`` for ``app-fum``, ``app-fum.3``..."""
+    return issue.split(".", 1)[0]

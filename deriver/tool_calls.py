@@ -354,6 +354,7 @@ class ToolCallRules:
             "folds": self.folds.to_state(),
             "todos_done": self.todos.done,
             "checks": self.checks.to_state(),
+            "tracker": self.todos.tracker_state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -362,3 +363,4 @@ class ToolCallRules:
         self.folds.load_state(state["folds"])
         self.todos.done = list(state["todos_done"])
         self.checks.load_state(state.get("checks"))
+        self.todos.load_tracker_state(state.get("tracker"))

@@ -22,34 +22,48 @@ def bd(command: str, output: str, call_id: str) -> list[dict[str, object]]:
     return call("Bash", {"command": command}, call_id=call_id, result=output)
 
 
-def test_listed_issues_are_todos_with_their_titles() -> None:
-    """``bd list`` rows become pending todos, titled, without their blocking notes."""
+def test_a_listing_alone_makes_no_todos() -> None:
+    """``bd list`` rows are a read of everyone's work: no todo, no completed work."""
     memory = derive(bd("bd list --status=open 2>&1 | grep gqc", _LIST, "c1"))
-    assert texts(memory.todo_items) == [
-        "app-gqc.7: Launch review conversation",
-        "app-gqc.6: Close review session by closing annotations",
-    ]
+    assert memory.todo_items == ()
     assert memory.completed_work == ()
 
 
-def test_a_claim_marks_the_issue_in_progress_and_a_close_completes_it() -> None:
-    """``bd update X --status in_progress`` is ``[~]``; ``bd close X`` moves it to completed."""
+def test_a_claim_makes_the_listed_issues_of_its_family_todos() -> None:
+    """Claiming ``app-gqc.6`` makes it ``[~]`` and the open ``app-gqc`` rows listed before
+    todos, titled, without their blocking notes; other families listed stay reads."""
+    other = "1. [\u25cf P2] [task] app-u4u.1: Wire the API\n"
     memory = derive(
         bd("bd list --status=open", _LIST, "c1"),
+        bd("bd ready", other, "c2"),
         bd(
-            "bd update app-gqc.6 --status in_progress 2>&1", "\u2713 Updated issue: app-gqc.6", "c2"
+            "bd update app-gqc.6 --status in_progress 2>&1", "\u2713 Updated issue: app-gqc.6", "c3"
         ),
-        bd("bd close app-gqc.7 --reason='done'", "\u2713 Closed app-gqc.7: done", "c3"),
     )
     assert [(i.text, i.status) for i in memory.todo_items] == [
-        ("app-gqc.6: Close review session by closing annotations", "in_progress")
+        ("app-gqc.6: Close review session by closing annotations", "in_progress"),
+        ("app-gqc.7: Launch review conversation", "pending"),
     ]
+
+
+def test_a_close_completes_the_claimed_issue() -> None:
+    """``bd close X`` moves the session's issue from the todos to completed work."""
+    memory = derive(
+        bd("bd list --status=open", _LIST, "c1"),
+        bd("bd update app-gqc.6 --status in_progress", "", "c2"),
+        bd("bd close app-gqc.7 --reason='done'", "\u2713 Closed app-gqc.7: done", "c3"),
+    )
+    assert texts(memory.todo_items) == ["app-gqc.6: Close review session by closing annotations"]
     assert texts(memory.completed_work) == ["done: app-gqc.7: Launch review conversation"]
 
 
-def test_children_of_an_epic_are_todos_and_mentions_are_not() -> None:
-    """``bd show``'s CHILDREN block adds its issues; ids in the description add nothing."""
-    memory = derive(bd("bd show app-fum", _SHOW, "c1"))
+def test_children_of_a_claimed_epic_are_todos_and_mentions_are_not() -> None:
+    """``bd show``'s CHILDREN block adds the issues of an epic the session works on; ids in
+    the description add nothing."""
+    memory = derive(
+        bd("bd show app-fum", _SHOW, "c1"),
+        bd("bd update app-fum.3 --status in_progress", "", "c2"),
+    )
     shown = texts(memory.todo_items)
     assert "app-fum.3: Integrate highlight.js for code blocks" in shown
     assert "app-fum.4: Add regression coverage" in shown
@@ -66,7 +80,7 @@ def test_created_and_ready_issues() -> None:
         TrackerChange("app-x.5", None, "Add export"),
     ]
     ready = tracker_changes("bd ready", "1. [\u25cf P2] [task] app-u4u.1: Wire the API\n")
-    assert ready == [TrackerChange("app-u4u.1", "pending", "Wire the API")]
+    assert ready == [TrackerChange("app-u4u.1", "pending", "Wire the API", listed=True)]
 
 
 def test_other_commands_are_not_trackers() -> None:
