@@ -16,11 +16,20 @@ import functools
 import re
 from typing import Final, NamedTuple
 
+from deriver.read_only import is_read_only_command
 from deriver.shell import basename, simple_commands
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import word_set
 
-__all__ = ["Action", "actions_of", "actions_of_uncached", "is_no_match", "resolves"]
+__all__ = [
+    "Action",
+    "actions_of",
+    "actions_of_uncached",
+    "is_no_match",
+    "only_looked",
+    "resolves",
+    "settles",
+]
 
 
 class Action(NamedTuple):
@@ -106,18 +115,26 @@ actions_of = functools.lru_cache(maxsize=4096)(actions_of_uncached)
 def resolves(success: Action, failure: Action, *, check: bool) -> bool:
     """Whether a success of an action settles an earlier failure of the same action.
 
-    A success on no target (the default: the current branch, the whole suite) settles any.
-    A check settles a failure on targets it covers (the file again, or a broader run); any
-    other action settles a failure on no target (``git push`` then ``git push -u origin
-    main``) or on a target they share.
+    A check settles a failure on targets it covers: the file again, or a broader run (on
+    no target: the whole suite). Any other action settles a failure on the same targets or
+    fewer (``git push`` then ``git push -u origin main``): a success on other targets
+    (``git add b.py`` after ``git add a.py`` failed) did not do what failed.
     """
     if success.name != failure.name:
         return False
-    if not success.targets:
-        return True
     if check:
-        return bool(failure.targets) and failure.targets <= success.targets
-    return not failure.targets or bool(failure.targets & success.targets)
+        return not success.targets or (bool(failure.targets) and failure.targets <= success.targets)
+    return failure.targets <= success.targets
+
+
+def settles(successes: tuple[Action, ...], failures: tuple[Action, ...]) -> bool:
+    """Whether a successful command line did everything a failed one tried: each action of
+    the failure settled by one of the success (``cd x && make`` is not settled by ``cd x
+    && git add .``, nor ``git add a && git commit`` by ``git add a``)."""
+    return all(
+        any(resolves(success, failure, check=False) for success in successes)
+        for failure in failures
+    )
 
 
 def is_no_match(command: str | None, exit_code: int | None, output: str) -> bool:
@@ -139,3 +156,24 @@ def _says_nothing(output: str) -> bool:
 def _is_search(words: list[str]) -> bool:
     program = basename(words[0])
     return program in _SEARCH_PROGRAMS or (program == "git" and words[1:2] == ["grep"])
+
+
+_LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
+# An error that says the thing looked for is not there (the words of the OS and of tools).
+_NOT_FOUND_RE: Final = re.compile(
+    r"no such file|does not exist|not found|cannot find|could not find|no matches|"
+    r"did not match|cannot access|nothing found",
+    re.IGNORECASE,
+)
+_NOT_FOUND_SCAN: Final = 1024
+
+
+def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: str) -> bool:
+    """Whether a failed call only looked: a shell command line that only reads (``ls`` or
+    ``cat`` of a missing file, a search that matched nothing), or a read tool that found
+    nothing there (one refused for the file's size failed: that teaches how to read it)."""
+    if kind in _LOOKING_KINDS:
+        return _NOT_FOUND_RE.search(error[:_NOT_FOUND_SCAN]) is not None
+    if kind is not ToolKind.SHELL or not key:
+        return False
+    return is_read_only_command(key) or is_no_match(key, exit_code, error)

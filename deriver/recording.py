@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from deriver.actions import Action, actions_of, resolves
+from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
@@ -122,14 +122,18 @@ class Failures:
         """A success of the same action resolves its earlier failures it settles."""
         if not self._may_resolve(tool, key, check):
             return
-        for action in actions_of(tool, key, check):
+        successes = actions_of(tool, key, check)
+        shell = classify_tool(tool) is ToolKind.SHELL
+        for action in successes:
             entries = self.by_action.get(action.name)
             if not entries:
                 continue
             kept = []
             for entry in entries:
-                if resolves(action, Action(action.name, entry[0]), check=check is not None):
-                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp)
+                if resolves(action, Action(action.name, entry[0]), check=check is not None) and (
+                    check is not None or settles(successes, actions_of(tool, entry[2] or None))
+                ):
+                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp, shell)
                 else:
                     kept.append(entry)
             if kept:
@@ -154,9 +158,17 @@ class Failures:
     def _count_shell_actions(self) -> None:
         self.shell_actions = sum(name.startswith(_SHELL) for name in self.by_action)
 
-    def _resolve(self, item_key: ItemKey, failed: str, worked: str, stamp: Stamp) -> None:
+    def _resolve(
+        self, item_key: ItemKey, failed: str, worked: str, stamp: Stamp, shell: bool
+    ) -> None:
         item = self.store.get(item_key)
         if item is None or item.status != "open":
+            return
+        if shell and item.kind == "tool_failed" and worked == failed:
+            # The same command line worked when run again: nothing learned, nothing open.
+            # (Another tool's key argument is not the whole call: an edit of the same file
+            # that works is another edit.)
+            self.store.remove(item, stamp)
             return
         text = None
         if worked and worked != failed:

@@ -101,8 +101,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification_status", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why; the same failure again "
-         "counts up; a later success of the same action, in any spelling, resolves it (kept as "
-         "a lesson); rg/grep finding nothing is no failure",
+         "counts up; a later success that did all the failed command did, on the same targets, "
+         "resolves it: kept as a lesson when spelled otherwise, gone when the same command line "
+         "simply worked; a read that found nothing (no match, no such file) is no failure and "
+         "no work",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...)",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-from deriver.actions import is_no_match
+from deriver.actions import only_looked
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
@@ -288,8 +288,8 @@ class ToolCallRules:
         if call.check is not None:
             code = exit_code if exit_code is not None else 1
             self.checks.record(call.name, call.check, code, error, stamp)
-        elif call.kind is ToolKind.SHELL and is_no_match(call.key, exit_code, error):
-            self._did(call, "", stamp)  # a search that matched nothing did what it was asked
+        elif only_looked(call.kind, call.key, exit_code, error):
+            pass  # a read that found nothing changed nothing and did no work
         else:
             first = informative_line(error, 400) or "failed"
             what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)

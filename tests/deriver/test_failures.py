@@ -179,7 +179,8 @@ class TestResolution:
         assert [i.status for i in memory.failed_attempts] == ["open", "open"]
 
     def test_the_same_call_succeeding_resolves_without_a_lesson(self) -> None:
-        """The same spelling working later resolves the failure and adds nothing to it."""
+        """The same tool on the same file working later resolves the failure and adds nothing
+        to it (an edit's key argument is not the whole call: the failure stays as a lesson)."""
         memory = derive(
             call("Edit", {"file_path": "a.py"}, "failed", "c1", error="old_string not found"),
             call("Edit", {"file_path": "a.py"}, call_id="c2", result="ok"),
@@ -187,6 +188,33 @@ class TestResolution:
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved"
         assert "worked" not in failure.text
+
+    def test_a_command_line_working_as_it_failed_leaves_nothing(self) -> None:
+        """The same command line working when run again taught nothing: the failure goes."""
+        memory = derive(
+            call("Bash", {"command": "docker compose up -d"}, "failed", "c1",
+                 error="Cannot connect to the Docker daemon"),
+            call("Bash", {"command": "docker compose up -d"}, call_id="c2", result="Started"),
+        )  # fmt: skip
+        assert memory.failed_attempts == ()
+
+    def test_a_success_of_part_of_a_command_line_does_not_resolve(self) -> None:
+        """``make build && make deploy`` failing is not settled by ``cd x && make build``."""
+        memory = derive(
+            call("Bash", {"command": "make build && make deploy"}, "failed", "c1",
+                 error="deploy: permission denied"),
+            call("Bash", {"command": "cd /repo && make build"}, call_id="c2", result="ok"),
+        )  # fmt: skip
+        assert [i.status for i in memory.failed_attempts] == ["open"]
+
+    def test_staging_files_does_not_resolve_a_commit(self) -> None:
+        """``git add`` working says nothing of the ``git commit`` that failed with it."""
+        memory = derive(
+            call("Bash", {"command": "git add -A && git commit -m 'wip'"}, "failed", "c1",
+                 error="pre-commit hook failed"),
+            call("Bash", {"command": "git add -A"}, call_id="c2", result=""),
+        )  # fmt: skip
+        assert [i.status for i in memory.failed_attempts] == ["open"]
 
     def test_a_whole_suite_settles_one_file_but_not_the_reverse(self) -> None:
         """A whole suite passing settles a failing file; one file passing does not settle all."""
@@ -208,7 +236,8 @@ class TestResolution:
 
 class TestNoMatch:
     def test_a_search_matching_nothing_is_not_a_failure(self) -> None:
-        """``rg``/``grep`` exiting 1 with no output found no match: no failed attempt."""
+        """``rg``/``grep`` exiting 1 with no output found no match: no failed attempt, and no
+        work done either."""
         memory = claude_code(
             bash_use(1, 'rg "PATCH" lib/ 2>/dev/null'),
             bash_result(1, "Exit code 1", is_error=True),
@@ -216,7 +245,31 @@ class TestNoMatch:
             bash_result(2, "Exit code 1", is_error=True),
         )
         assert memory.failed_attempts == ()
-        assert any("2 read-only commands" in t for t in texts(memory.completed_work))
+        assert memory.completed_work == ()
+
+    def test_a_read_of_a_missing_file_is_dropped(self) -> None:
+        """``cat``/``ls``/``sed -n`` of a missing file, or a Read tool that found no file,
+        only looked: neither a failed attempt nor completed work."""
+        memory = claude_code(
+            bash_use(1, "cat config/missing.yml"),
+            bash_result(
+                1, "Exit code 1\ncat: config/missing.yml: No such file or directory", is_error=True
+            ),
+            bash_use(2, "ls docs/plans"),
+            bash_result(2, "Exit code 2\nls: docs/plans: No such file or directory", is_error=True),
+        )
+        assert memory.failed_attempts == ()
+        assert memory.completed_work == ()
+        read = derive(call("Read", {"file_path": "x.py"}, "failed", error="File does not exist."))
+        assert read.failed_attempts == ()
+        assert read.completed_work == ()
+
+    def test_a_read_refused_for_its_size_is_a_failure(self) -> None:
+        """A read tool that found the file but would not read it all failed: the lesson is
+        how to read it."""
+        too_big = "File content (85812 tokens) exceeds maximum allowed tokens"
+        memory = derive(call("Read", {"file_path": "big.jsonl"}, "failed", error=too_big))
+        assert [i.status for i in memory.failed_attempts] == ["open"]
 
     def test_a_codex_search_with_exit_1_and_no_output_is_not_a_failure(self) -> None:
         """A shell ``rg`` reported with exit code 1 and an empty output found no match."""

@@ -165,10 +165,10 @@ class TestToolCalls:
     def test_failed_call_is_a_failed_attempt(self) -> None:
         """A failed call records the tool, key argument and the error's first line."""
         memory = derive(
-            call("Read", {"file_path": "x.py"}, "failed", error="FileNotFoundError: x.py\nmore")
+            call("Write", {"file_path": "x.py"}, "failed", error="PermissionError: x.py\nmore")
         )
         [failure] = memory.failed_attempts
-        assert failure.text == "Read `x.py`: “FileNotFoundError: x.py”"
+        assert failure.text == "Write `x.py`: “PermissionError: x.py”"
         assert failure.status == "open"
 
     def test_nonzero_exit_is_a_failed_attempt(self) -> None:
@@ -182,7 +182,7 @@ class TestToolCalls:
     def test_repeated_failure_counts_up_one_item(self) -> None:
         """The same failure again increments a count instead of adding an item."""
         failing = [
-            call("Read", {"file_path": "x.py"}, "failed", call_id=f"c{i}", error="not found")
+            call("Write", {"file_path": "x.py"}, "failed", call_id=f"c{i}", error="denied")
             for i in range(3)
         ]
         memory = derive(*failing)
@@ -193,8 +193,8 @@ class TestToolCalls:
     def test_later_success_resolves_the_failure(self) -> None:
         """A failure whose same call later succeeds is marked resolved."""
         memory = derive(
-            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", error="not found"),
-            call("Read", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", {"file_path": "x.py"}, "failed", call_id="c1", error="denied"),
+            call("Write", {"file_path": "x.py"}, call_id="c2"),
         )
         [failure] = memory.failed_attempts
         assert failure.status == "resolved"
@@ -441,19 +441,19 @@ class TestBudgetAndBookkeeping:
 class TestFailureLifecycle:
     def test_failure_again_after_success_reopens_and_resolves_again(self) -> None:
         """A resolved failure that recurs is open again, and a later success resolves it."""
-        fail = {"error": "not found"}
+        fail = {"error": "denied"}
         reopened = derive(
-            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
-            call("Read", {"file_path": "x.py"}, call_id="c2"),
-            call("Read", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
+            call("Write", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
+            call("Write", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
         )
         [failure] = reopened.failed_attempts
         assert (failure.status, failure.count, failure.provenance.closed_by) == ("open", 2, None)
         resolved = derive(
-            call("Read", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
-            call("Read", {"file_path": "x.py"}, call_id="c2"),
-            call("Read", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
-            call("Read", {"file_path": "x.py"}, call_id="c4"),
+            call("Write", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
+            call("Write", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
+            call("Write", {"file_path": "x.py"}, call_id="c4"),
         )
         [failure] = resolved.failed_attempts
         assert failure.status == "resolved"
