@@ -346,6 +346,15 @@ class ToolCallRules:
         text = self._describe(call)
         bump(self.store, "completed_work", "tool", text, stamp, done_key(text))
 
+    def close_plan(self, stamp: Stamp) -> bool:
+        """The todo list's open steps go: the agent's closing message came after its last
+        update (a later list brings the steps still to do back)."""
+        store = self.store
+        steps = [item for item in store.items_of("todo_items") if item.kind == "todo"]
+        for item in steps:
+            store.remove(item, stamp)
+        return bool(steps)
+
     # -- snapshots ----------------------------------------------------------------------
 
     def to_state(self) -> dict[str, Any]:

@@ -266,6 +266,22 @@ class TestTodoTools:
         )
         assert [(i.text, i.status) for i in memory.todo_items] == [("Read code", "in_progress")]
 
+    def test_a_closing_message_after_the_plan_ends_its_open_steps(self) -> None:
+        """The agent's closing message after the plan's last update: the steps it left
+        open are not what remains to do; a later plan brings its own steps back."""
+        plan = {"plan": [{"step": "Update README", "status": "pending"}]}
+        memory = derive(
+            call("update_plan", plan, call_id="c1"),
+            assistant("Updated the README and committed it.", action_type="final"),
+        )
+        assert memory.todo_items == ()
+        again = derive(
+            call("update_plan", plan, call_id="c1"),
+            assistant("Done.", action_type="final"),
+            call("update_plan", plan, call_id="c2"),
+        )
+        assert texts(again.todo_items) == ["Update README"]
+
 
 class TestVerification:
     def test_passing_test_command_is_verification(self) -> None:
