@@ -100,11 +100,13 @@ class TestClaudeCodeMemory:
         assert m.completed_work
 
     def test_explore_subagent(self) -> None:
-        """The sub-agent's failed reads are its own failed attempts."""
+        """The sub-agent's failed reads are its own failed attempts; a read that found no
+        file only looked and is none."""
         m = memory_of("claude_code/cc-2.1.39_subagents_agent-a2898e3.jsonl")
         assert m.current_goal.text.startswith("Very thorough exploration.")
         failed = joined(m.failed_attempts)
-        assert "File does not exist" in failed
+        assert "Sibling tool call errored" in failed
+        assert "File does not exist" not in failed
         assert uncertain(m) == []
 
 
@@ -119,14 +121,13 @@ class TestCodexMemory:
         assert uncertain(m) == []
 
     def test_update_plan_apply_patch(self) -> None:
-        """The plan's open step is the todo; the red test run (exit 1) is a verification
-        signal whose cause stays as a resolved lesson once the broader run passes, and that
-        passing run replaces its line."""
+        """The plan's open step ends with the final answer that follows it; the red test
+        run (exit 1) is a verification signal whose cause stays as a resolved lesson once the
+        broader run passes, and that passing run replaces its line."""
         m = memory_of(
             "codex/codex-0.125.0-cli_update-plan_apply-patch_EXCERPT_019e1625_L228-386.jsonl"
         )
-        open_todos = [t for t in m.todo_items if t.status in ("pending", "in_progress")]
-        assert texts(open_todos) == ["Run focused verification"]
+        assert m.todo_items == ()
         assert [(f.kind, f.status) for f in m.failed_attempts] == [("check_failed", "resolved")]
         assert "AssertionError" in m.failed_attempts[0].text
         checks = joined(m.verification_status)
