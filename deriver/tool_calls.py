@@ -348,8 +348,14 @@ class ToolCallRules:
 
     def close_plan(self, stamp: Stamp) -> bool:
         """The todo list's open steps go: the agent's closing message came after its last
-        update (a later list brings the steps still to do back)."""
+        update, and nothing stands failed (a later list brings the steps still to do back).
+        A check that still fails, or a failure not resolved, says the work may not be over:
+        the steps stay."""
         store = self.store
+        if any(i.status == "failed" for i in store.items_of("verification_status")) or any(
+            i.status == "open" for i in store.items_of("failed_attempts")
+        ):
+            return False
         steps = [item for item in store.items_of("todo_items") if item.kind == "todo"]
         for item in steps:
             store.remove(item, stamp)

@@ -282,6 +282,23 @@ class TestTodoTools:
         )
         assert texts(again.todo_items) == ["Update README"]
 
+    def test_a_closing_message_while_a_check_fails_leaves_the_steps_open(self) -> None:
+        """A check still failing when the agent closes its turn says the work is not over:
+        the plan's open steps stay."""
+        plan = {"plan": [{"step": "Fix the query", "status": "in_progress"}]}
+        memory = derive(
+            call("update_plan", plan, call_id="c1"),
+            call(
+                "Bash",
+                {"command": "pytest -q"},
+                result="1 failed, 2 passed in 0.1s",
+                exit_code=1,
+                call_id="c2",
+            ),
+            assistant("The test still fails.", action_type="final"),
+        )
+        assert texts(memory.todo_items) == ["Fix the query"]
+
 
 class TestVerification:
     def test_passing_test_command_is_verification(self) -> None:
