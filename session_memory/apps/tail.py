@@ -53,6 +53,7 @@ __all__ = [
     "Tailed",
     "TranscriptReplaced",
     "discover_transcripts",
+    "find_transcripts",
     "fingerprint",
     "is_compressed",
     "polling",
@@ -428,26 +429,63 @@ def discover_transcripts(
     root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
 ) -> list[str]:
     """The ``*.jsonl`` (and, with ``compressed``, ``*.jsonl.zst``) files under a directory,
-    sorted, as absolute paths; paths in ``known`` are left out unresolved (the sweep knows
-    them already, and resolving every link of every file is most of a walk's cost).
-
-    Symbolic links are followed only when they lead inside ``root``: a link to a file
-    elsewhere is not a transcript of this directory, and symlinked directories are not
-    descended into (they could loop or lead anywhere).
+    sorted, as absolute paths; paths in ``known`` are left out (see :func:`find_transcripts`).
     """
-    root_real = os.path.realpath(root)
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if not name.endswith(TRANSCRIPT_SUFFIX) or name.startswith("."):
-                continue
-            if not compressed and is_compressed(name):
-                continue
-            path = os.path.abspath(os.path.join(dirpath, name))
-            if path not in known and resolves_inside(path, root_real):
-                found.append(path)
+    return [path for path, _real in find_transcripts(root, compressed=compressed, known=known)]
+
+
+def find_transcripts(
+    root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
+) -> list[tuple[str, str]]:
+    """The transcripts under a directory, sorted, each as its absolute path and its real path.
+
+    Paths in ``known`` are left out unresolved (the sweep knows them already). Symbolic links
+    are followed only when they lead inside ``root``: a link to a file elsewhere is not a
+    transcript of this directory, and symlinked directories are not descended into (they
+    could loop or lead anywhere). So a directory reached by the walk is ``root``'s real path
+    joined with the names that led there, and so is a regular file in it: only a link is
+    resolved, one ``realpath`` (several ``lstat``) a file being most of a restart's cost
+    over thousands of transcripts (``benchmarks/bench_watch_scale.py``).
+    """
+    top = os.path.abspath(root)
+    found: list[tuple[str, str]] = []
+    _find(top, os.path.realpath(top), os.path.realpath(top), compressed, known, found)
     return found
+
+
+def _find(
+    directory: str,
+    real_dir: str,
+    root_real: str,
+    compressed: bool,
+    known: Container[str],
+    found: list[tuple[str, str]],
+) -> None:
+    """:func:`find_transcripts` of one directory (``real_dir`` its real path), then of each
+    of its directories in turn."""
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs = []
+    for entry in entries:
+        name = entry.name
+        if entry.is_dir(follow_symlinks=False):
+            subdirs.append(name)
+        elif (
+            name.endswith(TRANSCRIPT_SUFFIX)
+            and not name.startswith(".")
+            and (compressed or not is_compressed(name))
+            and entry.path not in known
+        ):
+            if entry.is_file(follow_symlinks=False):
+                found.append((entry.path, os.path.join(real_dir, name)))
+            elif entry.is_symlink() and resolves_inside(entry.path, root_real):
+                found.append((entry.path, os.path.realpath(entry.path)))
+    for name in subdirs:
+        path = os.path.join(directory, name)
+        _find(path, os.path.join(real_dir, name), root_real, compressed, known, found)
 
 
 def resolves_inside(path: str | os.PathLike[str], root_real: str) -> bool:

@@ -15,6 +15,7 @@ from session_memory.apps.tail import (
     TailStatus,
     TranscriptReplaced,
     discover_transcripts,
+    find_transcripts,
     watch_changes,
 )
 from session_memory.core.errors import TranscriptError
@@ -238,3 +239,25 @@ class TestDiscover:
         both = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl.zst")]
         assert discover_transcripts(tmp_path) == both
         assert discover_transcripts(tmp_path, compressed=False) == both[:1]
+
+    def test_each_is_found_with_its_real_path(self, tmp_path: Path) -> None:
+        """The real path given with each is ``realpath``'s, under a root reached by a link,
+        in nested directories, for a link inside the root too; the order is the walk's."""
+        real_root = tmp_path / "real"
+        (real_root / "p1" / "deep").mkdir(parents=True)
+        (real_root / "p0").mkdir()
+        (real_root / "z.jsonl").write_bytes(b"")
+        (real_root / "p1" / "b.jsonl").write_bytes(b"")
+        (real_root / "p1" / "deep" / "c.jsonl").write_bytes(b"")
+        (real_root / "p0" / "a.jsonl").symlink_to(real_root / "p1" / "b.jsonl")
+        (tmp_path / "root").symlink_to(real_root)
+        root = tmp_path / "root"
+        found = find_transcripts(root)
+        assert [path for path, _ in found] == [
+            str(root / "z.jsonl"),
+            str(root / "p0" / "a.jsonl"),
+            str(root / "p1" / "b.jsonl"),
+            str(root / "p1" / "deep" / "c.jsonl"),
+        ]
+        assert [real for _, real in found] == [os.path.realpath(path) for path, _ in found]
+        assert find_transcripts(root, known={str(root / "z.jsonl")}) == found[1:]

@@ -93,8 +93,8 @@ class CatchUp:
         listed = len(found) <= LISTED_MAX
         before = len(residency.unborn), len(residency.transcripts), len(residency.dormant)
         todo = []
-        for path in found:
-            real = residency.add(path, listed=listed)
+        for path, found_real in found:
+            real = residency.add(path, found_real, listed=listed)
             if real is not None and real not in residency.dormant:
                 todo.append(real)
         if not listed:

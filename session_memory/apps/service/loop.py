@@ -313,9 +313,9 @@ class _Sweep:
         """A new cycle: the files not seen yet taken in and brought up to date, then every
         known transcript queued, a slice of them for each tick."""
         residency = self._residency
-        for path in self._options.transcripts(known=residency.aliases):
+        for path, found_real in self._options.transcripts(known=residency.aliases):
             if path not in residency.aliases:
-                real = residency.add(path)
+                real = residency.add(path, found_real)
                 if real is not None:
                     self._updater.visit(real, hint=False)
         queue = [*residency.transcripts, *residency.dormant, *residency.unborn]

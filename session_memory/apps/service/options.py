@@ -12,7 +12,7 @@ from typing import Final
 
 from deriver import SessionMemoryDeriver
 from session_memory.apps.memory_dir.outputs import JSON_SUFFIX, MD_SUFFIX, TranscriptState
-from session_memory.apps.tail import discover_transcripts, resolves_inside
+from session_memory.apps.tail import find_transcripts, resolves_inside
 from session_memory.core.arguments import check_argument, check_paths
 from session_memory.core.errors import ConfigError
 from session_memory.formats import AdapterBase, make_adapter
@@ -119,12 +119,13 @@ class Options:
             self.format,
         )
 
-    def transcripts(self, known: Mapping[str, str]) -> list[str]:
-        """Every transcript there is now: the files that are still regular files, then each
-        directory's (``known`` paths are not resolved again)."""
-        found: list[str] = [f for f in self.files if _is_regular(f)]
+    def transcripts(self, known: Mapping[str, str]) -> list[tuple[str, str]]:
+        """Every transcript there is now, as the path it was found at and its real path: the
+        files that are still regular files, then each directory's (``known`` paths found in
+        a directory are left out)."""
+        found = [(f, f) for f in self.files if _is_regular(f)]
         for root in self.dirs:
-            found.extend(discover_transcripts(root, known=known))
+            found.extend(find_transcripts(root, known=known))
         return found
 
     def covers(self, path: str) -> bool:

@@ -46,15 +46,16 @@ class Residency:
     def __len__(self) -> int:
         return len(self.transcripts) + len(self.dormant) + len(self.unborn)
 
-    def add(self, path: str, *, listed: bool = True) -> str | None:
-        """Register a transcript found at ``path``: its real path, None if already known.
+    def add(self, path: str, real: str | None = None, *, listed: bool = True) -> str | None:
+        """Register a transcript found at ``path`` (``real``: its real path, when the finder
+        knows it): its real path, None if already known.
 
         One with a state is resumed from it (kept on disk when nothing changed since, see
         :meth:`Restorer.dormant`); one without is derived when :meth:`resident` is asked for
         it. Each is named in the log at info level when ``listed``, else at debug level.
         """
         level = logging.INFO if listed else logging.DEBUG
-        real = os.path.realpath(path)
+        real = os.path.realpath(path) if real is None else real
         self.aliases[path] = real
         if real in self.transcripts or real in self.dormant or real in self.unborn:
             return None
