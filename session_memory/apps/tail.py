@@ -35,7 +35,6 @@ from session_memory.formats.reader import (
 )
 
 if TYPE_CHECKING:
-    import watchfiles
     from _typeshed import WriteableBuffer
 
 __all__ = [
@@ -99,6 +98,7 @@ TRANSCRIPT_SUFFIX: Final = (".jsonl", COMPRESSED_SUFFIX)
 """The names of transcripts: plain ones are tailed, compressed ones read whole."""
 
 _READ_BUFFER: Final = 1024 * 1024
+_POLL_DELAY_MS: Final = 300  # watchfiles' default, when polling
 
 
 class StopEvent(Protocol):
@@ -200,7 +200,7 @@ class FileTail:
             return
         fd, st = opened
         try:
-            yield Look(self, self._verify(fd, st), fd, st.st_size)
+            yield Look(self, self._verify(fd, st), fd, st.st_size, st)
         finally:
             os.close(fd)
 
@@ -232,11 +232,20 @@ class FileTail:
 
 
 class Look:
-    """One verified open of a tailed file: what it found, and its new lines."""
+    """One verified open of a tailed file: what it found, and its new lines; ``stat`` is the
+    ``fstat`` of what was opened (None when nothing was)."""
 
-    def __init__(self, tail: FileTail, status: TailStatus, fd: int, size: int) -> None:
+    def __init__(
+        self,
+        tail: FileTail,
+        status: TailStatus,
+        fd: int,
+        size: int,
+        stat: os.stat_result | None = None,
+    ) -> None:
         self.tail = tail
         self.status = status
+        self.stat = stat
         self._fd = fd
         self._size = size
 
@@ -344,9 +353,10 @@ def watch_changes(
 ) -> Iterator[set[str]]:
     """Yield the sets of ``*.jsonl`` and ``*.jsonl.zst`` paths that changed under ``paths``.
 
-    An empty set is yielded after ``sweep_seconds`` without changes: the caller's cue for
-    its slow size check. Ends when ``stop_event`` is set. watchfiles is imported when
-    watching starts: a one-shot run (``watch --once``, a hook's fold) never loads it.
+    An empty set is yielded as soon as the watch is set up, then after each ``sweep_seconds``
+    without changes: the caller's cue for its slow size check. Ends when ``stop_event`` is
+    set. watchfiles is imported when watching starts: a one-shot run (``watch --once``, a
+    hook's fold) never loads it.
     ``force_polling`` is resolved by
     :func:`polling` first. When inotify cannot be set up (``max_user_instances`` or
     ``max_user_watches`` reached), the watch logs one WARNING and polls instead of failing,
@@ -357,8 +367,7 @@ def watch_changes(
     watched = [os.fspath(p) for p in paths]
     while True:
         try:
-            for changes in _watch(watched, stop_event, sweep_seconds, use_polling, recursive):
-                yield {path for _change, path in changes}
+            yield from _watch(watched, stop_event, sweep_seconds, use_polling, recursive)
             return
         except OSError as exc:
             if use_polling:
@@ -379,22 +388,31 @@ def _watch(
     sweep_seconds: float,
     force_polling: bool,
     recursive: bool,
-) -> Iterator[set[tuple[watchfiles.Change, str]]]:
-    import watchfiles
+) -> Iterator[set[str]]:
+    """``watchfiles.watch``'s loop over its notifier, with one more yield: an empty set as
+    soon as the notifier is watching, before any wait. A caller's sweep then finds what
+    changed before that, and what changes after is notified: without it the first cue came
+    a whole ``sweep_seconds`` later, and an append made meanwhile waited for it (~1.1 s,
+    ``benchmarks/bench_watch_scale.py``)."""
+    from watchfiles._rust_notify import RustNotify
 
-    return watchfiles.watch(
-        *paths,
-        watch_filter=_is_transcript_change,
-        debounce=DEBOUNCE_MS,
-        step=STEP_MS,
-        stop_event=stop_event,
-        rust_timeout=max(1, int(sweep_seconds * 1000)),
-        yield_on_timeout=True,
-        raise_interrupt=False,
-        force_polling=force_polling,
-        recursive=recursive,
-        ignore_permission_denied=True,
-    )
+    debug = bool(os.environ.get("WATCHFILES_DEBUG"))
+    timeout = max(1, int(sweep_seconds * 1000))
+    with RustNotify(paths, debug, force_polling, _POLL_DELAY_MS, recursive, True) as notifier:
+        yield set()
+        while True:
+            raw = notifier.watch(DEBOUNCE_MS, STEP_MS, timeout, stop_event)
+            if raw == "timeout":
+                yield set()
+            elif raw == "signal":
+                logger.warning("interrupted: no longer watching")
+                return
+            elif raw == "stop":
+                return
+            else:
+                changed = {path for _change, path in raw if path.endswith(TRANSCRIPT_SUFFIX)}
+                if changed:
+                    yield changed
 
 
 def polling(force_polling: bool | None) -> bool:
@@ -407,10 +425,6 @@ def polling(force_polling: bool | None) -> bool:
         return env.lower() not in ("false", "disable", "disabled")
     release = os.uname().release.lower() if hasattr(os, "uname") else ""
     return "microsoft-standard" in release
-
-
-def _is_transcript_change(_change: watchfiles.Change, path: str) -> bool:
-    return path.endswith(TRANSCRIPT_SUFFIX)
 
 
 def is_compressed(path: str | os.PathLike[str]) -> bool:

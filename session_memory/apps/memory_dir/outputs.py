@@ -230,6 +230,16 @@ class Outputs:
         if current is not None and current != generation:
             _remove_generation(os.path.join(generations, f"{name}.{current}"))
 
+    def linked_names(self) -> set[str]:
+        """The names whose two links and pointer are in place, from one listing of the output
+        directory and one of its generations (no ``stat``, no ``readlink``)."""
+        links, pointers = _symlinks(self._out), _symlinks(self._generations)
+        return {
+            name
+            for name in (p.removesuffix(_POINTER) for p in pointers if p.endswith(_POINTER))
+            if f"{name}{JSON_SUFFIX}" in links and f"{name}{MD_SUFFIX}" in links
+        }
+
     def sync(self, name: str) -> None:
         """fsync everything a published pair rests on (after a restart found it in place)."""
         generation = self._current(name)
@@ -294,6 +304,15 @@ class Outputs:
             except OSError:
                 return False
         return True
+
+
+def _symlinks(directory: str) -> set[str]:
+    """The names of the symbolic links in ``directory`` (its listing's entry types)."""
+    try:
+        with os.scandir(directory) as it:
+            return {e.name for e in it if e.is_symlink()}
+    except OSError:
+        return set()
 
 
 def _link(source: str, target: str, size: int) -> bool:

@@ -59,9 +59,10 @@ class CatchUp:
         self._clock = clock
         self._adopting: dict[str, tuple[Derived, Write, Future[Written]]] = {}
 
-    def run(self) -> None:
+    def run(self, *, stat_kept: bool = True) -> None:
         """Discover, then bring every transcript up to date: those found now that need it,
-        then those in memory from an earlier pass, then a ``stat`` of each kept on disk.
+        then those in memory from an earlier pass, then (``stat_kept``) a ``stat`` of each
+        kept on disk, for what was appended since it was found.
 
         A catch-up of :data:`.writers.SYNC_ONCE_MIN` transcripts or more writes without
         fsyncs and ends with one sync (:class:`.Writers`).
@@ -76,7 +77,7 @@ class CatchUp:
             for written in self._updater.drain():
                 residency.settle(written)
             residency.enforce_cap()
-            for real in list(residency.dormant):
+            for real in list(residency.dormant) if stat_kept else ():
                 if self._stop.is_set():
                     break
                 self._updater.visit(real, hint=True)

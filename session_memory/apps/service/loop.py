@@ -118,6 +118,7 @@ class MemoryService:
         self._failures = FailureLog(clock)
         self._names = Names()
         restorer = Restorer(options, outputs, self._names, clock)
+        self._restorer = restorer
         self._residency = Residency(options, restorer, self._failures, clock)
         self._updater = Updater(
             options, outputs, self._names, self._residency, self._failures, self._stop, clock
@@ -170,19 +171,24 @@ class MemoryService:
         """Catch up, then follow every transcript until the stop event is set.
 
         Each transcript's state and outputs are complete when this returns: the states a
-        burst left to save are saved first.
+        burst left to save are saved first, then the index that lets the next start find
+        the unchanged ones without reading their states (:meth:`Restorer.record`).
         """
+        self._restorer.take_index()
         with self._updater.writing():
-            self._catch_up()
+            # What was appended to those kept on disk since they were found is for the
+            # sweep's first tick, once the notifications have begun (:meth:`_follow`).
+            self._catch_up(stat_kept=False)
             with self._updater.batch(Mode.FOLLOWING):
                 self._follow()
             with self._updater.batch(Mode.STOPPING):
                 for t in list(self._residency.transcripts.values()):
                     self._updater.publish(t)
-        logger.info("stopped; state and outputs are up to date")
+        recorded = self._restorer.record(self._residency.on_disk(self._names.owned()))
+        logger.info("stopped; state and outputs are up to date (%d unchanged recorded)", recorded)
         return self._summary()
 
-    def _catch_up(self) -> None:
+    def _catch_up(self, *, stat_kept: bool = True) -> None:
         CatchUp(
             self._options,
             self._residency,
@@ -191,17 +197,17 @@ class MemoryService:
             self._failures,
             self._stop,
             self._clock,
-        ).run()
+        ).run(stat_kept=stat_kept)
 
     def _follow(self) -> None:
-        """Each notification's changes, then, when the slow timer is due, a tick of it."""
+        """Each notification's changes, then, when the slow timer is due, a tick of it.
+
+        The first tick comes as soon as the notifications have begun: it visits everything,
+        for what was appended after the catch-up read it and before they began, which
+        nothing else reports. Only then is the service watching: an append from then on is
+        notified.
+        """
         options, residency, updater = self._options, self._residency, self._updater
-        logger.info(
-            "watching %d transcript(s) under %s (%d in memory)",
-            len(residency),
-            ", ".join(options.watched),
-            len(residency.transcripts),
-        )
         last_sweep = self._clock()
         swept = False
         for changes in watch_changes(
@@ -223,11 +229,16 @@ class MemoryService:
             residency.enforce_cap()
             # The slow timer runs whatever the notifications do, so a missed notification
             # (or a steady stream of them about other files) delays a file by one sweep at most.
-            if self._clock() - last_sweep >= options.sweep_seconds:
-                # The first tick visits everything: what was appended after the catch-up
-                # read it and before the notifications began is reported by nothing else.
+            if not swept or self._clock() - last_sweep >= options.sweep_seconds:
                 with updater.batch(Mode.SWEEPING):
                     self._sweep.tick(whole=not swept)
+                if not swept:
+                    logger.info(
+                        "watching %d transcript(s) under %s (%d in memory)",
+                        len(residency),
+                        ", ".join(options.watched),
+                        len(residency.transcripts),
+                    )
                 swept = True
                 residency.evict_idle()
                 last_sweep = self._clock()

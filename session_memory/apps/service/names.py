@@ -43,6 +43,16 @@ class Names:
         self._owners.setdefault(base, path)
         return base
 
+    def owned(self) -> dict[str, str]:
+        """The name each transcript owns, by real path (those owning more than one left out)."""
+        owned: dict[str, str] = {}
+        several = set()
+        for name, owner in self._owners.items():
+            if owner in owned:
+                several.add(owner)
+            owned[owner] = name
+        return {path: name for path, name in owned.items() if path not in several}
+
     def release(self, path: str) -> None:
         """``path`` gives up every name it owns (it was deleted)."""
         for name in [n for n, owner in self._owners.items() if owner == path]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Mapping
 from typing import Final
 
 from session_memory.apps.memory_dir.outputs import state_path
@@ -14,6 +15,7 @@ from session_memory.apps.service.logs import FailureLog, logger
 from session_memory.apps.service.options import Clock, Options
 from session_memory.apps.service.restore import Restorer
 from session_memory.apps.service.transcript import Dormant, Transcript
+from session_memory.apps.tail import FileTail
 
 __all__ = ["IDLE_SECONDS", "RESIDENT_MAX", "Residency"]
 
@@ -59,6 +61,13 @@ class Residency:
         self.aliases[path] = real
         if real in self.transcripts or real in self.dormant or real in self.unborn:
             return None
+        dormant = self._restorer.recorded(real)
+        if dormant is not None:
+            self.dormant[real] = dormant
+            logger.debug(
+                "tailing %s from byte %d, unchanged since the stop", real, dormant.tail.offset
+            )
+            return real
         spath = state_path(self._options.state_dir, real)
         if not os.path.lexists(spath):
             self.unborn.add(real)
@@ -117,6 +126,13 @@ class Residency:
         del self.transcripts[path]
         for alias in [a for a, real in self.aliases.items() if real == path]:
             del self.aliases[alias]
+
+    def on_disk(self, names: Mapping[str, str]) -> list[tuple[FileTail, str | None]]:
+        """Every transcript whose state and outputs hold all it knows: its tail and output
+        name (``names``: the names of those only on disk, by path)."""
+        kept = [(d.tail, names.get(real)) for real, d in self.dormant.items()]
+        kept += [(t.tail, t.name) for t in self.transcripts.values() if self.evictable(t)]
+        return kept
 
     def evictable(self, t: Transcript) -> bool:
         """Whether the state on disk holds everything ``t`` knows (and its outputs are out)."""

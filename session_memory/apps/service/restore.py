@@ -10,11 +10,19 @@ outputs as the service would (``docs/service-guarantees.md``).
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
 
 from deriver import SessionMemoryDeriver
+from session_memory.apps.memory_dir.index import (
+    Recorded,
+    state_inodes,
+    take_index,
+    write_index,
+)
 from session_memory.apps.memory_dir.outputs import (
     Outputs,
     TranscriptState,
@@ -22,6 +30,7 @@ from session_memory.apps.memory_dir.outputs import (
     memory_hash,
     state_path,
 )
+from session_memory.apps.memory_dir.state import state_file_name
 from session_memory.apps.service.logs import logger
 from session_memory.apps.service.names import Names, names_for
 from session_memory.apps.service.options import Clock, Options
@@ -41,6 +50,90 @@ class Restorer:
         self._outputs = outputs
         self._names = names
         self._clock = clock
+        self._recorded: dict[str, Recorded] = {}
+        self._inodes: dict[str, int] = {}
+        self._linked: set[str] = set()
+
+    def take_index(self) -> None:
+        """Take what the last clean stop recorded (:mod:`~session_memory.apps.memory_dir.index`),
+        for :meth:`recorded`; the index is removed from disk."""
+        options = self._options
+        self._recorded = take_index(options.state_dir, self._derives())
+        if self._recorded:
+            self._inodes = state_inodes(options.state_dir)
+            self._linked = self._outputs.linked_names()
+
+    def recorded(self, real: str) -> Dormant | None:
+        """The transcript kept on disk, with no state read, when the last clean stop recorded
+        it and nothing changed since: one ``lstat`` of the file finds it as recorded
+        (identity, size, modification and change times), its state file is the one of then
+        (its inode, from one listing of the state directory) and its outputs' links are in
+        place (one listing of the output directory). None otherwise: :meth:`dormant` then
+        checks its state in full.
+        """
+        r = self._recorded.pop(real, None)
+        if r is None:
+            return None
+        try:
+            st = os.lstat(real)
+        except OSError:
+            return None
+        state_name = os.path.basename(state_file_name(self._options.state_dir, real))
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            != (r.dev, r.ino, r.size, r.mtime_ns, r.ctime_ns)
+            or self._inodes.get(state_name) != r.state_ino
+            or (
+                r.name is not None
+                and (r.name not in self._linked or not self._names.free_for(r.name, real))
+            )
+        ):
+            return None
+        if r.name is not None:
+            self._names.keep(r.name, real)
+        identity = FileIdentity(r.dev, r.ino)
+        return Dormant(FileTail(real, r.size, r.fingerprint, identity, resolved=True))
+
+    def record(self, kept: Iterable[tuple[FileTail, str | None]]) -> int:
+        """Leave the index for the next start: each of ``kept`` (a tail whose state and
+        outputs are on disk, and its output name), once a look at its file finds it just as
+        its state says, fingerprint included. Returns how many were recorded."""
+        state_dir = self._options.state_dir
+        inodes = state_inodes(state_dir)
+        recorded = []
+        for tail, name in kept:
+            state_ino = inodes.get(os.path.basename(state_file_name(state_dir, tail.path)))
+            try:
+                with tail.look() as look:
+                    st = look.stat
+                    if state_ino is None or st is None or look.status is not TailStatus.UNCHANGED:
+                        continue
+            except TranscriptError:
+                continue
+            recorded.append(
+                Recorded(
+                    tail.path,
+                    st.st_dev,
+                    st.st_ino,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_ctime_ns,
+                    tail.fingerprint,
+                    name,
+                    state_ino,
+                )
+            )
+        try:
+            write_index(state_dir, self._derives(), recorded)
+        except OSError as exc:
+            logger.warning("cannot write the index of transcripts for the next start: %s", exc)
+            return 0
+        return len(recorded)
+
+    def _derives(self) -> list[object]:
+        options = self._options
+        return [options.budget_tokens, options.encoding, options.format]
 
     def fresh(self, real: str) -> Transcript:
         """A transcript to derive from byte 0."""
