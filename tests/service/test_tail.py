@@ -188,6 +188,23 @@ class TestSafeOpen:
 
 
 class TestWatchChanges:
+    def test_the_first_cue_comes_once_watching(self, tmp_path: Path) -> None:
+        """The first yield, an empty set, comes as soon as the watch is set up: what is
+        appended after it is notified, not left for the slow timer (an hour here)."""
+        (tmp_path / "a.jsonl").write_bytes(b"")
+        stop = threading.Event()
+        changes = watch_changes([tmp_path], stop_event=stop, sweep_seconds=3600.0)
+        guard = threading.Timer(30, stop.set)  # the test fails rather than hangs
+        try:
+            assert next(changes) == set()
+            append(tmp_path / "a.jsonl", user(1, "a"))
+            guard.start()
+            assert next(changes, None) == {str(tmp_path / "a.jsonl")}
+        finally:
+            guard.cancel()
+            stop.set()
+            changes.close()
+
     def test_reports_new_transcripts_and_ticks(self, tmp_path: Path) -> None:
         """A new *.jsonl or *.jsonl.zst file in a subdirectory is reported; quiet time yields
         an empty tick."""

@@ -1,0 +1,112 @@
+"""A clean stop's index: the next start reads the state only of a transcript that changed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from session_memory.apps.memory_dir import state as state_module
+from session_memory.apps.memory_dir.index import INDEX_FILE
+from session_memory.apps.service import MemoryService, restore
+from session_memory.apps.service.options import DEFAULT_STATE_DIRNAME
+from tests.service.service_helpers import append, varied_lines, wait_for
+
+
+def published(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.memory.*"))}
+
+
+def watch_once(watched: Path, out: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A ``watch`` started, stopped once it says it is watching, and joined."""
+    caplog.clear()
+    service = MemoryService([watched], out, sweep_seconds=0.05)
+    thread = threading.Thread(target=service.run)
+    with caplog.at_level(logging.INFO, logger="session_memory.apps.service"):
+        thread.start()
+        try:
+            assert wait_for(lambda: "watching" in caplog.text, timeout=20)
+        finally:
+            service.stop()
+            thread.join(20)
+    assert not thread.is_alive()
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The state files read, in order."""
+    read: list[str] = []
+
+    def counting(path: str | os.PathLike[str]) -> state_module.TranscriptState:
+        read.append(os.fspath(path))
+        return state_module.load_state(path)
+
+    monkeypatch.setattr(restore, "load_state", counting)
+    return read
+
+
+def tree(tmp_path: Path) -> tuple[Path, dict[int, list[bytes]]]:
+    watched = tmp_path / "t"
+    (watched / "sub").mkdir(parents=True)
+    lines = {k: varied_lines(50, seed=k, session=f"s-{k}") for k in range(4)}
+    for k, ls in lines.items():
+        (watched / ("sub" if k % 2 else "") / f"{k}.jsonl").write_bytes(b"".join(ls[:40]))
+    return watched, lines
+
+
+def test_a_restart_reads_the_state_only_of_what_changed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, reads: list[str]
+) -> None:
+    """After a clean stop, a start reads no state of an unchanged transcript, and the state
+    of one appended to meanwhile; the outputs end as a fresh derivation's, and the next
+    append to an unchanged one is read on from its offset."""
+    watched, lines = tree(tmp_path)
+    out = tmp_path / "out"
+    watch_once(watched, out, caplog)
+    assert (out / DEFAULT_STATE_DIRNAME / INDEX_FILE).is_file()
+    reads.clear()
+    watch_once(watched, out, caplog)
+    assert reads == []
+    append(watched / "0.jsonl", b"".join(lines[0][40:45]))
+    watch_once(watched, out, caplog)
+    assert {Path(r).name for r in reads} == {
+        state_module.state_file_name("", os.path.realpath(watched / "0.jsonl"))
+    }
+    append(watched / "sub" / "1.jsonl", b"".join(lines[1][40:]))
+    watch_once(watched, out, caplog)
+    MemoryService([watched], tmp_path / "fresh").run_once()
+    assert published(out) == published(tmp_path / "fresh")
+
+
+@pytest.mark.parametrize("doubt", ["damaged index", "state replaced", "outputs removed"])
+def test_an_index_in_doubt_is_checked_in_full(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, reads: list[str], doubt: str
+) -> None:
+    """A damaged index is not used; a state replaced or outputs removed since the stop make
+    that transcript's state read and its outputs rewritten as they were."""
+    watched, _lines = tree(tmp_path)
+    out = tmp_path / "out"
+    watch_once(watched, out, caplog)
+    expected = published(out)
+    state_dir = out / DEFAULT_STATE_DIRNAME
+    one = Path(state_module.state_file_name(state_dir, os.path.realpath(watched / "0.jsonl")))
+    if doubt == "damaged index":
+        (state_dir / INDEX_FILE).write_bytes(b'{"format": 1, "transcripts": [[1]]}')
+    elif doubt == "state replaced":
+        data = one.read_bytes()
+        one.unlink()
+        (state_dir / "other").write_bytes(b"")  # so that the new state gets another inode
+        one.write_bytes(data)
+    else:
+        for path in out.glob("s-0.memory.*"):
+            path.unlink()
+    reads.clear()
+    watch_once(watched, out, caplog)
+    if doubt == "damaged index":
+        assert len(set(reads)) == 4
+    else:
+        assert set(reads) == {str(one)}
+    assert published(out) == expected
