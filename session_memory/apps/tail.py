@@ -389,11 +389,8 @@ def _watch(
     force_polling: bool,
     recursive: bool,
 ) -> Iterator[set[str]]:
-    """``watchfiles.watch``'s loop over its notifier, with one more yield: an empty set as
-    soon as the notifier is watching, before any wait. A caller's sweep then finds what
-    changed before that, and what changes after is notified: without it the first cue came
-    a whole ``sweep_seconds`` later, and an append made meanwhile waited for it (~1.1 s,
-    ``benchmarks/bench_watch_scale.py``)."""
+    """``watchfiles.watch``'s loop, with a first empty set as soon as its notifier is set up:
+    else the first cue came ``sweep_seconds`` later, and an append made before it waited."""
     from watchfiles._rust_notify import RustNotify
 
     debug = bool(os.environ.get("WATCHFILES_DEBUG"))
@@ -442,64 +439,51 @@ def transcript_stem(path: str | os.PathLike[str]) -> str:
 def discover_transcripts(
     root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
 ) -> list[str]:
-    """The ``*.jsonl`` (and, with ``compressed``, ``*.jsonl.zst``) files under a directory,
-    sorted, as absolute paths; paths in ``known`` are left out (see :func:`find_transcripts`).
-    """
+    """The paths of :func:`find_transcripts`."""
     return [path for path, _real in find_transcripts(root, compressed=compressed, known=known)]
 
 
 def find_transcripts(
     root: str | os.PathLike[str], *, compressed: bool = True, known: Container[str] = ()
 ) -> list[tuple[str, str]]:
-    """The transcripts under a directory, sorted, each as its absolute path and its real path.
+    """The ``*.jsonl`` (and, with ``compressed``, ``*.jsonl.zst``) files under a directory,
+    sorted, each as its absolute path and its real path; those in ``known`` left out.
 
-    Paths in ``known`` are left out unresolved (the sweep knows them already). Symbolic links
-    are followed only when they lead inside ``root``: a link to a file elsewhere is not a
-    transcript of this directory, and symlinked directories are not descended into (they
-    could loop or lead anywhere). So a directory reached by the walk is ``root``'s real path
-    joined with the names that led there, and so is a regular file in it: only a link is
-    resolved, one ``realpath`` (several ``lstat``) a file being most of a restart's cost
-    over thousands of transcripts (``benchmarks/bench_watch_scale.py``).
+    Links are followed only into ``root`` (a link to a file elsewhere is not a transcript of
+    it), and linked directories not at all (they could loop or lead anywhere). So the real
+    path of a regular file is ``root``'s joined with the names that led to it, and only a
+    link is resolved: a ``realpath`` a file was most of a restart's cost at 10,000 of them.
     """
     top = os.path.abspath(root)
+    root_real = os.path.realpath(top)
     found: list[tuple[str, str]] = []
-    _find(top, os.path.realpath(top), os.path.realpath(top), compressed, known, found)
+
+    def walk(directory: str, real_dir: str) -> None:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                subdirs.append(name)
+            elif (
+                name.endswith(TRANSCRIPT_SUFFIX)
+                and not name.startswith(".")
+                and (compressed or not is_compressed(name))
+                and entry.path not in known
+            ):
+                if entry.is_file(follow_symlinks=False):
+                    found.append((entry.path, os.path.join(real_dir, name)))
+                elif entry.is_symlink() and resolves_inside(entry.path, root_real):
+                    found.append((entry.path, os.path.realpath(entry.path)))
+        for name in subdirs:
+            walk(os.path.join(directory, name), os.path.join(real_dir, name))
+
+    walk(top, root_real)
     return found
-
-
-def _find(
-    directory: str,
-    real_dir: str,
-    root_real: str,
-    compressed: bool,
-    known: Container[str],
-    found: list[tuple[str, str]],
-) -> None:
-    """:func:`find_transcripts` of one directory (``real_dir`` its real path), then of each
-    of its directories in turn."""
-    try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError:
-        return
-    subdirs = []
-    for entry in entries:
-        name = entry.name
-        if entry.is_dir(follow_symlinks=False):
-            subdirs.append(name)
-        elif (
-            name.endswith(TRANSCRIPT_SUFFIX)
-            and not name.startswith(".")
-            and (compressed or not is_compressed(name))
-            and entry.path not in known
-        ):
-            if entry.is_file(follow_symlinks=False):
-                found.append((entry.path, os.path.join(real_dir, name)))
-            elif entry.is_symlink() and resolves_inside(entry.path, root_real):
-                found.append((entry.path, os.path.realpath(entry.path)))
-    for name in subdirs:
-        path = os.path.join(directory, name)
-        _find(path, os.path.join(real_dir, name), root_real, compressed, known, found)
 
 
 def resolves_inside(path: str | os.PathLike[str], root_real: str) -> bool:
