@@ -179,6 +179,7 @@ class MemoryService:
             # What was appended to those kept on disk since they were found is for the
             # sweep's first tick, once the notifications have begun (:meth:`_follow`).
             self._catch_up(stat_kept=False)
+            self._restorer.drop_index()
             with self._updater.batch(Mode.FOLLOWING):
                 self._follow()
             with self._updater.batch(Mode.STOPPING):

@@ -63,6 +63,10 @@ class Restorer:
             self._inodes = state_inodes(options.state_dir)
             self._linked = self._outputs.linked_names()
 
+    def drop_index(self) -> None:
+        """The catch-up is over: what the index and the listings said is no longer current."""
+        self._recorded, self._inodes, self._linked = {}, {}, set()
+
     def recorded(self, real: str) -> Dormant | None:
         """The transcript kept on disk, with no state read, when the last clean stop recorded
         it and nothing changed since: one ``lstat`` of the file finds it as recorded
