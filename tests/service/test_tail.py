@@ -203,7 +203,7 @@ class TestWatchChanges:
         finally:
             guard.cancel()
             stop.set()
-            changes.close()
+            assert next(changes, None) is None  # the watch ends once stopped
 
     def test_reports_new_transcripts_and_ticks(self, tmp_path: Path) -> None:
         """A new *.jsonl or *.jsonl.zst file in a subdirectory is reported; quiet time yields
