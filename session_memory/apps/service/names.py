@@ -43,15 +43,12 @@ class Names:
         self._owners.setdefault(base, path)
         return base
 
-    def owned(self) -> dict[str, str]:
-        """The name each transcript owns, by real path (those owning more than one left out)."""
-        owned: dict[str, str] = {}
-        several = set()
+    def owned(self) -> dict[str, list[str]]:
+        """The names each transcript owns, by real path."""
+        owned: dict[str, list[str]] = {}
         for name, owner in self._owners.items():
-            if owner in owned:
-                several.add(owner)
-            owned[owner] = name
-        return {path: name for path, name in owned.items() if path not in several}
+            owned.setdefault(owner, []).append(name)
+        return owned
 
     def release(self, path: str) -> None:
         """``path`` gives up every name it owns (it was deleted)."""

@@ -127,10 +127,15 @@ class Residency:
         for alias in [a for a, real in self.aliases.items() if real == path]:
             del self.aliases[alias]
 
-    def on_disk(self, names: Mapping[str, str]) -> list[tuple[FileTail, str | None]]:
+    def on_disk(self, names: Mapping[str, list[str]]) -> list[tuple[FileTail, str | None]]:
         """Every transcript whose state and outputs hold all it knows: its tail and output
-        name (``names``: the names of those only on disk, by path)."""
-        kept = [(d.tail, names.get(real)) for real, d in self.dormant.items()]
+        name (``names``: the names each owns, by path; one only on disk that owns several,
+        as after its file was replaced, is left out: which is its state's is not known)."""
+        kept = [
+            (d.tail, next(iter(names.get(real, [])), None))
+            for real, d in self.dormant.items()
+            if len(names.get(real, [])) < 2
+        ]
         kept += [(t.tail, t.name) for t in self.transcripts.values() if self.evictable(t)]
         return kept
 
