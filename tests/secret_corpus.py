@@ -406,3 +406,160 @@ MORE_ORDINARY: list[str] = [
 ]
 
 ALL_ORDINARY: list[str] = ORDINARY + MORE_ORDINARY
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def hexed(text: str) -> str:
+    return text.encode().hex()
+
+
+def password(n: int, seed: int) -> str:
+    """A password of n characters: letters, digits and one or more symbols."""
+    value = fake(n - 2, seed=seed)
+    symbols = "!@%^*+="
+    return value[: n // 2] + symbols[seed % 7] + value[n // 2 :] + symbols[(seed + 3) % 7]
+
+
+def passphrase(seed: int) -> str:
+    """Four seeded lowercase words."""
+    rng = random.Random(seed)
+    return " ".join(
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 7)))
+        for _ in range(4)
+    )
+
+
+def wrapped(text: str, width: int = 76) -> str:
+    """``text`` cut into lines of ``width`` characters, as ``base64`` prints it."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+_ENV_FILE = (
+    "DEBUG=0\nSTRIPE_SECRET_KEY=" + "sk_" + "live_" + fake(99, seed=225) + "\nREGION=eu-west-1\n"
+)
+
+# Three kinds of credential that no key word or value format marks by itself: a password
+# stated in a sentence, a known format wrapped in base64 or hex, and a secret passed by
+# position to a client or credentials constructor.
+UNMARKED_SECRETS: list[tuple[str, str, str]] = [
+    (
+        "password",
+        password(14, 200),
+        "The staging database password is {} (rotate it after the demo).",
+    ),
+    ("password", passphrase(201), "the admin passphrase is '{}'"),
+    ("password", fake(10, seed=202) + "!", "FYI the root password for db01 is now {}."),
+    ("password", password(12, 203), "I reset the vault password to {} this morning"),
+    ("password", fake(6, string.digits, 204), "The PIN is {}, don't share it"),
+    ("password", password(16, 205), "the password to the admin panel is `{}`"),
+    ("token", fake(32, seed=206), "The deploy token is {}, keep it safe"),
+    ("secret", fake(40, seed=207), "Our Mixpanel API key is {} for the prod project."),
+    ("password", fake(9, seed=209) + "2024", "wifi password was {} last time I checked"),
+    ("password", password(10, 210), "the passcode for the side door is {} until Friday"),
+    (
+        "github-token",
+        b64("gh" + "p_" + fake(36, seed=220)),
+        "echo {} | base64 -d > ~/.config/gh/token",
+    ),
+    (
+        "openai-key",
+        b64("sk-" + "proj-" + fake(120, URLSAFE, 221)),
+        "echo '{}' | base64 --decode | docker login --password-stdin ghcr.io",
+    ),
+    (
+        "aws-access-key",
+        hexed("AK" + "IA" + fake(16, UPPER, 222)),
+        "printf %s {} | xxd -r -p > id.txt",
+    ),
+    (
+        "slack-token",
+        b64("xo" + "xb-" + fake(12, string.digits, 223) + "-" + fake(24, seed=224)),
+        "python -c \"import base64; print(base64.b64decode('{}').decode())\"",
+    ),
+    ("stripe-key", wrapped(b64(_ENV_FILE)), "cat prod.env.b64\n{}\n"),
+    (
+        "anthropic-key",
+        b64url(("sk-" + "ant-api03-" + fake(93, URLSAFE, 226)).encode()),
+        "export KEY=$(echo {} | base64 -d)",
+    ),
+    ("github-token", hexed("gh" + "o_" + fake(36, seed=227)), "token bytes: {}"),
+    ("npm-token", b64("np" + "m_" + fake(36, seed=228)), "$ echo -n $NPM_TOKEN | base64\n{}"),
+    ("huggingface-token", b64("h" + "f_" + fake(34, LETTERS, 229)), "HF_B64={} make publish"),
+    (
+        "secret",
+        fake(40, seed=240),
+        f"client = Client('{fake(20, UPPER, 241)}', '{{}}', 'acme-prod')",
+    ),
+    (
+        "secret",
+        fake(40, B64, 242),
+        f"mc = Minio('play.min.io', '{fake(20, UPPER, 243)}', '{{}}', secure=True)",
+    ),
+    ("password", password(16, 244), "server.login('ada@example.com', '{}')"),
+    ("password", password(14, 245), "r = requests.get(url, auth=HTTPBasicAuth('deploy', '{}'))"),
+    (
+        "secret",
+        fake(40, B64, 246),
+        'AWSCredentials creds = new BasicAWSCredentials(accessKey, "{}");',
+    ),
+    ("secret", fake(24, seed=247), "conn = pymysql.connect('db.internal', 'root', '{}', 'shop')"),
+    ("secret", fake(32, seed=248), 'const client = new Client("my-app-prod", "{}");'),
+    ("secret", fake(30, seed=249), "auth = OAuth1('app-key-prod', '{}')"),
+    ("secret", password(12, 250), 'var cred = new NetworkCredential("ada", "{}");'),
+    ("secret", fake(40, seed=251), "ftp = FTP('ftp.example.com', 'deploy', '{}')"),
+    (
+        "secret",
+        fake(32, HEX, 252),
+        "client = Client(\n    'acme-prod',\n    '{}',\n)",
+    ),
+]
+
+_CERTIFICATE = (
+    "-----BEGIN CERTIFICATE-----\n" + fake(64, B64, 260) + "\n-----END CERTIFICATE-----\n"
+)
+
+# Strings that stand where those credentials stand, and are not credentials.
+UNMARKED_ORDINARY: list[str] = [
+    "the password is required",
+    "Error: the token is expired or invalid; log in again",
+    "The password is hashed with bcrypt before it is stored",
+    "the secret is stored in Vault under kv/app",
+    "the password is 8 characters long at least",
+    "the token is base64-encoded and signed",
+    "The API key is read from OPENAI_API_KEY at start-up",
+    "the password is `None` by default",
+    "reset the password to the default one",
+    "the token count is 4096 after compaction",
+    "the password is auto-generated on first boot",
+    "the secret is settings.SECRET_KEY",
+    "Token is valid for 3600 seconds",
+    "the passphrase is whatever you typed when you made the key",
+    "The PIN is wrong",
+    f"echo {b64('hello world from the deploy script')} | base64 -d",
+    f"printf %s {hexed('hello world again, nothing here')} | xxd -r -p",
+    f"client-certificate-data: {b64(_CERTIFICATE)}",
+    f"echo -n 'the tokenizer splits text' | base64\n{b64('the tokenizer splits text')}",
+    "/home/ada/projects/session-memory/session_memory/core/redact.py",
+    "base64.b64decode('" + b64('{"alg": "none", "typ": "JWT"}') + "')",
+    "repo.git.checkout('-b', 'feature', '3f786850e387550fdab836ed7e6dc881de23001b')",
+    "client = Client('test-client-id', 'test-client-secret')",
+    "requests.get(url, auth=HTTPBasicAuth('user', 'pass'))",
+    "uuid.UUID('550e8400-e29b-41d4-a716-446655440000')",
+    "assert_digest('sha256', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')",
+    "check('md5', 'd41d8cd98f00b204e9800998ecf8427e')",
+    "Session('prod', 'eu-west-1')",
+    "server.login('ada@example.com', 'dummy-password')",
+    "make_user('ada', 'fake-secret-123')",
+    "cache.set('user:42:profile', 'OAuth2ClientFactory')",
+    "storage.upload('bucket', 'path/to/file_v2_abc123XYZ.tar.gz')",
+    "print('token:', 'xxxxxxxxxxxxxxxxxxxx')",
+    "Client('https://api.example.com', 'v2beta1')",
+    "login(page, 'ada', 'test-password')",
+    "git diff HEAD~3 b7e23ec29af22b0b4e41da31e868d57226121c84 -- src/",
+]
+
+ALL_SECRETS += UNMARKED_SECRETS
+ALL_ORDINARY += UNMARKED_ORDINARY

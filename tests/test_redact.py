@@ -6,6 +6,7 @@ run time, so no realistic credential is written in a file.
 
 from __future__ import annotations
 
+import base64
 import re
 import string
 import time
@@ -282,6 +283,19 @@ class TestRedactSecrets:
             "M" + "a" * 25 + ".bcdefg.",
             "://a:b@",
             "sig=",
+            "password is ",
+            "the password for a b c d ",
+            "PIN was ",
+            "token is '",
+            "f(",
+            "f('a',",
+            "f(g(",
+            "Client('a', 'b', ",
+            "login(x, '",
+            "QUJD",
+            "QUJD" * 16 + "\n",
+            "6768",
+            "c2stYW50",
         ],
     )
     def test_one_megabyte_adversarial_text_is_linear(self, piece: str) -> None:
@@ -290,6 +304,144 @@ class TestRedactSecrets:
         # Linear work gives a ratio near 10 and quadratic work near 100; the floor keeps
         # timer resolution and a busy machine from deciding it.
         assert large < 30 * max(small, 0.02)
+
+
+class TestCredentialsInProse:
+    @pytest.mark.parametrize(
+        "sentence",
+        [
+            "the staging password is {}",
+            "The root password for db01 is now {}.",
+            "I reset the vault password to {} this morning",
+            "the password to the admin panel was `{}`",
+            "her passcode was {} last week",
+            "the credentials are {}",
+        ],
+    )
+    def test_a_password_stated_in_a_sentence_is_redacted(self, sentence: str) -> None:
+        """A password-shaped value that a password word *is* in prose is redacted."""
+        value = _fake(12) + "!"
+        out = redact_secrets(sentence.format(value))
+        assert value not in out and "[redacted:password]" in out
+
+    def test_a_quoted_passphrase_is_redacted_whole(self) -> None:
+        """Quoted after a password word, any value is the password, spaces included."""
+        out = redact_secrets("the passphrase is 'plum mango kiwi fig'")
+        assert out == "the passphrase is '[redacted:password]'"
+
+    def test_a_pin_of_digits_is_redacted(self) -> None:
+        """Digits are a PIN after a password word; after a token word they are a count."""
+        assert redact_secrets("The PIN is 4821.") == "The PIN is [redacted:password]."
+        assert redact_secrets("the token count is 4096") == "the token count is 4096"
+
+    def test_a_token_keeps_its_format_kind(self) -> None:
+        """A known format stated as a token keeps its own kind."""
+        out = redact_secrets("the deploy token is ghp_" + _fake(36))
+        assert out == "the deploy token is [redacted:github-token]"
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "the password is required",
+            "the token is expired or invalid",
+            "the password is 8 characters long",
+            "the token is base64-encoded",
+            "the secret is settings.SECRET_KEY",
+            "the password is `None` by default",
+            "the password is test123",
+            "The token was v1.2.3-rc1",
+            "Token is valid for 3600 seconds",
+        ],
+    )
+    def test_prose_about_a_credential_is_kept(self, text: str) -> None:
+        """Words, counts, code, versions and stand-ins after ``is`` are not credentials."""
+        assert redact_secrets(text) == text
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+class TestEncodedCredentials:
+    def test_base64_of_a_known_format_is_that_credential(self) -> None:
+        """A base64 run that decodes to a GitHub token is redacted as one."""
+        encoded = _b64("ghp_" + _fake(36))
+        assert redact_secrets(f"echo {encoded} | base64 -d") == (
+            "echo [redacted:github-token] | base64 -d"
+        )
+
+    def test_hex_and_base64url_are_decoded_too(self) -> None:
+        """Hex (xxd -p) and unpadded base64url runs are decoded like base64."""
+        key = "AKIA" + _fake(16, _UPPER)
+        assert redact_secrets(key.encode().hex()) == "[redacted:aws-access-key]"
+        token = "sk-ant-api03-" + _fake(90, _URLSAFE)
+        encoded = base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+        assert redact_secrets(f"echo {encoded} |") == "echo [redacted:anthropic-key] |"
+
+    def test_wrapped_lines_are_one_run(self) -> None:
+        """Base64 wrapped at 76 characters is decoded whole, every line redacted."""
+        encoded = _b64("A=1\nTOKEN=ghp_" + _fake(36) + "\n" + "B=" + "x" * 80 + "\n")
+        lines = "\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
+        assert redact_secrets(f"cat env.b64\n{lines}\ndone") == (
+            "cat env.b64\n[redacted:github-token]\ndone"
+        )
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            _b64("hello world from the deploy script"),
+            "68656c6c6f20776f726c6420616761696e",
+            _b64("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
+            "3f786850e387550fdab836ed7e6dc881de23001b",
+        ],
+    )
+    def test_encoded_text_without_a_credential_is_kept(self, text: str) -> None:
+        """Ordinary text, a certificate or a digest, encoded or not, is kept."""
+        assert redact_secrets(text) == text
+
+
+class TestPositionalCredentials:
+    def test_a_generated_secret_after_an_id_is_redacted(self) -> None:
+        """``Client('<id>', '<secret>', '<account>')``: the secret goes, id and account stay."""
+        ident, secret = _fake(20, _UPPER), _fake(40)
+        out = redact_secrets(f"Client('{ident}', '{secret}', 'acme')")
+        assert out == f"Client('{ident}', '[redacted:secret]', 'acme')"
+
+    def test_a_login_call_takes_any_password(self) -> None:
+        """After the user of a login call, a value is a password whatever its shape."""
+        assert redact_secrets("smtp.login('ada@example.com', 'plum tree')") == (
+            "smtp.login('ada@example.com', '[redacted:password]')"
+        )
+
+    def test_after_a_variable_only_a_password_shape_counts(self) -> None:
+        """``HTTPBasicAuth(user, '…')``: shaped like a password, or kept."""
+        assert redact_secrets("HTTPBasicAuth(user, 'hunter2!')") == (
+            "HTTPBasicAuth(user, '[redacted:password]')"
+        )
+        assert redact_secrets("login(page, 'ada')") == "login(page, 'ada')"
+
+    def test_a_value_another_rule_knows_keeps_its_kind(self) -> None:
+        """A Twilio auth token passed by position is still a twilio-token."""
+        sid, token = "AC" + _fake(32, "0123456789abcdef"), _fake(32, "0123456789abcdef", 1)
+        assert redact_secrets(f'Client("{sid}", "{token}")') == (
+            f'Client("{sid}", "[redacted:twilio-token]")'
+        )
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "repo.git.checkout('-b', 'feature', '3f786850e387550fdab836ed7e6dc881de23001b')",
+            "uuid.UUID('550e8400-e29b-41d4-a716-446655440000')",
+            "Client('test-client-id', 'test-client-secret')",
+            "HTTPBasicAuth('user', 'pass')",
+            'w.Header().Set("Cache-Control", "public, max-age=86400")',
+            "cache.set('user:42:profile', 'OAuth2ClientFactory')",
+            "connect('localhost', 'postgres', 'postgres', 'app')",
+        ],
+    )
+    def test_ordinary_arguments_are_kept(self, text: str) -> None:
+        """Digests, UUIDs, stand-ins, written names and words are not credentials."""
+        assert redact_secrets(text) == text
 
 
 def _cpu_seconds_for(piece: str, size: int) -> float:

@@ -26,6 +26,7 @@ from session_memory.core.rule_set import MARKER_PREFIX, RuleSet, apply_rules, lo
 from session_memory.core.secret_rules import CONTEXT_RULES, PRIORITY_RULES
 from session_memory.core.secret_values import SPECIFIC
 from session_memory.core.token_formats import TOKEN_FORMATS
+from session_memory.core.unmarked_secrets import POSITIONAL_RULES, UNMARKED_RULES
 
 __all__ = [
     "NEWLINE_MARK",
@@ -57,7 +58,16 @@ NEWLINE_MARK: Final = " \u23ce "
 """What a line break becomes in single-line text: `` ⏎ `` (U+23CE with a space either side)."""
 
 
-_ALL_RULES: Final = RuleSet(PRIORITY_RULES + SPECIFIC + CONTEXT_RULES)
+_ALL_RULES: Final = RuleSet(PRIORITY_RULES + SPECIFIC + CONTEXT_RULES + UNMARKED_RULES)
+# Tried on what the others leave, so that a value they know keeps its kind (see
+# unmarked_secrets): their trigger, "(", has no case, so the text is its own lowercase.
+_POSITIONAL_RULES: Final = RuleSet(POSITIONAL_RULES)
+
+
+def _redact_once(text: str) -> str:
+    text = apply_rules(text, _ALL_RULES, lower_same_length(text))
+    return apply_rules(text, _POSITIONAL_RULES, text)
+
 
 _MAX_PASSES: Final = 4
 
@@ -126,7 +136,7 @@ def redact_secrets(text: str) -> str:
     ``len(text)`` (at most four passes). ``benchmarks/bench_redact.py`` measures its cost per
     call on the texts a derivation hands it.
     """
-    redacted = apply_rules(text, _ALL_RULES, lower_same_length(text))
+    redacted = _redact_once(text)
     # A replacement can change what a later pass sees around it (a key name's look-back, the
     # user part of a URL), so run to a fixed point. Each pass that changes anything turns
     # non-marker text into markers, so this converges; text without secrets takes one pass,
@@ -134,7 +144,7 @@ def redact_secrets(text: str) -> str:
     for _ in range(_MAX_PASSES - 1):
         if redacted is text:
             break
-        text, redacted = redacted, apply_rules(redacted, _ALL_RULES, lower_same_length(redacted))
+        text, redacted = redacted, _redact_once(redacted)
     return redacted
 
 

@@ -231,6 +231,14 @@ def _key_name(text: str, keyword_start: int) -> tuple[str, int]:
 _AUTH_SCHEME_CHARS: Final = 16
 
 
+def _closes_the_key(m: re.Match[str], name_start: int, quote_group: str) -> bool:
+    """Whether the quote read as opening the value closes the string the key is in:
+    ``print('token:', x)`` has no value; ``{"token":"..."}`` and ``'token: "..."'`` have."""
+    text, quote = m.string, m.group(quote_group)
+    opened = name_start > 0 and text[name_start - 1] == quote[-1]
+    return opened and text[m.end("g_k")] not in "\\\"'"
+
+
 def _replace_assignment(m: re.Match[str]) -> str:
     whole = m.group(0)
     base = m.start()
@@ -241,7 +249,7 @@ def _replace_assignment(m: re.Match[str]) -> str:
     for quote_group, value_group in (("g_q1", "g_qv1"), ("g_q2", "g_qv2"), ("g_q3", "g_qv3")):
         if m.group(quote_group) is not None:
             value = m.group(value_group)
-            if looks_like_reference(value):
+            if looks_like_reference(value) or _closes_the_key(m, name_start, quote_group):
                 return redact_specific(whole)
             break
     else:

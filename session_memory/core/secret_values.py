@@ -2,8 +2,10 @@
 
 A value is a known credential (one of :mod:`session_memory.core.token_formats`), a
 reference or a mask (``$TOKEN``, ``{{ secret }}``, ``****``), code (``self.token``,
-``get_token()``), or a string that looks generated rather than written. The rules of
-:mod:`session_memory.core.secret_rules` ask these questions of the values they find.
+``get_token()``), a stand-in (``test-client-secret``), a digest or a UUID, a string that
+looks generated rather than written, or one shaped like a password. The rules of
+:mod:`session_memory.core.secret_rules` and :mod:`session_memory.core.unmarked_secrets` ask
+these questions of the values they find.
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ from session_memory.core.token_formats import TOKEN_FORMATS
 
 __all__ = [
     "SPECIFIC",
+    "is_address",
+    "is_digest_or_id",
+    "is_stand_in",
     "looks_like_reference",
     "looks_random",
+    "password_shaped",
     "redact_specific",
     "specific_kind",
     "specific_rules",
@@ -159,9 +165,12 @@ def looks_random(value: str) -> bool:
 
     The high-entropy fallback for names that are often not secret (``key``, ``auth``): at
     least 16 characters mixing letters and digits, not a path, not a name made of words, and
-    at least 3 bits of Shannon entropy per character.
+    at least 3 bits of Shannon entropy per character, and no space (``public, max-age=86400``
+    is written).
     """
     if len(value) < _RANDOM_MIN_LENGTH or value.startswith(("/", "~", "-", ".")):
+        return False
+    if any(c.isspace() for c in value):
         return False
     if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
         return False
@@ -173,6 +182,88 @@ def looks_random(value: str) -> bool:
     n = len(value)
     bits = -sum(k / n * math.log2(k / n) for k in Counter(value).values())
     return bits >= _RANDOM_MIN_BITS
+
+
+# What a password stated in a sentence looks like: a symbol or a digit somewhere (hunter2,
+# Tr0ub4dor&3), or three words or more joined by hyphens (correct-horse-battery-staple).
+_PASSWORD_MIN_LENGTH: Final = 6
+_PASSWORD_SYMBOLS: Final = frozenset("!@#$%^&*+=?~")
+_PIN_MIN_DIGITS: Final = 4
+_VERSION: Final = re.compile(r"v?[0-9]++(?:\.[0-9]++)++(?:[-+][0-9A-Za-z.-]++)?+")
+_EMAIL: Final = re.compile(r"[^@\s]++@[^@\s.]++(?:\.[^@\s.]++)++")
+_LOWER_WORDS: Final = re.compile(r"[a-z]++(?:-[a-z]++)++")
+
+
+def password_shaped(value: str, *, pin: bool = False) -> bool:
+    """Whether a word named as a password in a sentence looks like one, not like prose or code.
+
+    At least six characters with a digit or one of ``!@#$%^&*+=?~`` (``hunter2``,
+    ``P@ssw0rd!``), or three or more lowercase words joined by hyphens
+    (``correct-horse-battery-staple``); not code, a path, a URL, an e-mail address, a
+    version or a compound of two words (``base64-encoded``, ``auto-generated``). Digits alone
+    count only with ``pin`` (a PIN of four digits or more), never as a count (``3600``).
+    """
+    if value.isdigit():
+        return pin and len(value) >= _PIN_MIN_DIGITS
+    if len(value) < _PASSWORD_MIN_LENGTH or unquoted_is_code(value):
+        return False
+    if "://" in value or value.startswith(("/", "~", ".")) or _EMAIL.fullmatch(value):
+        return False
+    if _VERSION.fullmatch(value):
+        return False
+    if _LOWER_WORDS.fullmatch(value):
+        return value.count("-") >= 2
+    if value.count("-") == 1 and all(part.isalnum() for part in value.split("-")):
+        return False  # base64-encoded, sha256-hashed, 64-bit
+    return any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in value)
+
+
+# Values written as stand-ins in tests, examples and docs: words that say so, alone or with
+# the names of what they stand for (test-client-secret, dummy-password, YOUR_API_KEY), or one
+# character repeated (xxxxxxxx).
+_STAND_IN_WORDS: Final = frozenset(
+    {"test", "testing", "dummy", "fake", "example", "sample", "mock", "placeholder", "your"}
+    | {"foo", "bar", "baz", "qux"}
+)
+_NAMED_WORDS: Final = frozenset(
+    {"my", "the", "secret", "password", "pass", "passwd", "token", "key", "api", "client"}
+    | {"id", "user", "username", "value", "here", "app", "access", "auth"}
+)
+_WORDS_AND_NUMBERS: Final = re.compile(r"[a-z]++|[0-9]++")
+
+
+def is_stand_in(value: str) -> bool:
+    """Whether a value is a stand-in for a credential rather than one.
+
+    A reference or a mask (:func:`looks_like_reference`), one character repeated, or words
+    that name a credential (``secret``, ``pass``) joined by ``-``, ``_`` or nothing, with
+    digits only beside a word that says it stands in (``test-password-1``, not
+    ``password1``).
+    """
+    if looks_like_reference(value) or len(set(value)) == 1:
+        return True
+    words = _WORDS_AND_NUMBERS.findall(value.lower())
+    letters = [w for w in words if not w.isdigit()]
+    if not letters or not all(w in _STAND_IN_WORDS or w in _NAMED_WORDS for w in letters):
+        return False
+    return any(w in _STAND_IN_WORDS for w in letters) or len(letters) == len(words)
+
+
+_HASH: Final = re.compile(
+    r"(?i:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96,128})"
+)
+_UUID: Final = re.compile(r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def is_digest_or_id(value: str) -> bool:
+    """Whether a value has the shape of a digest (MD5, SHA-1, SHA-2: hex of 32, 40, 56, 64
+    or 96 to 128 digits) or of a UUID."""
+    return _HASH.fullmatch(value) is not None or _UUID.fullmatch(value) is not None
+
+
+def is_address(value: str) -> bool:
+    """Whether a value names a place or a person: a URL, a path or an e-mail address."""
+    return "://" in value or value.startswith(("/", "./", "~/")) or bool(_EMAIL.fullmatch(value))
 
 
 SPECIFIC: Final = tuple(
