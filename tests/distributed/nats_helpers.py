@@ -146,3 +146,14 @@ def worker_process(
     finally:
         if log is not None and not isinstance(out, int):
             out.close()
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``session-memory ARGS...`` as a child process to its end, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "session_memory.apps.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )

@@ -229,7 +229,9 @@ def _run_get(args: argparse.Namespace) -> int:
     import asyncio
 
     async def get() -> bytes:
-        transport = await _connect(args, name="session-memory-get", connect_seconds=3.0)
+        transport = await _connect(
+            args, name="session-memory-get", connect_seconds=3.0, wait_for_server=False
+        )
         try:
             return await read_memory(transport, args.session, json=args.json)
         finally:

@@ -37,6 +37,7 @@ from nats.js.api import (
 )
 from nats.js.kv import KeyValue
 
+from session_memory.apps.distributed.servers import Attempts, server_urls
 from session_memory.apps.distributed.transport import (
     Bucket,
     Conflict,
@@ -82,18 +83,23 @@ async def connect(
     lease_seconds: float = 3.0,
     name: str = "session-memory",
     connect_seconds: float = 10.0,
+    wait_for_server: bool = True,
 ) -> NatsTransport:
     """Connect to ``servers`` (comma-separated URLs) and create the stream and buckets.
 
     Creating is idempotent: every worker and publisher calls it. The number of partitions
-    is fixed by whoever creates the log first; later callers read it. A server that is
-    not up yet is tried again for ``connect_seconds``.
+    is fixed by whoever creates the log first; later callers read it. A server that is not
+    up yet (its connection refused) is tried again for ``connect_seconds`` with
+    ``wait_for_server``, and given up at once without. A malformed URL is a
+    :class:`ConfigError` and a host name that does not exist a :class:`TransportError`,
+    both at once.
     """
     # The client tries the servers in turn until one answers (no attempt limit), so the time
     # limit is the one bound on a server that is not up yet.
     nc = await _open(
         servers,
         connect_seconds,
+        refused_is_final=not wait_for_server,
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.2,
@@ -116,6 +122,7 @@ async def connect_reader(
     nc = await _open(
         servers,
         timeout,
+        refused_is_final=True,
         name="session-memory-reader",
         allow_reconnect=False,
         max_reconnect_attempts=0,
@@ -130,19 +137,45 @@ async def connect_reader(
     return transport
 
 
-async def _open(servers: str, seconds: float, **options: Any) -> Client:
-    """A client connected to one of ``servers`` (comma-separated URLs) within ``seconds``."""
-    urls = [s.strip() for s in servers.split(",") if s.strip()]
+async def _open(servers: str, seconds: float, *, refused_is_final: bool, **options: Any) -> Client:
+    """A client connected to one of ``servers`` (comma-separated URLs) within ``seconds``.
+
+    Gives up before the time is up when a whole round of attempts, one per server, failed
+    for good (see :class:`~.servers.Attempts`); the error says why.
+    """
+    urls = server_urls(servers)
+    attempts = Attempts(len(urls), refused_is_final=refused_is_final)
+    gave_up = asyncio.get_running_loop().create_future()
 
     async def on_error(exc: Exception) -> None:
-        logger.debug("nats: %s", exc)
+        logger.debug("nats: %r", exc)
+        if connecting.done():
+            return  # connected: the client reports its own errors from here on
+        found = attempts.add(exc)
+        if attempts.count == 1 and not found.final:
+            logger.warning(
+                "cannot connect to NATS at %s yet (%s): trying again for up to %g s",
+                *(servers, found.reason, seconds),
+            )
+        if attempts.final and not gave_up.done():
+            gave_up.set_result(None)
 
+    connecting = asyncio.ensure_future(nats.connect(urls, error_cb=on_error, **options))
     try:
-        return await asyncio.wait_for(
-            nats.connect(urls, error_cb=on_error, **options), timeout=seconds
+        await asyncio.wait(
+            (connecting, gave_up), timeout=seconds, return_when=asyncio.FIRST_COMPLETED
         )
-    except (*_ERRORS, ValueError) as exc:
-        raise TransportError(f"cannot connect to NATS at {servers}: {exc!r}") from exc
+    finally:
+        if not connecting.done():
+            connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, *_ERRORS):
+                await connecting
+    error = None if connecting.cancelled() else connecting.exception()
+    if connecting.done() and not connecting.cancelled() and error is None:
+        return connecting.result()
+    if error is not None and not isinstance(error, (*_ERRORS, ValueError)):
+        raise error
+    raise TransportError(f"cannot connect to NATS at {servers}: {attempts.reason(error, seconds)}")
 
 
 class NatsTransport:
