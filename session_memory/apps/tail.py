@@ -284,6 +284,29 @@ class Look:
         finally:
             tail.fingerprint = fingerprint(self._fd, tail.offset)
 
+    def last_partial(self) -> Tailed | None:
+        """The last line when it has no newline yet, as a complete read gives it (see
+        :func:`~session_memory.formats.reader.iter_lines`), as seen at the open.
+
+        None when nothing follows the offset, or when what follows holds a newline: those are
+        lines for :meth:`lines`. The offset does not move: the line is not consumed.
+        """
+        self._check_readable()
+        tail = self.tail
+        limit = tail._max_line_bytes
+        want = min(self._size - tail.offset, limit + 1)
+        if want <= 0:
+            return None
+        try:
+            data = os.pread(self._fd, want, tail.offset)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {tail.path}: {exc}") from exc
+        if b"\n" in data:
+            return None
+        if len(data) > limit:
+            return Tailed(too_long(tail.offset, limit), tail.offset, self._size)
+        return Tailed(data, tail.offset, tail.offset + len(data))
+
     def whole(self) -> Iterator[Tailed]:
         """Every line of the whole file as seen at the open, decompressed when it is zstd.
 

@@ -18,7 +18,12 @@ from session_memory.apps.cli.arguments import (
     add_budget_argument,
     add_format_argument,
 )
-from session_memory.core.errors import ConfigError, MemoryNotFound
+from session_memory.core.errors import (
+    ConfigError,
+    MemoryNotFound,
+    TranscriptError,
+    TransportError,
+)
 
 __all__ = [
     "add_get_parser",
@@ -212,17 +217,47 @@ async def _work(args: argparse.Namespace) -> int:
 async def read_memory(transport: Any, session: str, *, json: bool = False) -> bytes:
     """A session's memory from the bucket: rendered Markdown, or the JSON with ``json``.
 
-    This is what ``session-memory hook`` or ``mcp`` call to read instead of deriving.
+    This is what ``session-memory hook`` or ``mcp`` call to read instead of deriving. As
+    ``derive`` refuses a transcript whose records never told its format, this raises
+    :class:`TranscriptError` for a session whose memory holds no event and skips of records
+    in no known format; :class:`MemoryNotFound` for a session the bucket does not hold.
     """
     from session_memory.apps.distributed.wire import session_key
     from session_memory.apps.distributed.worker import memory_keys
 
     json_key, md_key = memory_keys(session_key(session))
-    found = await transport.get("memory", json_key if json else md_key)
+    found = await transport.get("memory", json_key)
+    if found is not None:
+        _refuse_unknown_format(session, found.value)
+        if not json:
+            found = await transport.get("memory", md_key)
     if found is None:
         raise MemoryNotFound(f"no memory for session {session!r} in the bucket")
     data: bytes = found.value
     return data
+
+
+def _refuse_unknown_format(session: str, memory_json: bytes) -> None:
+    """:class:`TranscriptError` for a memory of records in no known format only (the first
+    skips a memory keeps tell it; see ``derive``'s message)."""
+    import orjson
+
+    from session_memory.formats import NO_KNOWN_FORMAT
+
+    try:
+        memory = orjson.loads(memory_json)
+        events, diagnostics = memory["event_count"], memory["diagnostics"]
+        skipped, reasons = (
+            diagnostics["lines_skipped"],
+            [s["reason"] for s in diagnostics["skipped"]],
+        )
+    except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        raise TransportError(f"the bucket's memory of {session!r} is unreadable: {exc}") from exc
+    if events == 0 and NO_KNOWN_FORMAT in reasons:
+        raise TranscriptError(
+            f"session {session!r} is in no known transcript format (native, claude-code, "
+            f"codex): {skipped} lines skipped"
+        )
 
 
 def _run_get(args: argparse.Namespace) -> int:

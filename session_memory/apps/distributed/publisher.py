@@ -327,8 +327,8 @@ class FilePublisher:
             f.adapter = make_adapter(self.format)
             f.generation += 1
             f.held_sent = None
-        if status is TailStatus.UNCHANGED:
-            return
+        if status is TailStatus.UNCHANGED and (f.held_sent is not None or f.tail.offset > 0):
+            return  # (a file that has published nothing yet is announced below)
         while not self.stop.is_set():
             lines, out, count = self._read(f)
             if not lines:
@@ -365,13 +365,36 @@ class FilePublisher:
         return count, batches.done(), batches.records
 
     async def _announce_held(self, f: _File) -> None:
-        """Tell the workers which records the adapter holds back now (if that changed)."""
-        held = restore_adapter(f.adapter.snapshot()).finish()
+        """Tell the workers which records a complete read would release now, if that changed.
+
+        A file that has published nothing yet is announced even when there are none, so that
+        its session has the memory ``derive`` prints for it (an empty file's).
+        """
+        held = self._held(f)
         body = encode_held(held)
         digest = hashlib.blake2b(body, digest_size=8).hexdigest()
-        if (not held and f.held_sent is None) or digest == f.held_sent:
+        if (not held and f.held_sent is None and f.tail.offset > 0) or digest == f.held_sent:
             return
         dedup = f"{f.session}:{f.src}:h:{f.tail.offset}:{digest}"
         await self.transport.publish([Outgoing(f.session, body, dedup)])
         f.held_sent = digest
         self._save(f)
+
+    def _held(self, f: _File) -> list[Record]:
+        """What a complete read of the file now gives after the records published: those of
+        a last line without its newline (the tail waits for it, ``derive`` reads it as it
+        is), then those the adapter holds back until a later line tells what they were."""
+        adapter = restore_adapter(f.adapter.snapshot())
+        try:
+            with f.tail.look() as look:
+                last = look.last_partial()
+        except TranscriptError:
+            last = None  # rewritten or gone: the next round reads it again
+        records: list[Record] = []
+        if last is not None:
+            item = last.item
+            if isinstance(item, SkippedLine):
+                records.append(item)
+            else:
+                records += adapter.feed_line(item, last.offset, last.end)
+        return records + adapter.finish()
