@@ -66,6 +66,8 @@ _POSITIONAL_RULES: Final = RuleSet(POSITIONAL_RULES)
 
 def _redact_once(text: str) -> str:
     text = apply_rules(text, _ALL_RULES, lower_same_length(text))
+    if "'" not in text and '"' not in text:
+        return text  # no string argument to pass by position
     return apply_rules(text, _POSITIONAL_RULES, text)
 
 

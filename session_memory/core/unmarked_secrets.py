@@ -28,7 +28,6 @@ it is one (:mod:`session_memory.core.secret_values`):
 
 from __future__ import annotations
 
-import base64
 import binascii
 import contextlib
 import re
@@ -119,20 +118,29 @@ _ENCODED: Final = (
 _ENCODED_SCAN: Final = rf"(?<![{_RUN_CHARS}])[{_RUN_CHARS}]{{24}}"
 _ENCODED_MIN_LENGTH: Final = 24
 _HEX_RUN: Final = re.compile(r"(?:[0-9a-fA-F]{2})++")
-_URLSAFE_TO_STANDARD: Final = str.maketrans("-_", "+/")
+_URLSAFE_TO_STANDARD: Final = bytes.maketrans(b"-_", b"+/")
+
+
+def _may_be_base64(run: str) -> bool:
+    """Whether a run can be the base64 of text: one alphabet (``+/`` or ``-_``, never
+    both) and letters of both cases, as the base64 of any 18 characters has; a path
+    (``/home/dev/orders-api``) or a name (``test_login_flow``) is not."""
+    standard, urlsafe = "/" in run or "+" in run, "-" in run or "_" in run
+    return not (standard and urlsafe) and not run.islower() and not run.isupper()
 
 
 def _decoded(run: str) -> list[str]:
     """The texts a run of base64, base64url or hex may encode (none when it decodes to
     bytes that are not UTF-8 text)."""
-    compact = run.replace("\r", "").replace("\n", "")
+    compact = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     raw: list[bytes] = []
     if _HEX_RUN.fullmatch(compact):
         raw.append(bytes.fromhex(compact))
-    body = compact.rstrip("=").translate(_URLSAFE_TO_STANDARD)
-    if len(body) % 4 != 1:
+    body = compact.rstrip("=")
+    if len(body) % 4 != 1 and _may_be_base64(body):
+        data = body.encode("ascii").translate(_URLSAFE_TO_STANDARD) + b"=" * (-len(body) % 4)
         with contextlib.suppress(binascii.Error):
-            raw.append(base64.b64decode(body + "=" * (-len(body) % 4), validate=True))
+            raw.append(binascii.a2b_base64(data, strict_mode=True))
     texts = []
     for data in raw:
         try:
