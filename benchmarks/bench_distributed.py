@@ -33,12 +33,9 @@ import nats
 import orjson
 
 from session_memory.apps.distributed.jetstream import connect
+from session_memory.apps.distributed.partition import IDLE_SECONDS
 from session_memory.apps.distributed.publisher import FilePublisher, Publisher
-from session_memory.apps.distributed.worker import (
-    CHECKPOINT_SECONDS,
-    IDLE_SECONDS,
-    SNAPSHOT_EVERY,
-)
+from session_memory.apps.distributed.worker import CHECKPOINT_SECONDS, SNAPSHOT_EVERY
 from session_memory.core.events import TranscriptEvent
 from tests.distributed.corpus import generate_events
 from tests.distributed.nats_helpers import nats_server

@@ -16,8 +16,8 @@ import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.apps.distributed.jetstream import NatsTransport, connect
+from session_memory.apps.distributed.keys import memory_keys
 from session_memory.apps.distributed.wire import session_key
-from session_memory.apps.distributed.worker import memory_keys
 from session_memory.core.events import TranscriptEvent
 from session_memory.formats import make_adapter, read_transcript
 

@@ -11,9 +11,9 @@ import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.apps.distributed.jetstream import connect
+from session_memory.apps.distributed.keys import memory_keys, state_key
 from session_memory.apps.distributed.publisher import Publisher
 from session_memory.apps.distributed.transport import Outgoing
-from session_memory.apps.distributed.worker import memory_keys, state_key
 from tests.distributed.corpus import wait_for_equality
 from tests.distributed.nats_helpers import NatsServer, worker_process
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import orjson
 
 from session_memory.apps.distributed.jetstream import connect
+from session_memory.apps.distributed.keys import state_key
 from session_memory.apps.distributed.state import load_session
 from session_memory.apps.distributed.wire import partition_of, session_key
-from session_memory.apps.distributed.worker import state_key
 from tests.distributed.corpus import derived, publish_once, wait_for_equality, write_corpus
 from tests.distributed.nats_helpers import NatsServer, worker_process
 

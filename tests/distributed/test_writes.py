@@ -10,8 +10,9 @@ import orjson
 
 from deriver import SessionMemoryDeriver
 from session_memory.apps.distributed.jetstream import NatsTransport, connect
+from session_memory.apps.distributed.keys import memory_keys
 from session_memory.apps.distributed.publisher import Publisher
-from session_memory.apps.distributed.worker import Worker, WorkerConfig, memory_keys
+from session_memory.apps.distributed.worker import Worker, WorkerConfig
 from tests.distributed.nats_helpers import NatsServer
 from viewbuilder import render_memory
 

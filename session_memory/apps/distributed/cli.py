@@ -222,8 +222,8 @@ async def read_memory(transport: Any, session: str, *, json: bool = False) -> by
     :class:`TranscriptError` for a session whose memory holds no event and skips of records
     in no known format; :class:`MemoryNotFound` for a session the bucket does not hold.
     """
+    from session_memory.apps.distributed.keys import memory_keys
     from session_memory.apps.distributed.wire import session_key
-    from session_memory.apps.distributed.worker import memory_keys
 
     json_key, md_key = memory_keys(session_key(session))
     found = await transport.get("memory", json_key)

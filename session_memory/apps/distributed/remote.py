@@ -17,9 +17,9 @@ from typing import Any, Final, TypeVar
 
 import orjson
 
+from session_memory.apps.distributed.keys import memory_keys
 from session_memory.apps.distributed.transport import Transport, TransportError
 from session_memory.apps.distributed.wire import session_key
-from session_memory.apps.distributed.worker import memory_keys
 from session_memory.apps.memory_dir.current import CurrentMemory
 from session_memory.core.errors import MemoryNotFound
 
