@@ -105,9 +105,10 @@ def test_only_tail_imports_watchfiles() -> None:
     assert _users_of("watchfiles") <= {"session_memory/apps/tail.py"}
 
 
-def test_only_the_jetstream_module_imports_the_nats_client() -> None:
-    """Only session_memory/apps/distributed/jetstream.py imports the NATS client."""
-    assert _users_of("nats") == {"session_memory/apps/distributed/jetstream.py"}
+def test_only_the_jetstream_package_imports_the_nats_client() -> None:
+    """Only the modules of session_memory/apps/distributed/jetstream/ import the NATS client."""
+    users = _users_of("nats")
+    assert users and all(p.startswith("session_memory/apps/distributed/jetstream/") for p in users)
 
 
 def test_the_distributed_package_is_reached_only_through_the_cli() -> None:
