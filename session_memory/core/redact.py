@@ -113,6 +113,16 @@ def redact_secrets(text: str) -> str:
     redacted, as ``secret``: 16 or more characters mixing letters and digits, not a path or
     a name made of words, with at least 3 bits of entropy per character.
 
+    Recognised by where they stand, with no key word or format to mark them
+    (:mod:`session_memory.core.unmarked_secrets`): ``password`` / ``token`` / ``secret`` for
+    a credential stated in prose (``the staging password is …``, ``I reset the vault password
+    to …``: quoted after a password word, or shaped like a password); a known format encoded
+    in base64, base64url or hex (``echo <base64> | base64 -d``) keeps its own kind; and
+    ``secret`` (``password`` for a login call) for a string passed by position after another
+    (``Client('<id>', '<secret>')``, ``smtp.login(user, '…')``), unless it is a stand-in
+    (``test-client-secret``), a digest or UUID outside a client call, or written rather than
+    generated.
+
     A value that is itself a recognised secret keeps that secret's kind
     (``OPENAI_API_KEY=sk-...`` gives ``[redacted:openai-key]``, so does ``Bearer sk-...``).
 
