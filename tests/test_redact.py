@@ -316,6 +316,8 @@ class TestCredentialsInProse:
             "the password to the admin panel was `{}`",
             "her passcode was {} last week",
             "the credentials are {}",
+            "door passcode: {}",
+            "log in with the admin password {} and change it",
         ],
     )
     def test_a_password_stated_in_a_sentence_is_redacted(self, sentence: str) -> None:
@@ -351,6 +353,8 @@ class TestCredentialsInProse:
             "the password is test123",
             "The token was v1.2.3-rc1",
             "Token is valid for 3600 seconds",
+            "log in with password authentication enabled",
+            "the password reset link expired",
         ],
     )
     def test_prose_about_a_credential_is_kept(self, text: str) -> None:
@@ -371,9 +375,10 @@ class TestEncodedCredentials:
         )
 
     def test_hex_and_base64url_are_decoded_too(self) -> None:
-        """Hex (xxd -p) and unpadded base64url runs are decoded like base64."""
+        """Hex (xxd -p, 0x...) and unpadded base64url runs are decoded like base64."""
         key = "AKIA" + _fake(16, _UPPER)
         assert redact_secrets(key.encode().hex()) == "[redacted:aws-access-key]"
+        assert redact_secrets("0x" + key.encode().hex()) == "[redacted:aws-access-key]"
         token = "sk-ant-api03-" + _fake(90, _URLSAFE)
         encoded = base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
         assert redact_secrets(f"echo {encoded} |") == "echo [redacted:anthropic-key] |"

@@ -199,9 +199,10 @@ def password_shaped(value: str, *, pin: bool = False) -> bool:
 
     At least six characters with a digit or one of ``!@#$%^&*+=?~`` (``hunter2``,
     ``P@ssw0rd!``), or three or more lowercase words joined by hyphens
-    (``correct-horse-battery-staple``); not code, a path, a URL, an e-mail address, a
-    version or a compound of two words (``base64-encoded``, ``auto-generated``). Digits alone
-    count only with ``pin`` (a PIN of four digits or more), never as a count (``3600``).
+    (``correct-horse-battery-staple``); not code (a name, a call, an opening bracket), a
+    path, a URL, an e-mail address, a version or a compound of two words (``base64-encoded``,
+    ``auto-generated``). Digits alone count only with ``pin`` (a PIN of four digits or more),
+    never as a count (``3600``).
     """
     if value.isdigit():
         return pin and len(value) >= _PIN_MIN_DIGITS
@@ -209,6 +210,8 @@ def password_shaped(value: str, *, pin: bool = False) -> bool:
         return False
     if "://" in value or value.startswith(("/", "~", ".")) or _EMAIL.fullmatch(value):
         return False
+    if any(c in "([{<" for c in value):
+        return False  # code: 3000});text(...
     if _VERSION.fullmatch(value):
         return False
     if _LOWER_WORDS.fullmatch(value):

@@ -4,15 +4,17 @@ Each rule names a place where a credential stands and asks of the value found th
 it is one (:mod:`session_memory.core.secret_values`):
 
 - **stated in a sentence**: a password, passphrase, passcode, PIN, token, secret or API key
-  named in prose, and what it *is* (*was*, *is now*, *was set to*, *to*): ``the staging
-  password is hunter2!``, ``I reset the vault password to …``, ``the passphrase is '…'``.
+  named in prose, and what it *is* (*was*, *is now*, *was set to*, *to*, ``:``): ``the
+  staging password is hunter2!``, ``I reset the vault password to …``, ``the passphrase is
+  '…'``, ``passcode: …``; or the value right after it where a verb says it is used: ``log
+  in with the admin password …``, ``use token …``.
   The value counts when it is quoted after a password word, or shaped like a password
   (:func:`~session_memory.core.secret_values.password_shaped`); ``the token is expired``
   and ``the password is 8 characters long`` are prose.
-- **encoded**: a run of base64, base64url or hex (lines of 60 characters or more continue on
-  the next line, as ``base64`` and ``xxd -p`` wrap them) whose decoded text holds a known
-  credential format: the run is that credential, of that kind. Decoded text without one
-  (``hello world``, a certificate, binary data) is kept.
+- **encoded**: a run of base64, base64url or hex (``0x`` or not; lines of 60 characters or
+  more continue on the next line, as ``base64`` and ``xxd -p`` wrap them) whose decoded text
+  holds a known credential format: the run is that credential, of that kind. Decoded text
+  without one (``hello world``, a certificate, binary data) is kept.
 - **passed by position**: the string arguments of a call after its first (the first names an
   account, a user or a host). In a call whose name says it authenticates (``login``,
   ``HTTPBasicAuth``, ``NetworkCredential``, ``OAuth1``), every such argument after another
@@ -57,13 +59,14 @@ _NOUNS: Final = (
 _PROSE: Final = (
     r"(?P<pr_p>(?<![A-Za-z0-9])(?P<pr_n>" + _NOUNS + r")(?![A-Za-z0-9])"
     # "for the admin panel", "of db01", "to the vault": what the credential is for
-    r"(?:[ \t]++(?i:for|of|on|to|in|at)(?:[ \t]++[^\s:=,;]{1,40}+){1,4}?)?"
-    r"[ \t]++(?i:"
+    r"(?:(?:[ \t]++(?i:for|of|on|to|in|at)(?:[ \t]++[^\s:=,;]{1,40}+){1,4}?)?"
+    r"(?:(?P<pr_sep>[ \t]*+[:=](?![:=])[ \t]*+)"  # "passcode: …", "PIN=…" (see below)
+    r"|[ \t]++(?i:"
     r"(?:is|was|are|were)(?:[ \t]++(?:now|still|currently|actually|just|simply))?"
     r"(?:[ \t]++(?:set|changed|reset|updated)[ \t]++to)?"
     r"|(?:(?:has|have)[ \t]++been[ \t]++)?(?:set|changed|reset|updated)[ \t]++to"
-    r"|to)"
-    r"[ \t]*+:?[ \t]*+)"
+    r"|to)(?![A-Za-z0-9])[ \t]*+:?[ \t]*+)"
+    r"|(?P<pr_direct>[ \t]++)))"  # "log in with the admin password …": see _STATED_BEFORE
     r"(?:(?P<pr_q>['\"`\u2018\u201c])(?P<pr_qv>[^'\"`\u2019\u201d\n]{1,200}+)[\u2019\u201d'\"`]"
     r"|(?P<pr_v>[^\s'\"`]{1,200}+))"
 )
@@ -78,6 +81,13 @@ _PROSE_TRIGGERS: Final = (
     "PIN",
 )
 _CLOSING_PUNCTUATION: Final = ".,;:?)]}"
+# What a credential named right before its value needs before it: "with the admin password
+# …", "use token …", "enter the PIN …" (not "the password reset link").
+_STATED_BEFORE: Final = re.compile(
+    r"(?i:(?<![A-Za-z])(?:with|using|use|enter|entered|type|typed)"
+    r"(?:[ \t]++(?:the|my|our|your|this|that|a|an|new|same|old))?(?:[ \t]++[\w-]{1,20}+)?"
+    r"[ \t]++)$"
+)
 
 
 def _noun_kind(noun: str) -> str:
@@ -88,6 +98,12 @@ def _noun_kind(noun: str) -> str:
 
 
 def _replace_prose(m: re.Match[str]) -> str | None:
+    if m.group("pr_direct") is not None:
+        before = m.string[max(0, m.start() - 48) : m.start()]
+        if _STATED_BEFORE.search(before) is None:
+            return None
+    elif m.group("pr_sep") is not None and m.start() > 0 and m.string[m.start() - 1] in "_.-":
+        return None  # max_output_tokens: 3000 is a key, and keys have a rule of their own
     noun_kind = _noun_kind(m.group("pr_n"))
     quote = m.group("pr_q")
     if quote is not None:
@@ -134,8 +150,8 @@ def _decoded(run: str) -> list[str]:
     bytes that are not UTF-8 text)."""
     compact = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     raw: list[bytes] = []
-    if _HEX_RUN.fullmatch(compact):
-        raw.append(bytes.fromhex(compact))
+    if _HEX_RUN.fullmatch(compact, 2 if compact.startswith("0x") else 0):
+        raw.append(bytes.fromhex(compact.removeprefix("0x")))
     body = compact.rstrip("=")
     if len(body) % 4 != 1 and _may_be_base64(body):
         data = body.encode("ascii").translate(_URLSAFE_TO_STANDARD) + b"=" * (-len(body) % 4)
