@@ -127,9 +127,14 @@ def _replace_prose(m: re.Match[str]) -> str | None:
 # -- encoded ------------------------------------------------------------------------------------
 
 _RUN_CHARS: Final = "A-Za-z0-9+/_-"
+_LINE: Final = rf"(?<![{_RUN_CHARS}])[{_RUN_CHARS}]{{24,}}+={{0,2}}+"
+# A run wraps onto the next line only from its first line: a line that continues another
+# is tried on its own, not with the lines after it, or each line of a long wrapped run would
+# decode all the rest again (quadratic in the run's length).
 _ENCODED: Final = (
-    rf"(?<![{_RUN_CHARS}])[{_RUN_CHARS}]{{24,}}+={{0,2}}+"
+    rf"(?<![{_RUN_CHARS}]{{60}}\n)(?<![{_RUN_CHARS}]{{60}}\r\n){_LINE}"
     rf"(?:(?<=[{_RUN_CHARS}]{{60}})\r?\n[{_RUN_CHARS}]{{4,}}+={{0,2}}+)*+"
+    rf"|{_LINE}"
 )
 _ENCODED_SCAN: Final = rf"(?<![{_RUN_CHARS}])[{_RUN_CHARS}]{{24}}"
 _ENCODED_MIN_LENGTH: Final = 24
