@@ -26,8 +26,9 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 2
-"""Version 2 names every field; version 1 (positional lists) is refused: rebuild instead."""
+SNAPSHOT_FORMAT: Final = 3
+"""Version 3 keeps where the session stands; version 2 (no such state) and version 1
+(positional lists) are refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50
 _MAX_UNKNOWN_TYPES_KEPT: Final = 50
 # What parsing a payload of an unexpected shape can raise.
@@ -70,6 +71,9 @@ class SessionMemoryDeriver:
                 f"(header, a goal of {goal_tokens} tokens, section markers): "
                 f"use at least {minimum}"
             )
+        # Where the session stands takes up to a quarter of the budget, never more than what
+        # the fixed parts leave: the smallest budget allowed stays what it was.
+        self._store.stands_cap = min(budget_tokens // 4, budget_tokens - minimum)
         self._rules = Rules(self._store)
         self._seen: set[str] = set()
         self._seen_order: deque[str] = deque()
@@ -225,6 +229,7 @@ class SessionMemoryDeriver:
             schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,
             current_goal=store.goal_item(),
+            where_stands=tuple(i.frozen() for i in store.stands),
             earlier_goals=tuple(i.frozen() for i in sections["earlier_goals"]),
             todo_items=tuple(i.frozen() for i in sections["todo_items"]),
             completed_work=tuple(i.frozen() for i in sections["completed_work"]),

@@ -17,9 +17,7 @@ __all__ = [
     "checkpoint_key",
     "decision_key",
     "done_key",
-    "edit_key",
     "failure_key",
-    "fold_key",
     "issue_key",
     "verify_key",
 ]
@@ -27,7 +25,7 @@ __all__ = [
 ItemKey = NewType("ItemKey", str)
 """The key of one item in the store."""
 
-Verification = Literal["final", "uncertain", "stop_hook", "terminal"]
+Verification = Literal["final", "stop_hook"]
 """The verification items there is only ever one of."""
 
 
@@ -46,16 +44,8 @@ def failure_key(identity: str, line: str) -> ItemKey:
     return ItemKey(f"fail:{identity}\x00{line}")
 
 
-def edit_key(path: str) -> ItemKey:
-    return ItemKey(f"edit:{path}")
-
-
 def done_key(text: str) -> ItemKey:
     return ItemKey(f"done:{text}")
-
-
-def fold_key(fold: str) -> ItemKey:
-    return ItemKey(f"fold:{fold}")
 
 
 def decision_key(text: str) -> ItemKey:

@@ -11,17 +11,10 @@ from typing import Any, Final, NamedTuple
 
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
+from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
-from deriver.user_text import answer_gist, is_acknowledgement
-from deriver.wording import (
-    EXCERPT_CHARS,
-    as_dict,
-    code,
-    detail_text,
-    goal_text,
-    relative_uncached,
-    str_or_none,
-)
+from deriver.user_text import is_short_answer
+from deriver.wording import as_dict, code, detail_text, goal_text, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
@@ -268,9 +261,10 @@ def parse_terminal(event: TranscriptEvent) -> Terminal:
 class MessageRules:
     """Applies parsed messages, transitions, checkpoints and terminal events to a store."""
 
-    def __init__(self, store: MemoryStore, failures: Failures) -> None:
+    def __init__(self, store: MemoryStore, failures: Failures, stands: Stands) -> None:
         self.store = store
         self.failures = failures
+        self.stands = stands
 
     def _set_cwd(self, cwd: str | None) -> None:
         if cwd is not None:
@@ -279,7 +273,6 @@ class MessageRules:
     def apply_message(self, message: UserMessage | AssistantMessage) -> bool:
         self._set_cwd(message.cwd)
         if isinstance(message, UserMessage):
-            self._turn_started(message.stamp)
             return self._user_message(message)
         store = self.store
         stamp = message.stamp
@@ -289,11 +282,8 @@ class MessageRules:
             decision(store, "decision", text, stamp)
         action = message.final_action
         if action is not None:
-            body = answer_gist(message.content, 400)
-            # Uncached: an answer's text rarely recurs, and a memo would keep it alive.
-            answer = quote_untrusted(relative_uncached(body, store.cwd) or body, EXCERPT_CHARS)
-            label = "final answer" if action == "final" else "final answer (unverified)"
-            store.add("completed_work", "final_answer", f"{label}: {answer}", stamp)
+            # The message that closes a turn: where the session stands until the next one.
+            self.stands.closing_message(message.content, stamp)
             if action == "final_unverified":
                 verification(
                     store,
@@ -309,9 +299,11 @@ class MessageRules:
         store = self.store
         goal = store.goal
         content = message.content
-        if goal is not None and is_acknowledgement(content):
-            store.acknowledge(contain_trusted_line(content, 40))
+        if goal is not None and is_short_answer(content):
+            # An answer to the agent, not a new request: bound to its question.
+            self.stands.user_message(content, True, message.stamp)
             return True
+        self.stands.user_message(content, False, message.stamp)
         if goal is not None:
             earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
             if goal.root:
@@ -418,22 +410,16 @@ class MessageRules:
             known.append(_normal(store.goal.text))
         fresh = []
         for message in messages:
+            if is_short_answer(message):
+                continue  # "continue", "yes": an answer then, no request to remember
             text = _normal(message)
             if text and not any(text in seen for seen in known):
                 fresh.append(message)
         return fresh
 
-    def _turn_started(self, stamp: Stamp) -> None:
-        """A new turn: how the previous run ended is no longer how the last run ended."""
-        ended = self.store.get(verify_key("terminal"))
-        if ended is not None:
-            self.store.remove(ended, stamp)
-
     def apply_terminal(self, terminal: Terminal) -> bool:
         stamp = terminal.stamp
-        verification(
-            self.store, "terminal", "ended", terminal.text, stamp, key=verify_key("terminal")
-        )
+        self.stands.terminal(terminal.reason, terminal.text, stamp)
         if terminal.reason == "completed":
             blocked = self.store.get(verify_key("stop_hook"))
             if blocked is not None:

@@ -22,6 +22,7 @@ from deriver.messages import (
     parse_transition,
 )
 from deriver.recording import Failures
+from deriver.stands import Stands
 from deriver.store import Item, MemoryStore
 from deriver.tool_calls import ToolCallRules, parse_tool_event
 from session_memory.core.events import TranscriptEvent
@@ -161,8 +162,9 @@ class Rules:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.failures = Failures(store)
-        self.messages = MessageRules(store, self.failures)
-        self.tools = ToolCallRules(store, self.failures)
+        self.stands = Stands(store)
+        self.messages = MessageRules(store, self.failures, self.stands)
+        self.tools = ToolCallRules(store, self.failures, self.stands)
         messages = self.messages
         self.handlers: dict[str, Handler[Any]] = {
             "message": Handler(parse_message, self._apply_message),
@@ -190,8 +192,13 @@ class Rules:
         return items
 
     def to_state(self) -> dict[str, Any]:
-        return {**self.tools.to_state(), "failures": self.failures.to_state()}
+        return {
+            **self.tools.to_state(),
+            "failures": self.failures.to_state(),
+            "stands": self.stands.to_state(),
+        }
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.tools.load_state(state)
         self.failures.load_state(state["failures"])
+        self.stands.load_state(state["stands"])

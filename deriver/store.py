@@ -16,9 +16,7 @@ from deriver.keys import ItemKey
 from deriver.token_budget import TokenArithmetic
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import SnapshotError
-from session_memory.core.layout import (
-    RENDER_ORDER,
-)
+from session_memory.core.layout import RENDER_ORDER, STANDS_SECTION
 from session_memory.core.memory import Goal, MemoryItem, Provenance, SectionName
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
@@ -215,6 +213,11 @@ class MemoryStore:
         self.goal: GoalState | None = None
         self.cwd: str | None = None
         """The session's working directory, as its latest message or transition said."""
+        self.stands: list[Item] = []
+        """Where the session stands: rebuilt whole by :mod:`deriver.stands`, never evicted."""
+        self.stands_tokens = 0
+        self.stands_cap = 0
+        """The most tokens the stands section may take (set by the deriver)."""
         self._next_id = 0
         self._items_tokens = 0
         self._header_tokens = tokens.header
@@ -235,9 +238,10 @@ class MemoryStore:
 
     def total_tokens(self) -> int:
         """Tokens of the rendered memory as it stands (0 when it renders empty)."""
-        if self.goal is None and not self._structure_tokens:
+        if self.goal is None and not self._structure_tokens and not self.stands_tokens:
             return 0
         total = self._header_tokens + self._items_tokens + self._structure_tokens
+        total += self.stands_tokens
         if self.goal is not None:
             total += self.goal.tokens
         return total
@@ -385,6 +389,27 @@ class MemoryStore:
 
     def items_of(self, section: SectionName) -> list[Item]:
         return list(self.sections[section].values())
+
+    # -- where the session stands ---------------------------------------------------------
+
+    def stands_cost(self, texts: list[str]) -> int:
+        """Tokens the stands section takes with these item texts (none: no section)."""
+        if not texts:
+            return 0
+        prefix = self.tokens.prefix(None, 1, None)
+        return self.tokens.stands_header + sum(prefix + self.tokens.body(t) for t in texts)
+
+    def set_stands(self, entries: list[tuple[str, str, Stamp]]) -> None:
+        """The stands section's items, (kind, text, stamp) in order; the caller fits them to
+        :attr:`stands_cap`."""
+        items = []
+        for kind, text, stamp in entries:
+            item = Item(f"s-{kind}", STANDS_SECTION, kind, text, None, stamp, None, None)
+            item.body_tokens = self.tokens.body(text)
+            item.prefix_tokens = self.tokens.prefix(None, 1, None)
+            items.append(item)
+        self.stands = items
+        self.stands_tokens = self.stands_cost([text for _, text, _ in entries])
 
     # -- goal ---------------------------------------------------------------------------
 

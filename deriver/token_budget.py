@@ -22,6 +22,7 @@ from session_memory.core.errors import ConfigError
 from session_memory.core.layout import (
     HEADER,
     RENDER_ORDER,
+    STANDS_SECTION,
     body,
     goal_block,
     item_prefix,
@@ -84,6 +85,7 @@ class _Counts:
         "marker",
         "prefix",
         "section_headers",
+        "stands_header",
     )
 
     def __init__(self, counter: TokenCounter) -> None:
@@ -94,6 +96,7 @@ class _Counts:
         self.section_headers: dict[SectionName, int] = {
             s: counter.count(section_header(s)) for s in RENDER_ORDER
         }
+        self.stands_header = counter.count(section_header(STANDS_SECTION))
         self.largest_marker: dict[SectionName, int] = {
             s: counter.count(marker_line(s, 10**MAX_MARKER_DIGITS - 1)) for s in RENDER_ORDER
         }
@@ -118,6 +121,7 @@ class TokenArithmetic:
         self._marker_cache = shared.marker
         self.header = shared.header
         self.section_headers = shared.section_headers
+        self.stands_header = shared.stands_header
         self._largest_markers = shared.largest_marker
 
     @property

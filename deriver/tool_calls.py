@@ -3,8 +3,9 @@
 A ``tool_lifecycle`` event is parsed into a :class:`ToolEvent` (pure; a finished call
 carries its typed :class:`~session_memory.core.outcome.ToolOutcome`), then applied: open calls
 are todos, started and unfinished calls are uncertain. A finished call is a check's run, a
-failed attempt, or what its kind of call did (:meth:`ToolCallRules._did`): a file change, a
-read folded into a rolling item, a todo list, a task tracker's issues, a sub-agent's work...
+failed attempt, or what its kind of call did (:meth:`ToolCallRules._did`): a file change
+(shown where the session stands), a todo list, a task tracker's issues, a sub-agent's
+work... Reads, searches and other calls that only look are no milestone and leave no item.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from deriver.actions import only_looked
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
-from deriver.folds import Folds
-from deriver.keys import ItemKey, call_key, done_key, edit_key, verify_key
+from deriver.keys import ItemKey, call_key
 from deriver.read_only import is_read_only_command
-from deriver.recording import Failures, bump, decision
+from deriver.recording import Failures, decision
+from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.task_tracker import tracker_changes
 from deriver.todo_lists import Todo, TodoLists, todo_list
@@ -39,10 +40,8 @@ from deriver.wording import (
     as_dict,
     describe,
     line,
-    path_code,
     relative,
     str_or_none,
-    uncertain_text,
 )
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import ToolOutcome, tool_outcome
@@ -53,14 +52,6 @@ __all__ = ["Call", "ToolCallRules", "ToolEvent", "parse_tool_event"]
 _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
-_UNCERTAIN_KEY: Final = verify_key("uncertain")
-_FOLD_VERBS: Final = {
-    ToolKind.READ: "read",
-    ToolKind.SEARCH: "searched",
-    ToolKind.LIST: "listed",
-    ToolKind.WEB: "fetched",
-}
-"""The kinds of call that only look, by the verb of their rolling item (:mod:`deriver.folds`)."""
 _ANSWER_CHARS: Final = 400
 
 
@@ -162,16 +153,15 @@ _Did = Callable[[Call, str, Stamp], None]
 class ToolCallRules:
     """Applies parsed tool events to a store, tracking the calls still open."""
 
-    def __init__(self, store: MemoryStore, failures: Failures) -> None:
+    def __init__(self, store: MemoryStore, failures: Failures, stands: Stands) -> None:
         self.store = store
         self.failures = failures
+        self.stands = stands
         self.checks = CheckRules(store, failures)
-        self.folds = Folds(store)
         self.todos = TodoLists(store)
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
         self._did_by_kind: dict[ToolKind, _Did] = {
-            **dict.fromkeys(_FOLD_VERBS, self._looked),
             ToolKind.SHELL: self._shell_ran,
             ToolKind.EDIT: self._files_changed,
             ToolKind.TODO: self._todo_list_written,
@@ -187,13 +177,18 @@ class ToolCallRules:
             if event.tool_name is None:
                 return False
             call = Call.of(event.tool_name, event.args)
-        if event.status == "requested":
-            return self._requested(key, call, event.stamp)
-        if event.status == "started":
-            return self._started(key, call, event.stamp)
-        self._close(key, event.stamp)
-        assert event.outcome is not None  # completed and failed events always carry one
-        self._finished(call, event.outcome, event.stamp)
+        status, stamp = event.status, event.stamp
+        if status == "requested" or status == "started":
+            self.stands.tool(status, key, call.kind, call.name, call.note, None, stamp)
+            if status == "requested":
+                return self._requested(key, call, stamp)
+            return self._started(key, call, stamp)
+        self._close(key, stamp)
+        outcome = event.outcome
+        assert outcome is not None  # completed and failed events always carry one
+        argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
+        self.stands.tool(status, key, call.kind, call.name, argument, outcome, stamp)
+        self._finished(call, outcome, stamp)
         return True
 
     # -- open calls -----------------------------------------------------------------------
@@ -229,7 +224,6 @@ class ToolCallRules:
         else:
             store.update(item, stamp, kind="uncertain", status="uncertain",
                          safe_to_replay=safe, touch=False)  # fmt: skip
-        self._update_uncertain_warning(stamp)
         return True
 
     def _track(self, key: ItemKey, call: Call) -> None:
@@ -249,21 +243,6 @@ class ToolCallRules:
             self.store.remove(item, stamp)
         if call is not None and call.started:
             self.started_open -= 1
-            self._update_uncertain_warning(stamp)
-
-    def _update_uncertain_warning(self, stamp: Stamp) -> None:
-        store = self.store
-        warning = store.get(_UNCERTAIN_KEY)
-        if self.started_open == 0:
-            if warning is not None:
-                store.remove(warning, stamp)
-            return
-        text = uncertain_text(self.started_open)
-        if warning is None:
-            store.add("verification_status", "uncertain_actions", text, stamp,
-                      status="warning", key=_UNCERTAIN_KEY, tier="todo_items")  # fmt: skip
-        else:
-            store.update(warning, stamp, text=text, touch=False)
 
     # -- finished calls -------------------------------------------------------------------
 
@@ -299,29 +278,25 @@ class ToolCallRules:
             self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
 
     def _did(self, call: Call, result: str, stamp: Stamp) -> None:
-        """What a call that worked did, by its kind of call."""
-        self._did_by_kind.get(call.kind, self._other)(call, result, stamp)
-
-    def _looked(self, call: Call, result: str, stamp: Stamp) -> None:
-        self.folds.add(_FOLD_VERBS[call.kind], call.key, stamp)
+        """What a call that worked did, by its kind of call. Reads, searches, read-only
+        commands and other calls are no milestone: they leave no item."""
+        did = self._did_by_kind.get(call.kind)
+        if did is not None:
+            did(call, result, stamp)
 
     def _shell_ran(self, call: Call, result: str, stamp: Stamp) -> None:
-        """A command: a task tracker's, one that only reads (folded), or other work."""
+        """A command: a task tracker's changes its issues; commits, pushes and pull requests
+        are the business of where the session stands (:mod:`deriver.stands`)."""
         changes = tracker_changes(call.key, result) if call.key else None
         if changes is not None:
             self.todos.track_issues(changes, stamp)
-        elif call.key and is_read_only_command(call.key):
-            self.folds.add("ran", call.key, stamp)
-        else:
-            self._other(call, result, stamp)
 
     def _files_changed(self, call: Call, result: str, stamp: Stamp) -> None:
-        """Each file changed is completed work, and passing checks no longer stand."""
+        """Files changed show where the session stands until a commit takes them, and
+        passing checks no longer stand."""
         paths = call.edited or ((call.key,) if call.key else ())
-        for path in paths:
-            shown = path_code(relative(path, self.store.cwd) or path)
-            bump(self.store, "completed_work", "file_changed", f"changed {shown}", stamp,
-                 edit_key(path))  # fmt: skip
+        self.stands.edited(paths, stamp)
+        self.stands.refresh()
         self.checks.edited(paths, stamp)
 
     def _todo_list_written(self, call: Call, result: str, stamp: Stamp) -> None:
@@ -341,10 +316,6 @@ class ToolCallRules:
     def _sub_agent_done(self, call: Call, result: str, stamp: Stamp) -> None:
         what = line(call.note or call.key or "sub-task", 120)
         self.store.add("completed_work", "task", f"{line(call.name, 40)}: {what}", stamp)
-
-    def _other(self, call: Call, result: str, stamp: Stamp) -> None:
-        text = self._describe(call)
-        bump(self.store, "completed_work", "tool", text, stamp, done_key(text))
 
     def close_plan(self, stamp: Stamp) -> bool:
         """The todo list's open steps go: the agent's closing message came after its last
@@ -366,7 +337,6 @@ class ToolCallRules:
     def to_state(self) -> dict[str, Any]:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
-            "folds": self.folds.to_state(),
             "todos_done": self.todos.done,
             "checks": self.checks.to_state(),
             "tracker": self.todos.tracker_state(),
@@ -375,7 +345,6 @@ class ToolCallRules:
     def load_state(self, state: dict[str, Any]) -> None:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
-        self.folds.load_state(state["folds"])
         self.todos.done = list(state["todos_done"])
         self.checks.load_state(state.get("checks"))
         self.todos.load_tracker_state(state.get("tracker"))

@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["answer_gist", "first_line", "informative_line", "is_acknowledgement", "word_set"]
+__all__ = [
+    "answer_gist",
+    "first_line",
+    "informative_line",
+    "is_acknowledgement",
+    "is_short_answer",
+    "word_set",
+]
 
 
 def word_set(text: str, sep: str | None = None) -> frozenset[str]:
@@ -120,6 +127,39 @@ def _continues(words: list[str]) -> bool:
     if len(words) > _MAX_CONTINUATION_WORDS or not any(w in _GO_ON_VERBS for w in words):
         return False
     return all(w in _GO_ON_VERBS or w in _ACK_WORDS or w in _POINTING_BACK for w in words)
+
+
+# A short answer: an affirmation, refusal or retry word and at most a few more ("yes, please
+# commit", "Try again", "Please merge."), or a pick among options offered ("the second one").
+_ANSWER_LEADS: Final = word_set(
+    "yes y yeah yep yup sure ok okay k please pls no nope nah try retry again approve "
+    "approved go do lgtm agreed correct right fine"
+)
+_CHOICE_WORDS: Final = word_set(
+    "the option options choice number first second third fourth fifth last other one ones "
+    "both all neither either a b c d e #"
+)
+_MAX_ANSWER_WORDS: Final = 4
+_MAX_ANSWER_CHARS: Final = 60
+
+
+def is_short_answer(text: str) -> bool:
+    """Whether a user reply answers the agent rather than asking anew: an acknowledgement
+    (:func:`is_acknowledgement`), an affirmation, refusal or retry word with at most a few
+    more words ("yes, please commit", "Try again", "Please merge."), or a pick among the
+    options offered ("the second one", "option 2")."""
+    if is_acknowledgement(text):
+        return True
+    stripped = text.strip() if isinstance(text, str) else ""
+    if not stripped or len(stripped) > _MAX_ANSWER_CHARS:
+        return False
+    spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
+    words = [word for word in (raw.strip("'") for raw in spaced.split()) if word]
+    if not words or len(words) > _MAX_ANSWER_WORDS:
+        return False
+    if words[0] in _ANSWER_LEADS:
+        return True
+    return all(w in _CHOICE_WORDS or w.isdigit() for w in words)
 
 
 _NON_BLANK_RE: Final = re.compile(r"\S")

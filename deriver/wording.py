@@ -31,8 +31,6 @@ __all__ = [
     "relative",
     "relative_uncached",
     "str_or_none",
-    "uncertain_text",
-    "uncertain_text_uncached",
 ]
 
 MAX_OPEN_CALLS: Final = 1024
@@ -99,19 +97,10 @@ def describe_uncached(tool: str, key: str | None, max_chars: int = ARG_CHARS) ->
     return f"{name} {code(key, max_chars)}" if key else name
 
 
-def uncertain_text_uncached(open_started: int) -> str:
-    """The warning that calls were started and never finished."""
-    noun = "action was" if open_started == 1 else "actions were"
-    return (
-        f"{open_started} {noun} started but never finished; "
-        "check their effects before replaying (see Todo)"
-    )
-
-
 # Memoised, each beside its uncached twin (tests compare them): agents touch the same
 # paths, commands and texts again and again, and containment is the most expensive step
-# of most events. The warning text changes with every call as the count goes up and down;
-# its memo saves the formatting (measured ~3x per call, on ~1 call in 3 events).
+# of most events.
+
 code = functools.lru_cache(maxsize=4096)(code_uncached)
 line = functools.lru_cache(maxsize=4096)(line_uncached)
 describe = functools.lru_cache(maxsize=4096)(describe_uncached)
@@ -119,7 +108,6 @@ describe = functools.lru_cache(maxsize=4096)(describe_uncached)
 # outcome, and paths and commands recur (measured: 64 bytecodes per request of a Claude
 # Code session with a cwd, most of them building the prefixes to strip).
 relative = functools.lru_cache(maxsize=4096)(relative_uncached)
-uncertain_text = functools.lru_cache(maxsize=2 * MAX_OPEN_CALLS)(uncertain_text_uncached)
 
 
 def goal_text(content: str) -> str:

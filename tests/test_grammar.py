@@ -28,7 +28,14 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_memory.core.layout import HEADER, RENDER_ORDER, SECTION_TITLES, body, item_prefix
+from session_memory.core.layout import (
+    HEADER,
+    RENDER_ORDER,
+    SECTION_TITLES,
+    STANDS_SECTION,
+    body,
+    item_prefix,
+)
 from session_memory.core.memory import SectionName, SessionMemory
 from tests.transcripts import FORMATS, SLOTS, derive, jsonl, records
 from viewbuilder import build_model_view, render_memory
@@ -117,6 +124,13 @@ def assert_grammar(memory: SessionMemory, rendered: str) -> None:
         )
         if goal.acknowledgements:
             assert _ACK.fullmatch(lines[at]), lines[at]
+            at += 1
+    if memory.where_stands:
+        assert lines[at] == f"## {SECTION_TITLES[STANDS_SECTION]}"
+        at += 1
+        for item in memory.where_stands:
+            assert lines[at] == f"{item_prefix(None)}{body(item.text)[:-1]}", lines[at]
+            assert _ROLE_AT_START.match(body(item.text)[1:-1]) is None, lines[at]
             at += 1
     headings = {f"## {SECTION_TITLES[s]}": s for s in RENDER_ORDER}
     seen: list[SectionName] = []

@@ -7,6 +7,7 @@ from session_memory.core.errors import ViewInputError
 from session_memory.core.layout import (
     HEADER,
     RENDER_ORDER,
+    STANDS_SECTION,
     body,
     goal_block,
     item_prefix,
@@ -33,6 +34,9 @@ def render_memory(memory: SessionMemory) -> str:
         parts.append(
             goal_block(goal.text, goal.truncated, goal.acknowledgements, goal.last_acknowledgement)
         )
+    if memory.where_stands:
+        parts.append(section_header(STANDS_SECTION))
+        parts.extend(_line(item) for item in memory.where_stands)
     for section in RENDER_ORDER:
         items = memory.section(section)
         omitted = memory.omitted.get(section, 0)

@@ -20,6 +20,7 @@ __all__ = [
     "HEADER",
     "RENDER_ORDER",
     "SECTION_TITLES",
+    "STANDS_SECTION",
     "body",
     "goal_block",
     "item_prefix",
@@ -41,7 +42,12 @@ RENDER_ORDER: Final[tuple[SectionName, ...]] = (
     "completed_work",
 )
 
+STANDS_SECTION: Final[SectionName] = "where_stands"
+"""The section rendered right after the current goal: never evicted, so not in
+:data:`RENDER_ORDER` (the sections whose items the budget may drop, in their order)."""
+
 SECTION_TITLES: Final[dict[SectionName, str]] = {
+    "where_stands": "Where the session stands",
     "earlier_goals": "Earlier goals",
     "todo_items": "Todo",
     "verification_status": "Verification",

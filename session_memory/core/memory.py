@@ -29,9 +29,11 @@ __all__ = [
     "SkippedLine",
 ]
 
-MEMORY_SCHEMA_VERSION: Final = 1
+MEMORY_SCHEMA_VERSION: Final = 2
+"""Version 2 adds ``where_stands``."""
 
 SectionName = Literal[
+    "where_stands",
     "earlier_goals",
     "todo_items",
     "completed_work",
@@ -101,6 +103,8 @@ class SessionMemory(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     schema_version: int = MEMORY_SCHEMA_VERSION
     session_id: str | None = None
     current_goal: Goal | None = None
+    where_stands: tuple[MemoryItem, ...] = ()
+    """Where the session stands at its end: never evicted, a bounded share of the budget."""
     earlier_goals: tuple[MemoryItem, ...] = ()
     todo_items: tuple[MemoryItem, ...] = ()
     completed_work: tuple[MemoryItem, ...] = ()

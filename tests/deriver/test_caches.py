@@ -57,8 +57,3 @@ class TestMemos:
     def test_relative(self, text: str | None, cwd: str | None) -> None:
         """relative equals its uncached twin."""
         assert wording.relative(text, cwd) == wording.relative_uncached(text, cwd)
-
-    @given(st.integers(1, 5000))
-    def test_uncertain_text(self, count: int) -> None:
-        """The uncertain-actions warning equals its uncached twin."""
-        assert wording.uncertain_text(count) == wording.uncertain_text_uncached(count)

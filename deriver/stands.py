@@ -1,0 +1,394 @@
+"""Where the session stands at the end of its transcript: the one module that knows it.
+
+What the agent said last, in full; the user's short answer with the question it answers;
+a question or a plan awaiting the user; calls left open and a step announced but not taken;
+files changed and not committed, a commit not pushed, a pull request left open; a run that
+did not end normally. Each item is there only while it is true at the end. The section is
+never evicted: it is fitted to its own share of the budget (:attr:`MemoryStore.stands_cap`)
+by cutting the middle of the last message, then dropping its last items.
+
+Earlier closing messages and answers are not lost: when a newer one replaces them here they
+become key decisions (capped), which is where a session states most of its choices.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Final
+
+from deriver.actions import actions_of
+from deriver.keys import done_key
+from deriver.recording import bump, decision
+from deriver.store import MemoryStore, Stamp
+from deriver.tool_kinds import ToolKind
+from deriver.wording import code, path_code, relative
+from session_memory.core.outcome import ToolOutcome
+from session_memory.core.redact import quote_untrusted as _quote_uncached
+
+__all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail"]
+
+DECISION_CHARS: Final = 600
+"""An earlier closing message kept as a key decision: about 150 tokens."""
+_MESSAGE_CHARS: Final = 8000
+_QUESTION_CHARS: Final = 240
+_ANSWER_CHARS: Final = 120
+_PLAN_CHARS: Final = 240
+_MAX_FILES_KEPT: Final = 64
+_FILES_SHOWN: Final = 8
+_CALLS_SHOWN: Final = 3
+_ELLIPSIS: Final = " \u2026 "
+_HEAD_SHARE: Final = 0.6
+_LAST_LINES: Final = 3
+# A sentence that announces the agent's next action ("Let me run the tests.", "I'll commit
+# now:"): a closing message that ends with one ended the turn before doing it.
+_ANNOUNCES_RE: Final = re.compile(
+    r"^(?:now,? |next,? |first,? |ok(?:ay)?,? )?(?:let me|let's|i'll|i will|i'm going to)\b",
+    re.IGNORECASE,
+)
+# What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
+_COMMIT_RE: Final = re.compile(
+    r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
+)  # fmt: skip
+_NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown"})
+_MIN_MESSAGE_CHARS: Final = 40
+_PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
+
+
+# The section is rebuilt whenever a call opens or closes, from texts that rarely change:
+# each is quoted once (measured: quoting again was four fifths of the fold's time).
+quote_untrusted = functools.lru_cache(maxsize=256)(_quote_uncached)
+
+
+def quote_head_tail(text: str, max_chars: int) -> str:
+    """``text`` quoted on one line; when longer than ``max_chars``, its head and its tail
+    around an ellipsis (what a message asks or concludes is often at its end)."""
+    whole = quote_untrusted(text, _MESSAGE_CHARS)[1:-1]
+    if len(whole) <= max_chars:
+        return f"\u201c{whole}\u201d"
+    keep = max(2, max_chars - len(_ELLIPSIS))
+    head = int(keep * _HEAD_SHARE)
+    tail = keep - head
+    return f"\u201c{whole[:head].rstrip()}{_ELLIPSIS}{whole[-tail:].lstrip()}\u201d"
+
+
+def question_of(text: str) -> str:
+    """The question a message ends by asking (in its last few lines), or empty."""
+    lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
+    for text_line in reversed(lines[-_LAST_LINES:]):
+        end = text_line.rfind("?")
+        if end >= 0:
+            start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
+            return text_line[start : end + 1].strip().lstrip("-*# ").strip()
+    return ""
+
+
+def _last_sentence(text: str) -> str:
+    lines = [ln.strip() for ln in text[-2000:].splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", lines[-1]) if p.strip()]
+    return parts[-1] if parts else lines[-1]
+
+
+class Stands:
+    """The facts of where the session stands, and the section's items rebuilt from them."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.closing = ""
+        self.closing_stamp: Stamp | None = None
+        self.answer = ""
+        self.question = ""
+        self.answer_stamp: Stamp | None = None
+        self.turn_calls: dict[str, bool] = {}
+        """The keys of the calls opened in the last turn and still open."""
+        self.calls_stamp: Stamp | None = None
+        self.plan = ""
+        self.plan_state = ""
+        """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
+        self.plan_stamp: Stamp | None = None
+        self.changed: list[str] = []
+        self.changed_stamp: Stamp | None = None
+        self.git_used = False
+        self.commit = ""
+        """The last commit, while it is not pushed."""
+        self.commit_stamp: Stamp | None = None
+        self.pull_request = ""
+        self.pull_stamp: Stamp | None = None
+        self.ending = ""
+        self.ending_stamp: Stamp | None = None
+        self._shown: list[tuple[str, str, Stamp]] = []
+        self._fits: dict[int, int] = {}
+        """The message length that fits each room asked for, for the current message."""
+        self._quoted: dict[int, str] = {}
+        """The last message quoted at each length asked for (the section is rebuilt often)."""
+
+    # -- what happened --------------------------------------------------------------------
+
+    def user_message(self, content: str, answer: bool, stamp: Stamp) -> None:
+        """A new turn: the closing message it follows, and any earlier answer, become key
+        decisions; a short answer is bound to the question it answers."""
+        question = question_of(self.closing) or _last_sentence(self.closing)
+        self._keep_answer()
+        self._keep_closing()
+        self.turn_calls.clear()
+        self.ending = ""
+        if answer:
+            self.answer, self.question, self.answer_stamp = content, question, stamp
+        self.refresh()
+
+    def closing_message(self, content: str, stamp: Stamp) -> None:
+        """The agent closed a turn with this message."""
+        self._keep_closing()
+        self.closing, self.closing_stamp = content, stamp
+        self._quoted.clear()
+        self._fits.clear()
+        self.refresh()
+
+    def terminal(self, reason: str, text: str, stamp: Stamp) -> None:
+        """How the last run ended: shown only when it did not complete normally."""
+        self.ending = "" if reason == "completed" else text
+        self.ending_stamp = stamp
+        self.refresh()
+
+    def _keep_closing(self) -> None:
+        if self.closing and self.closing_stamp is not None:
+            text = f"the agent concluded: {quote_head_tail(self.closing, DECISION_CHARS)}"
+            decision(self.store, "closing", text, self.closing_stamp)
+        self.closing, self.closing_stamp = "", None
+        self._quoted.clear()
+        self._fits.clear()
+
+    def _keep_answer(self) -> None:
+        if self.answer and self.answer_stamp is not None:
+            decision(self.store, "answer", self._answer_text(), self.answer_stamp)
+        self.answer, self.question, self.answer_stamp = "", "", None
+
+    def _answer_text(self) -> str:
+        said = quote_untrusted(self.answer, _ANSWER_CHARS)
+        if not self.question:
+            return f"user answered {said}"
+        return f"user answered {said} to: {quote_untrusted(self.question, _QUESTION_CHARS)}"
+
+    def tool(
+        self, status: str, key: str | None, kind: ToolKind, name: str, arg: str | None,
+        outcome: ToolOutcome | None, stamp: Stamp,
+    ) -> bool:  # fmt: skip
+        """A tool call's step; True when the section changed."""
+        if status in ("requested", "started"):
+            if key is None or key in self.turn_calls:
+                return False
+            self.turn_calls[key] = True
+            self.calls_stamp = stamp
+            if kind is ToolKind.PLAN_EXIT:
+                self.plan, self.plan_state, self.plan_stamp = arg or "", "open", stamp
+            return self.refresh()
+        if key is not None:
+            self.turn_calls.pop(key, None)
+        if kind is ToolKind.PLAN_EXIT:
+            failed = outcome is None or outcome.status == "failed"
+            self.plan_state = "rejected" if failed else ""
+            self.plan_stamp = stamp
+        elif outcome is not None and outcome.status == "completed":
+            self._succeeded(kind, name, arg, outcome, stamp)
+        return self.refresh()
+
+    def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
+        """Files changed by a completed edit."""
+        for path in paths:
+            shown = relative(path, self.store.cwd) or path
+            if shown in self.changed:
+                self.changed.remove(shown)
+            self.changed.append(shown)
+        del self.changed[:-_MAX_FILES_KEPT]
+        self.changed_stamp = stamp
+
+    def _succeeded(
+        self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
+    ) -> None:
+        if kind is not ToolKind.SHELL or not arg:
+            return
+        exit_code = outcome.exit_code
+        if exit_code is not None and exit_code != 0:
+            return
+        for action in actions_of(name, arg):
+            self._shell_action(action.name, action.targets, outcome.output, stamp)
+
+    def _shell_action(
+        self, action: str, targets: frozenset[str], output: str, stamp: Stamp
+    ) -> None:
+        """What a successful command did to the state of the work: git and pull requests."""
+        store = self.store
+        if action.startswith("$ git"):
+            self.git_used = True
+        if action == "$ git commit":
+            found = _COMMIT_RE.search(output[:4000])
+            if found is None:
+                return
+            self.commit = f"{code(found.group(1), 16)} {quote_untrusted(found.group(2), 120)}"
+            self.commit_stamp = stamp
+            self.changed.clear()
+            text = f"committed {self.commit}"
+            bump(store, "completed_work", "commit", text, stamp, done_key(text))
+        elif action == "$ git push" and self.commit:
+            text = f"pushed {self.commit}"
+            bump(store, "completed_work", "push", text, stamp, done_key(text))
+            self.commit = ""
+        elif action == "$ gh pr" and "create" in targets:
+            found = _PULL_URL_RE.search(output[:4000])
+            if found is not None:
+                self.pull_request = code(found.group(0), 160)
+                self.pull_stamp = stamp
+                text = f"opened pull request {self.pull_request}"
+                bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
+        elif action == "$ gh pr" and targets & {"merge", "close"}:
+            verb = "merged" if "merge" in targets else "closed"
+            if self.pull_request:
+                text = f"{verb} pull request {self.pull_request}"
+                bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
+            self.pull_request = ""
+
+    # -- the section ----------------------------------------------------------------------
+
+    def entries(self, message_chars: int) -> list[tuple[str, str, Stamp]]:
+        """The section's items, the last message cut to ``message_chars`` (0: left out)."""
+        message = self._message(message_chars)
+        return [*([message] if message else []), *self._rest()]
+
+    def _message(self, chars: int) -> tuple[str, str, Stamp] | None:
+        closing, stamp = self.closing, self.closing_stamp
+        if not closing or stamp is None or chars <= 0:
+            return None
+        quoted = self._quoted.get(chars)
+        if quoted is None:
+            if len(self._quoted) > 64:
+                self._quoted.clear()
+            quoted = self._quoted[chars] = quote_head_tail(closing, chars)
+        return ("last_message", f"the agent's last message: {quoted}", stamp)
+
+    def _rest(self) -> list[tuple[str, str, Stamp]]:
+        found: list[tuple[str, str, Stamp]] = []
+        if self.answer and self.answer_stamp is not None:
+            found.append(("answer", self._answer_text(), self.answer_stamp))
+        found.extend(self._awaiting())
+        found.extend(self._unfinished())
+        found.extend(self._end_state())
+        if self.ending and self.ending_stamp is not None:
+            found.append(("ending", f"the last run ended {self.ending}", self.ending_stamp))
+        return found
+
+    def _question(self) -> str:
+        """The question the last message ends with, found once per message."""
+        question = self._quoted.get(-1)
+        if question is None:
+            question = self._quoted[-1] = question_of(self.closing)
+        return question
+
+    def _awaiting(self) -> list[tuple[str, str, Stamp]]:
+        found = []
+        if self.closing and self.closing_stamp is not None:
+            question = self._question()
+            if question:
+                quoted = quote_untrusted(question, _QUESTION_CHARS)
+                found.append(("awaiting", f"awaiting the user's answer to: {quoted}",
+                              self.closing_stamp))  # fmt: skip
+        if self.plan_state and self.plan_stamp is not None:
+            plan = quote_untrusted(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
+            what = "awaiting approval" if self.plan_state == "open" else "not approved"
+            text = f"plan {what}: {plan}" if plan else f"plan {what}"
+            found.append(("plan", text, self.plan_stamp))
+        return found
+
+    def _unfinished(self) -> list[tuple[str, str, Stamp]]:
+        found = []
+        closing, stamp = self.closing, self.closing_stamp
+        if closing and stamp is not None and not self._question():
+            last = self._quoted.get(-2)
+            if last is None:
+                last = self._quoted[-2] = _last_sentence(closing)
+            if _ANNOUNCES_RE.match(last):
+                text = f"unfinished: the agent announced {quote_untrusted(last, 200)}"
+                found.append(("announced", text + " and ended its turn", stamp))
+        calls = len(self.turn_calls)
+        if calls and self.calls_stamp is not None:
+            # Named in Todo, one line each: here only how many (a line that rarely changes).
+            noun = "call" if calls == 1 else "calls"
+            text = f"unfinished: {calls} tool {noun} of the last turn still open (see Todo)"
+            found.append(("open_calls", text, self.calls_stamp))
+        return found
+
+    def _end_state(self) -> list[tuple[str, str, Stamp]]:
+        found = []
+        if self.changed and self.changed_stamp is not None:
+            files = ", ".join(path_code(p) for p in reversed(self.changed[-_FILES_SHOWN:]))
+            extra = len(self.changed) - _FILES_SHOWN
+            more = f" (+{extra} more)" if extra > 0 else ""
+            label = "files changed and not committed" if self.git_used else "files changed"
+            found.append(("uncommitted", f"{label}: {files}{more}", self.changed_stamp))
+        if self.commit and self.commit_stamp is not None:
+            found.append(("unpushed", f"committed and not pushed: {self.commit}",
+                          self.commit_stamp))  # fmt: skip
+        if self.pull_request and self.pull_stamp is not None:
+            found.append(("pull_request", f"pull request left open: {self.pull_request}",
+                          self.pull_stamp))  # fmt: skip
+        return found
+
+    def refresh(self) -> bool:
+        """Rebuild the section and fit it to its share: the last message's middle is cut
+        first (to the longest text that fits), then items are dropped from the end."""
+        store = self.store
+        cap = store.stands_cap
+        rest = self._rest()
+        while rest and store.stands_cost([t for _, t, _ in rest]) > cap:
+            rest.pop()
+        message = self._message(_MESSAGE_CHARS)
+        if message is not None:
+            room = cap - store.stands_cost([t for _, t, _ in rest])
+            if not rest:
+                room -= store.tokens.stands_header
+            room -= store.tokens.prefix(None, 1, None)
+            if store.tokens.body(message[1]) > room:
+                message = self._message(self._fitting_chars(room))
+        entries = [*([message] if message else []), *rest]
+        if entries != self._shown:
+            self._shown = entries
+            store.set_stands(entries)
+        return True
+
+    def _fitting_chars(self, room: int) -> int:
+        """The longest cut of the last message whose line takes at most ``room`` tokens
+        (0 when even a short one does not fit); remembered per room."""
+        found = self._fits.get(room)
+        if found is not None:
+            return found
+        body = self.store.tokens.body
+        lo, hi = 0, min(_MESSAGE_CHARS, max(0, room) * 8)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            message = self._message(mid)
+            if message is not None and body(message[1]) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        found = self._fits[room] = lo if lo >= _MIN_MESSAGE_CHARS else 0
+        return found
+
+    # -- snapshots ------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            name: (list(value) if isinstance(value, (tuple, list)) else
+                   dict(value) if isinstance(value, dict) else value)
+            for name, value in vars(self).items() if name not in _NOT_STATE
+        }  # fmt: skip
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        for name in vars(self):
+            if name in _NOT_STATE:
+                continue
+            value = state[name]
+            if name.endswith("_stamp"):
+                value = None if value is None else (value[0], value[1])
+            setattr(self, name, value)
+        self.refresh()

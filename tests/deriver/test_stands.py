@@ -1,0 +1,129 @@
+"""Where the session stands (deriver/stands.py): each item only while it is true at the end."""
+
+from __future__ import annotations
+
+from deriver.stands import question_of, quote_head_tail
+from tests.deriver.test_rules import assistant, bash, call, derive, texts, user
+
+
+def final(content: str) -> dict[str, object]:
+    return assistant(content, action_type="final")
+
+
+class TestLastMessage:
+    def test_the_closing_message_is_quoted_in_full(self) -> None:
+        """Every sentence of the agent's closing message is kept, not only the first."""
+        memory = derive(user("fix the parser"), final("Fixed it.\n\nNext: the lexer needs work."))
+        assert texts(memory.where_stands) == [
+            "the agent's last message: “Fixed it. ⏎ Next: the lexer needs work.”"
+        ]
+
+    def test_a_long_message_keeps_its_head_and_tail(self) -> None:
+        """Cut to fit its share of the budget, the message keeps its start and its end."""
+        long = "Start here. " + "filler words " * 400 + "Want me to push?"
+        memory = derive(user("fix the parser"), final(long), budget=600)
+        line = memory.where_stands[0].text
+        assert "Start here." in line and "Want me to push?" in line and "\u2026" in line
+
+    def test_an_earlier_closing_message_becomes_a_decision(self) -> None:
+        """A new turn moves the closing message it follows into Key decisions."""
+        memory = derive(
+            user("fix the parser"), final("The heuristic is too brittle, so I parse."),
+            user("now the lexer"),
+        )  # fmt: skip
+        assert any("too brittle" in t for t in texts(memory.key_decisions))
+        assert not any("too brittle" in t for t in texts(memory.where_stands))
+        assert not any("final answer" in t for t in texts(memory.completed_work))
+
+
+class TestAnswers:
+    def test_a_short_reply_is_bound_to_the_question_it_answers(self) -> None:
+        """ "yes, please commit" answers the agent's question and is not a new goal."""
+        memory = derive(
+            user("fix the parser"), final("Done. Want me to commit this?"),
+            user("yes, please commit"),
+        )  # fmt: skip
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "fix the parser"
+        assert "user answered “yes, please commit” to: “Want me to commit this?”" in texts(
+            memory.where_stands
+        )
+
+    def test_a_question_at_the_end_awaits_an_answer(self) -> None:
+        """A closing message that ends by asking the user is flagged as awaiting."""
+        memory = derive(user("fix it"), final("Two options:\n1. A\n2. B\nWhich do you prefer?"))
+        assert "awaiting the user's answer to: “Which do you prefer?”" in texts(memory.where_stands)
+
+    def test_question_of_takes_the_last_question(self) -> None:
+        assert question_of("Done. Shall I push? Or wait?\n") == "Or wait?"
+        assert question_of("Done.\nAll good.") == ""
+
+
+class TestEndState:
+    def test_files_changed_after_the_last_commit_are_uncommitted(self) -> None:
+        """Edits after the last successful commit are flagged; the commit is a milestone."""
+        memory = derive(
+            user("fix it"),
+            call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash('git commit -m "fix a"', "[main 1a2b3c4] fix a\n 1 file changed", "g1"),
+            call("Edit", {"file_path": "b.py"}, call_id="e2"),
+        )
+        assert "files changed and not committed: `b.py`" in texts(memory.where_stands)
+        assert "committed and not pushed: `1a2b3c4` “fix a”" in texts(memory.where_stands)
+        assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
+        assert not any(t.startswith("changed") for t in texts(memory.completed_work))
+
+    def test_a_session_without_git_says_files_changed(self) -> None:
+        memory = derive(user("fix it"), call("Write", {"file_path": "a.py"}, call_id="e1"))
+        assert texts(memory.where_stands) == ["files changed: `a.py`"]
+
+    def test_a_push_settles_the_commit(self) -> None:
+        memory = derive(
+            user("ship it"),
+            bash('git commit -m "x"', "[main abcdef1] x", "g1"),
+            bash("git push", "To origin\n", "g2"),
+        )
+        assert not any("not pushed" in t for t in texts(memory.where_stands))
+
+    def test_a_pull_request_opened_and_left_open(self) -> None:
+        memory = derive(
+            user("open a PR"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+        )
+        assert "pull request left open: `https://github.com/o/r/pull/7`" in texts(
+            memory.where_stands
+        )
+
+
+class TestUnfinished:
+    def test_a_plan_exit_left_open_awaits_approval(self) -> None:
+        """A plan-mode exit call with no result is a plan awaiting the user's approval."""
+        memory = derive(user("plan it"), call("ExitPlanMode", {"plan": "Parse first"})[:2])
+        assert "plan awaiting approval: “Parse first”" in texts(memory.where_stands)
+
+    def test_a_rejected_plan_is_not_approved(self) -> None:
+        memory = derive(
+            user("plan it"), call("ExitPlanMode", {"plan": "Parse first"}, outcome="failed")
+        )
+        assert "plan not approved: “Parse first”" in texts(memory.where_stands)
+
+    def test_an_announced_step_not_taken(self) -> None:
+        """A closing message that ends by announcing a step ended the turn before it."""
+        memory = derive(user("fix it"), final("Tests pass. Let me commit the change."))
+        assert any(t.startswith("unfinished: the agent announced") for t in texts(
+            memory.where_stands
+        ))  # fmt: skip
+
+    def test_a_normal_end_says_nothing(self) -> None:
+        """A run that completed adds no line; an interrupted one is qualified."""
+        from tests.deriver.test_rules import event
+
+        done = derive(user("fix it"), final("Done."), event("terminal", reason="completed"))
+        assert not any("ended" in t for t in texts(done.where_stands))
+        cut = derive(user("fix it"), event("terminal", reason="interrupted"))
+        assert texts(cut.where_stands) == ["the last run ended interrupted"]
+
+
+def test_quote_head_tail_keeps_both_ends() -> None:
+    quoted = quote_head_tail("a" * 50 + "b" * 50, 40)
+    assert quoted.startswith("\u201caaa") and quoted.endswith("bbb\u201d") and len(quoted) <= 42
