@@ -118,6 +118,8 @@ class Stands:
         self.pull_stamp: Stamp | None = None
         self.ending = ""
         self.ending_stamp: Stamp | None = None
+        self.completed = False
+        """Whether the last run completed after the agent's last message."""
         self._shown: list[tuple[str, str, Stamp]] = []
         self._fits: dict[int, int] = {}
         """The message length that fits each room asked for, for the current message."""
@@ -134,6 +136,7 @@ class Stands:
         self._keep_closing()
         self.turn_calls.clear()
         self.ending = ""
+        self.completed = False
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
         self.refresh()
@@ -142,13 +145,15 @@ class Stands:
         """The agent closed a turn with this message."""
         self._keep_closing()
         self.closing, self.closing_stamp = content, stamp
+        self.completed = False
         self._quoted.clear()
         self._fits.clear()
         self.refresh()
 
     def terminal(self, reason: str, text: str, stamp: Stamp) -> None:
         """How the last run ended: shown only when it did not complete normally."""
-        self.ending = "" if reason == "completed" else text
+        self.completed = reason == "completed"
+        self.ending = "" if self.completed else text
         self.ending_stamp = stamp
         self.refresh()
 
@@ -161,7 +166,8 @@ class Stands:
         self._fits.clear()
 
     def _keep_answer(self) -> None:
-        if self.answer and self.answer_stamp is not None:
+        # Without the question it answers, an answer ("ok, continue") decides nothing.
+        if self.answer and self.question and self.answer_stamp is not None:
             decision(self.store, "answer", self._answer_text(), self.answer_stamp)
         self.answer, self.question, self.answer_stamp = "", "", None
 
@@ -265,17 +271,21 @@ class Stands:
             if len(self._quoted) > 64:
                 self._quoted.clear()
             quoted = self._quoted[chars] = quote_head_tail(closing, chars)
-        return ("last_message", f"the agent's last message: {quoted}", stamp)
+        # How the run ended qualifies the message it ended with: no line of its own.
+        completed = "last run completed; " if self.completed else ""
+        return ("last_message", f"{completed}the agent's last message: {quoted}", stamp)
 
     def _rest(self) -> list[tuple[str, str, Stamp]]:
         found: list[tuple[str, str, Stamp]] = []
         if self.answer and self.answer_stamp is not None:
-            found.append(("answer", self._answer_text(), self.answer_stamp))
+            found.append(("answered", self._answer_text(), self.answer_stamp))
         found.extend(self._awaiting())
         found.extend(self._unfinished())
         found.extend(self._end_state())
         if self.ending and self.ending_stamp is not None:
-            found.append(("ending", f"the last run ended {self.ending}", self.ending_stamp))
+            found.append(
+                ("ending", f"the last run did not complete: {self.ending}", self.ending_stamp)
+            )
         return found
 
     def _question(self) -> str:
@@ -297,7 +307,7 @@ class Stands:
             plan = quote_untrusted(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
             what = "awaiting approval" if self.plan_state == "open" else "not approved"
             text = f"plan {what}: {plan}" if plan else f"plan {what}"
-            found.append(("plan", text, self.plan_stamp))
+            found.append(("plan_pending", text, self.plan_stamp))
         return found
 
     def _unfinished(self) -> list[tuple[str, str, Stamp]]:
@@ -330,7 +340,7 @@ class Stands:
             found.append(("unpushed", f"committed and not pushed: {self.commit}",
                           self.commit_stamp))  # fmt: skip
         if self.pull_request and self.pull_stamp is not None:
-            found.append(("pull_request", f"pull request left open: {self.pull_request}",
+            found.append(("pull_open", f"pull request left open: {self.pull_request}",
                           self.pull_stamp))  # fmt: skip
         return found
 

@@ -43,12 +43,12 @@ class TestContinuations:
         assert not is_acknowledgement(reply)
 
     def test_a_continuation_keeps_the_goal(self) -> None:
-        """ "continue implementation" after a request counts on that goal, not as a new one."""
+        """ "continue implementation" after a request answers the agent, not a new goal."""
         memory = derive(user("Add CSV export to the report page"), user("continue implementation"))
         assert memory.current_goal is not None
         assert memory.current_goal.text == "Add CSV export to the report page"
-        assert memory.current_goal.acknowledgements == 1
         assert memory.earlier_goals == ()
+        assert texts(memory.where_stands) == ["user answered “continue implementation”"]
 
 
 class TestRootRequest:
@@ -88,16 +88,16 @@ class TestAnswerGist:
         answer = "Fixed mean() in calc/stats.py: it divided by n - 1. pytest passes (3 passed)."
         assert answer_gist(answer) == answer
 
-    def test_final_answer_in_completed_work_says_what_was_done(self) -> None:
-        """The completed-work line of a final answer quotes its gist."""
+    def test_final_answer_is_quoted_whole_where_the_session_stands(self) -> None:
+        """A final answer is the agent's last message, every line of it; no completed work."""
         memory = derive(
             user("export"),
             assistant("Done! Here's the summary:\n\n- CSV export added to the report page",
                       action_type="final"),
         )  # fmt: skip
-        assert texts(memory.completed_work) == [
-            "final answer: \u201cCSV export added to the report page\u201d"
-        ]
+        assert memory.completed_work == ()
+        [line] = texts(memory.where_stands)
+        assert "Here's the summary:" in line and "CSV export added to the report page" in line
 
     def test_literal_line_break_escapes_are_never_shown(self) -> None:
         """A ``\\n`` written out in an answer or a command reads as a break or a space."""
@@ -116,7 +116,7 @@ class TestWorkingDirectory:
             call("Bash", {"command": "cd /home/u/projects/shop && git push"}, "failed", "c2",
                  error="fatal: no upstream"),
         )  # fmt: skip
-        assert "changed `lib/cart.ex`" in texts(memory.completed_work)
+        assert "files changed: `lib/cart.ex`" in texts(memory.where_stands)
         assert texts(memory.failed_attempts)[0].startswith("Bash `git push`")
 
     def test_the_latest_cwd_wins_and_survives_a_snapshot(self) -> None:
@@ -127,8 +127,8 @@ class TestWorkingDirectory:
             event("state_transition", reason="tool_started", cwd="/b"),
         ])  # fmt: skip
         restored = SessionMemoryDeriver.restore(deriver.snapshot())
-        restored.apply_all(call("Read", {"file_path": "/b/src/x.py"}, result="..."))
-        assert "read 1 file, latest: `src/x.py`" in texts(restored.memory.completed_work)
+        restored.apply_all(call("Edit", {"file_path": "/b/src/x.py"}, result="..."))
+        assert "files changed: `src/x.py`" in texts(restored.memory.where_stands)
 
     def test_a_long_path_keeps_its_file_name(self) -> None:
         """A path too long for its span is shortened from the left."""

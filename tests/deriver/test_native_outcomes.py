@@ -97,7 +97,7 @@ class TestGateDetails:
         details = {"reasons": ["incomplete_todos", "verification_invalid:tests"]}
         ended = event("terminal", reason="completion_gate_blocked", details=details)
         memory = derive(user("fix it"), ended)
-        (line,) = [i.text for i in memory.verification_status if i.kind == "terminal"]
+        (line,) = [i.text for i in memory.where_stands if i.kind == "ending"]
         assert "`incomplete_todos`, `verification_invalid:tests`" in line
 
     def test_compaction_without_checkpoint_names_its_details(self) -> None:

@@ -11,7 +11,6 @@ from deriver import SessionMemoryDeriver
 from session_memory.core.errors import ConfigError
 from session_memory.core.memory import SessionMemory
 from session_memory.core.redact import quote_untrusted
-from session_memory.core.tokens import counter
 from viewbuilder import render_memory
 
 _ids = count()
@@ -99,13 +98,13 @@ class TestGoal:
 
     @pytest.mark.parametrize("reply", ["continue", "yes", "ok", "继续", "Go on."])
     def test_acknowledgement_is_not_a_goal(self, reply: str) -> None:
-        """A short reply that continues the task is recorded, not made the goal."""
+        """A short reply that continues the task is an answer, not made the goal."""
         memory = derive(user("Fix the login bug"), user(reply))
         goal = memory.current_goal
         assert goal is not None
         assert goal.text == "Fix the login bug"
-        assert goal.acknowledgements == 1
         assert memory.earlier_goals == ()
+        assert [i.kind for i in memory.where_stands] == ["answered"]
 
     def test_goal_records_provenance(self) -> None:
         """The goal says which event it came from."""
@@ -116,10 +115,12 @@ class TestGoal:
 
 
 class TestToolCalls:
-    def test_completed_edit_is_completed_work(self) -> None:
-        """A completed Edit lists the file as changed."""
+    def test_completed_edit_is_a_file_changed_where_the_session_stands(self) -> None:
+        """A completed Edit is no milestone: the file shows as changed where the session
+        stands."""
         memory = derive(call("Edit", {"file_path": "src/a.py"}))
-        assert texts(memory.completed_work) == ["changed `src/a.py`"]
+        assert memory.completed_work == ()
+        assert texts(memory.where_stands) == ["files changed: `src/a.py`"]
         assert memory.todo_items == ()
 
     def test_requested_only_call_is_a_replan_todo(self) -> None:
@@ -130,14 +131,13 @@ class TestToolCalls:
         assert todo.text == "Bash `rm -rf build`"
 
     def test_started_only_edit_is_uncertain(self) -> None:
-        """A started, unfinished Edit is an uncertain todo, not safe to replay, and a warning."""
+        """A started, unfinished Edit is an uncertain todo, not safe to replay; no warning
+        repeats it."""
         memory = derive(call("Edit", {"file_path": "src/a.py"})[:2])
         [todo] = memory.todo_items
         assert (todo.status, todo.safe_to_replay) == ("uncertain", False)
         assert "src/a.py" in todo.text
-        [warning] = memory.verification_status
-        assert warning.status == "warning"
-        assert "started but never finished" in warning.text
+        assert memory.verification_status == ()
 
     def test_started_only_read_is_safe_to_replay(self) -> None:
         """A read-only call that never finished is uncertain but safe to replay."""
@@ -160,7 +160,7 @@ class TestToolCalls:
         )
         [todo] = memory.todo_items
         assert todo.status == "uncertain" and "a.py" in todo.text
-        assert texts(memory.completed_work) == ["changed `b.py`"]
+        assert "files changed: `b.py`" in texts(memory.where_stands)
 
     def test_failed_call_is_a_failed_attempt(self) -> None:
         """A failed call records the tool, key argument and the error's first line."""
@@ -200,21 +200,19 @@ class TestToolCalls:
         assert failure.status == "resolved"
         assert failure.provenance.closed_by is not None
 
-    def test_reads_fold_into_one_rolling_item(self) -> None:
-        """Reads fold into one item listing the most recent files."""
+    def test_reads_are_no_completed_work(self) -> None:
+        """Reads are no milestone: they leave no item."""
         reads = [call("Read", {"file_path": f"f{i}.py"}, call_id=f"c{i}") for i in range(8)]
         memory = derive(*reads)
-        [item] = memory.completed_work
-        assert item.text.startswith("read 8 files, latest: `f7.py`, `f6.py`")
+        assert memory.completed_work == ()
 
-    def test_repeated_edits_of_a_file_count_up(self) -> None:
-        """Editing the same file again counts up its item rather than adding one."""
+    def test_a_file_edited_again_is_named_once(self) -> None:
+        """Editing the same file again names it once among the files changed."""
         memory = derive(
             call("Edit", {"file_path": "a.py"}, call_id="c1"),
             call("Edit", {"file_path": "a.py"}, call_id="c2"),
         )
-        [item] = memory.completed_work
-        assert item.count == 2
+        assert texts(memory.where_stands) == ["files changed: `a.py`"]
 
 
 class TestTodoTools:
@@ -349,15 +347,28 @@ class TestVerification:
         assert item.status == "blocked"
 
     def test_terminal_event_says_how_the_run_ended(self) -> None:
-        """A terminal event records how the run ended."""
+        """A run that did not complete says how it ended, where the session stands."""
         memory = derive(event("terminal", reason="max_steps", details={"max_steps": 44}))
-        [item] = memory.verification_status
-        assert (item.status, item.text) == ("ended", "stopped at the step limit (44 steps)")
+        assert texts(memory.where_stands) == [
+            "the last run did not complete: stopped at the step limit (44 steps)"
+        ]
+        assert memory.verification_status == ()
+
+    def test_a_completed_run_has_no_line_of_its_own(self) -> None:
+        """A run that completed qualifies the agent's last message and adds no line."""
+        memory = derive(
+            user("Fix it"),
+            assistant("Fixed.", action_type="final"),
+            event("terminal", reason="completed", details={"duration_ms": 900}),
+        )
+        assert texts(memory.where_stands) == [
+            "last run completed; the agent's last message: “Fixed.”"
+        ]
+        assert memory.verification_status == ()
 
     @pytest.mark.parametrize(
         ("payload", "text"),
         [
-            ({"reason": "completed", "details": {"duration_ms": 900}}, "completed"),
             ({"reason": "interrupted", "details": {"by": "user"}}, "interrupted by the user"),
             ({"reason": "interrupted", "details": {"cause": "review ended"}},
              "interrupted (review ended)"),
@@ -370,8 +381,8 @@ class TestVerification:
     ) -> None:
         """The run's ending is said in words, never as a bare run id."""
         memory = derive(event("terminal", run_id="1a2252ee-fde8-4a8f", **payload))
-        [item] = memory.verification_status
-        assert item.text == text
+        [item] = memory.where_stands
+        assert item.text == f"the last run did not complete: {text}"
         assert "1a2252ee" not in render_memory(memory)
 
     def test_ending_of_an_earlier_turn_goes_when_a_new_turn_starts(self) -> None:
@@ -382,6 +393,7 @@ class TestVerification:
             user("go on, but skip the slow tests", run_id="run-2"),
         )
         assert memory.verification_status == ()
+        assert not any("did not complete" in t for t in texts(memory.where_stands))
 
 
 class TestDecisionsAndFailures:
@@ -409,10 +421,11 @@ class TestDecisionsAndFailures:
         [failure] = memory.failed_attempts
         assert failure.text == "model recovery failed: “429”"
 
-    def test_final_answer_is_completed_work(self) -> None:
-        """An assistant final answer is completed work."""
+    def test_final_answer_is_where_the_session_stands(self) -> None:
+        """An assistant final answer is the agent's last message, not completed work."""
         memory = derive(assistant("All done: tests pass.", action_type="final"))
-        assert texts(memory.completed_work) == ["final answer: “All done: tests pass.”"]
+        assert memory.completed_work == ()
+        assert texts(memory.where_stands) == ["the agent's last message: “All done: tests pass.”"]
 
     def test_plan_mode_exit_is_a_decision(self) -> None:
         """An approved plan (ExitPlanMode) is a key decision."""
@@ -428,13 +441,15 @@ class TestBudgetAndBookkeeping:
 
     def test_eviction_leaves_markers_and_counts(self) -> None:
         """Items dropped for the budget are counted in omitted and marked in the text."""
-        edits = [call("Edit", {"file_path": f"src/m{i}.py"}, call_id=f"c{i}") for i in range(80)]
-        memory = derive(user("Refactor everything"), *edits, budget=300)
+        tasks = [
+            call("Task", {"description": f"port module {i}"}, call_id=f"c{i}") for i in range(80)
+        ]
+        memory = derive(user("Refactor everything"), *tasks, budget=300)
         omitted = memory.omitted["completed_work"]
         assert omitted > 0
         assert len(memory.completed_work) + omitted == 80
         assert f"+{omitted} earlier completed items" in render_memory(memory)
-        assert memory.omitted_kinds == {"file_changed": omitted}
+        assert memory.omitted_kinds == {"task": omitted}
 
     def test_open_todos_outlive_completed_work(self) -> None:
         """Under pressure completed work goes first; open todos and the goal stay."""
@@ -492,48 +507,15 @@ class TestFailureLifecycle:
         assert failure.status == "resolved"
 
 
-class TestFoldCounting:
-    def test_fold_without_names_is_counted(self) -> None:
-        """A fold whose calls name nothing still counts its line exactly."""
-        memory = derive(call("Glob", {}, call_id="g1"), call("Glob", {}, call_id="g2"))
-        [item] = memory.completed_work
-        assert item.text == "listed 2 paths"
-        assert memory.diagnostics.malformed_payloads == 0
-
-    def test_fold_line_counted_in_parts_equals_exact_count(self) -> None:
-        """The fold line, counted in parts, has the token count of the whole line."""
-        names = ["a b.py", "**/*.ts", "日本語.md", "x`y", "über/straße.py", "-rf", "a,b:c"]
-        reads = [call("Read", {"file_path": n}, call_id=f"r{i}") for i, n in enumerate(names)]
-        memory = derive(*reads)
-        [item] = memory.completed_work
-        assert item.tokens == counter().count(f"- {item.text}\n")
-
-    def test_fold_count_of_every_length_is_counted_exactly(self) -> None:
-        """The fold's count is counted by its number of digits: exact at 9, 10, 999, 1000."""
-        deriver = SessionMemoryDeriver()
-        count = counter().count
-        for i in range(1, 1002):
-            deriver.apply_all(call("Read", {"file_path": f"f{i % 7}.py"}, call_id=f"r{i}"))
-            if i in (1, 9, 10, 99, 100, 999, 1000, 1001):
-                [item] = deriver.memory.completed_work
-                assert item.text.startswith(f"read {i} file")
-                assert item.tokens == count(f"- {item.text}\n")
-
-
-class TestReadOnlyCommands:
-    def test_read_only_commands_fold_into_one_item(self) -> None:
-        """Shell commands that only read fold like reads; others stay items of their own."""
+class TestShellCommands:
+    def test_commands_are_no_completed_work(self) -> None:
+        """Shell commands, read-only or not, are no milestone: they leave no item."""
         memory = derive(
             call("exec_command", {"cmd": "cat package.json"}, call_id="c1", exit_code=0),
-            call("exec_command", {"cmd": "sed -n '1,80p' src/a.py"}, call_id="c2"),
             call("exec_command", {"cmd": "git status --short"}, call_id="c3"),
             call("exec_command", {"cmd": "npm install left-pad"}, call_id="c4"),
         )
-        assert texts(memory.completed_work) == [
-            "ran 3 read-only commands, latest: `git status --short`, "
-            "`sed -n '1,80p' src/a.py`, `cat package.json`",
-            "exec_command `npm install left-pad`",
-        ]
+        assert memory.completed_work == ()
 
 
 def bash(command: str, result: str, call_id: str, exit_code: int = 0) -> list[dict[str, Any]]:

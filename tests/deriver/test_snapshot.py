@@ -57,10 +57,10 @@ class TestSnapshot:
         assert large < small * 1.5
 
 
-def _as_format_1(snapshot: bytes) -> bytes:
-    """A snapshot as the first format wrote it: the version number says so."""
+def _as_format_1(snapshot: bytes, version: int = 1) -> bytes:
+    """A snapshot as an older format wrote it: the version number says so."""
     state = orjson.loads(snapshot)
-    state["format"] = 1
+    state["format"] = version
     return orjson.dumps(state)
 
 
@@ -78,13 +78,22 @@ class TestSnapshotFormat:
         with pytest.raises(SnapshotError, match="rebuild the memory from the transcript"):
             SessionMemoryDeriver.restore(old)
 
+    def test_a_snapshot_without_where_the_session_stands_says_to_rebuild(self) -> None:
+        """A format 2 snapshot (before where the session stands) is refused: rebuild."""
+        old = _as_format_1(
+            SessionMemoryDeriver.rebuild(list(read_records(SAMPLE))[:200]).snapshot(), 2
+        )
+        with pytest.raises(SnapshotError, match="rebuild the memory from the transcript"):
+            SessionMemoryDeriver.restore(old)
+
     def test_fields_are_named(self) -> None:
-        """Items, the goal, calls, folds and diagnostics are saved by name, not by position."""
+        """Items, the goal, calls, where the session stands and diagnostics are saved by name,
+        not by position."""
         state = orjson.loads(SessionMemoryDeriver.rebuild(read_records(SAMPLE)).snapshot())
-        assert state["format"] == 2
+        assert state["format"] == 3
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
-        assert all(set(f) == {"count", "recent"} for f in state["rules"]["folds"].values())
+        assert {"closing", "answer", "changed", "commit"} <= set(state["rules"]["stands"])
         assert {"lines_skipped", "skipped", "malformed_payloads"} <= set(state["diagnostics"])
 
     def test_service_rebuilds_from_an_old_format_state(

@@ -121,7 +121,7 @@ class TestUnfinished:
         done = derive(user("fix it"), final("Done."), event("terminal", reason="completed"))
         assert not any("ended" in t for t in texts(done.where_stands))
         cut = derive(user("fix it"), event("terminal", reason="interrupted"))
-        assert texts(cut.where_stands) == ["the last run ended interrupted"]
+        assert texts(cut.where_stands) == ["the last run did not complete: interrupted"]
 
 
 def test_quote_head_tail_keeps_both_ends() -> None:
