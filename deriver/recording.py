@@ -32,12 +32,15 @@ def bump(
         store.update(item, stamp, text=text, count=item.count + 1)
 
 
-def decision(store: MemoryStore, kind: str, text: str, stamp: Stamp) -> None:
-    """A key decision; the same decision taken again counts up its item."""
+def decision(
+    store: MemoryStore, kind: str, text: str, stamp: Stamp, *, tier: str | None = None
+) -> None:
+    """A key decision (evicted with ``tier``, by default its own); the same decision taken
+    again counts up its item."""
     key = decision_key(text)
     item = store.get(key)
     if item is None:
-        store.add("key_decisions", kind, text, stamp, status="decision", key=key)
+        store.add("key_decisions", kind, text, stamp, status="decision", key=key, tier=tier)
     else:
         store.update(item, stamp, count=item.count + 1)
 

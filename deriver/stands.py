@@ -29,7 +29,8 @@ from session_memory.core.redact import quote_untrusted as _quote_uncached
 __all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail"]
 
 DECISION_CHARS: Final = 600
-"""An earlier closing message kept as a key decision: about 150 tokens."""
+"""An earlier closing message kept as a key decision: about 150 tokens at most."""
+_CLOSING_TIER: Final = "completed_work"
 _MESSAGE_CHARS: Final = 8000
 _QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
@@ -159,8 +160,11 @@ class Stands:
 
     def _keep_closing(self) -> None:
         if self.closing and self.closing_stamp is not None:
-            text = f"the agent concluded: {quote_head_tail(self.closing, DECISION_CHARS)}"
-            decision(self.store, "closing", text, self.closing_stamp)
+            # Sized by the budget, and evicted before the decisions stated as such: at a small
+            # budget the end of the session and its explicit decisions come first.
+            chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
+            text = f"the agent concluded: {quote_head_tail(self.closing, chars)}"
+            decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
         self.closing, self.closing_stamp = "", None
         self._quoted.clear()
         self._fits.clear()

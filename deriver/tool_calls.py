@@ -314,8 +314,12 @@ class ToolCallRules:
         decision(self.store, "answer", text, stamp)
 
     def _sub_agent_done(self, call: Call, result: str, stamp: Stamp) -> None:
-        what = line(call.note or call.key or "sub-task", 120)
-        self.store.add("completed_work", "task", f"{line(call.name, 40)}: {what}", stamp)
+        # A sub-agent task is a milestone by what it was asked to do; a call that names no
+        # task (waiting on agents, closing one) is bookkeeping.
+        what = call.note or call.key
+        if what:
+            text = f"{line(call.name, 40)}: {line(what, 120)}"
+            self.store.add("completed_work", "task", text, stamp)
 
     def close_plan(self, stamp: Stamp) -> bool:
         """The todo list's open steps go: the agent's closing message came after its last

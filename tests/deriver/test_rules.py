@@ -507,6 +507,18 @@ class TestFailureLifecycle:
         assert failure.status == "resolved"
 
 
+class TestSubAgents:
+    def test_a_finished_task_is_completed_work(self) -> None:
+        """A sub-agent task that finished is a milestone, named by what it was asked."""
+        memory = derive(call("Task", {"description": "Port the lexer"}))
+        assert texts(memory.completed_work) == ["Task: Port the lexer"]
+
+    def test_a_sub_agent_call_naming_no_task_is_no_milestone(self) -> None:
+        """Waiting on sub-agents (no description, no prompt) is bookkeeping, not work done."""
+        memory = derive(call("wait_agent", {"ids": ["agent-1"], "timeout_ms": 30000}))
+        assert memory.completed_work == ()
+
+
 class TestShellCommands:
     def test_commands_are_no_completed_work(self) -> None:
         """Shell commands, read-only or not, are no milestone: they leave no item."""

@@ -127,3 +127,21 @@ class TestUnfinished:
 def test_quote_head_tail_keeps_both_ends() -> None:
     quoted = quote_head_tail("a" * 50 + "b" * 50, 40)
     assert quoted.startswith("\u201caaa") and quoted.endswith("bbb\u201d") and len(quoted) <= 42
+
+
+class TestEarlierClosingMessages:
+    def test_an_earlier_closing_message_is_sized_by_the_budget(self) -> None:
+        """At budget 600 an earlier closing message keeps about 300 characters, both ends."""
+        long = "I chose the parser. " + "More detail here. " * 100 + "Tail of the message."
+        memory = derive(user("fix the parser"), final(long), user("now the lexer"), budget=600)
+        [kept] = [i.text for i in memory.key_decisions if i.kind == "closing"]
+        assert len(kept) < 360 and "I chose the parser." in kept and "Tail of the message." in kept
+
+    def test_an_earlier_closing_message_goes_before_a_stated_decision(self) -> None:
+        """Under pressure earlier closing messages are evicted before decisions stated as such."""
+        turns = []
+        for n in range(12):
+            turns += [user(f"task number {n}"), final(f"Done with task {n}, so I moved on. " * 8)]
+        memory = derive(assistant("Decision: keep the v1 API"), *turns, budget=600)
+        assert "keep the v1 API" in texts(memory.key_decisions)
+        assert memory.omitted_kinds.get("closing", 0) > 0
