@@ -438,16 +438,17 @@ class MemoryStore:
         if tokens <= self.goal_tokens:
             goal.tokens, goal.truncated = tokens, False
             return
-        # Longest prefix whose block fits; a token covers at most a few dozen characters,
-        # so the search starts from a bounded cut of a possibly huge text.
+        # The longest head-and-tail cut whose block fits: what a request asks for is often
+        # at its end. A token covers at most a few dozen characters, so the search starts
+        # from a bounded cut of a possibly huge text.
         lo, hi = 0, min(len(full), self.goal_tokens * 64)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if block(full[:mid].rstrip(), True) <= self.goal_tokens:
+            if block(_head_tail(full, mid), True) <= self.goal_tokens:
                 lo = mid
             else:
                 hi = mid - 1
-        goal.text = full[:lo].rstrip()
+        goal.text = _head_tail(full, lo)
         goal.truncated = True
         goal.tokens = block(goal.text, True)
 
@@ -547,3 +548,13 @@ _STATE_FIELDS: Final[dict[str, type]] = {
     "omitted_kinds": dict,
 }
 """The types of the store's snapshot fields that restore as they are, checked on load."""
+
+
+_GOAL_HEAD_SHARE: Final = 0.6
+
+
+def _head_tail(text: str, chars: int) -> str:
+    """``chars`` characters of ``text``: its head and its tail around an ellipsis."""
+    head = int(chars * _GOAL_HEAD_SHARE)
+    tail = text[len(text) - (chars - head) :] if chars > head else ""
+    return f"{text[:head].rstrip()} \u2026 {tail.lstrip()}".strip()

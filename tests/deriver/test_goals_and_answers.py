@@ -51,6 +51,22 @@ class TestContinuations:
         assert texts(memory.where_stands) == ["user answered “continue implementation”"]
 
 
+class TestLongGoal:
+    def test_a_goal_cut_at_its_cap_keeps_its_head_and_tail(self) -> None:
+        """A request longer than the goal's cap keeps its start and its end (what it asks
+        for is often in its last sentence)."""
+        request = (
+            "Refactor the importer. "
+            + "Some context about the old code path. " * 300
+            + "Most important: keep the CLI flags unchanged."
+        )
+        goal = derive(user(request), budget=600).current_goal
+        assert goal is not None and goal.truncated
+        assert goal.text.startswith("Refactor the importer.")
+        assert goal.text.endswith("Most important: keep the CLI flags unchanged.")
+        assert "\u2026" in goal.text
+
+
 class TestRootRequest:
     def test_the_root_request_survives_later_goals_at_a_small_budget(self) -> None:
         """The session's first request stays among earlier goals when later ones are evicted."""
