@@ -83,7 +83,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "key decision: the user's answer, with the question it answers",
          "key_decisions", "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
-         "key decision: the message quoted, head and tail kept, up to half the budget in "
+         "key decision when it states a choice or its reason (a status report is superseded "
+         "by the newer message): quoted, head and tail kept, up to half the budget in "
          "characters; evicted first, with completed work", "key_decisions",
          "completed_work"),
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",

@@ -26,7 +26,7 @@ from deriver.wording import code, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
 
-__all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail"]
+__all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail", "states_choice"]
 
 DECISION_CHARS: Final = 600
 """An earlier closing message kept as a key decision: about 150 tokens at most."""
@@ -82,6 +82,21 @@ def question_of(text: str) -> str:
             start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
+
+
+# Words with which a message states a choice or its reason rather than a status: "too
+# brittle, so I parse", "instead of", "the convention here is", "I went with".
+_CHOICE_RE: Final = re.compile(
+    r"\b(?:because|instead|rather than|in favou?r of|chose|chosen|choose|decided|decision|"
+    r"went with|opted|opt for|prefer(?:red)?|trade-?offs?|convention|the reason|so that|"
+    r"recommend(?:ed)?|suggest(?:ed)?|approach|i would|i'd)\b|, so\b",
+    re.IGNORECASE,
+)
+
+
+def states_choice(text: str) -> bool:
+    """Whether a closing message states a choice or its reason, rather than only a status."""
+    return _CHOICE_RE.search(text) is not None
 
 
 def _last_sentence(text: str) -> str:
@@ -159,7 +174,10 @@ class Stands:
         self.refresh()
 
     def _keep_closing(self) -> None:
-        if self.closing and self.closing_stamp is not None:
+        # A status report ("All tests pass.", "Working tree is clean.") is only true until
+        # the next one: the newer closing message supersedes it. A message that states a
+        # choice stays true after it and is kept.
+        if self.closing and self.closing_stamp is not None and states_choice(self.closing):
             # Sized by the budget, and evicted before the decisions stated as such: at a small
             # budget the end of the session and its explicit decisions come first.
             chars = min(DECISION_CHARS, self.store.budget_tokens // 2)

@@ -145,3 +145,21 @@ class TestEarlierClosingMessages:
         memory = derive(assistant("Decision: keep the v1 API"), *turns, budget=600)
         assert "keep the v1 API" in texts(memory.key_decisions)
         assert memory.omitted_kinds.get("closing", 0) > 0
+
+
+class TestSuperseded:
+    def test_an_earlier_status_report_is_superseded(self) -> None:
+        """A closing message that only reports a status is not kept once a newer one follows."""
+        memory = derive(
+            user("fix the parser"), final("Working tree is clean. All tests pass."),
+            user("now the lexer"), final("Lexer fixed."),
+        )  # fmt: skip
+        assert not any("Working tree is clean" in t for t in texts(memory.key_decisions))
+
+    def test_an_earlier_message_that_states_a_choice_is_kept(self) -> None:
+        """A closing message that states a choice and its reason stays a key decision."""
+        memory = derive(
+            user("fix the parser"), final("I went with a real parser instead of regexes."),
+            user("now the lexer"), final("Lexer fixed."),
+        )  # fmt: skip
+        assert any("instead of regexes" in t for t in texts(memory.key_decisions))
