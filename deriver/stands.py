@@ -158,7 +158,9 @@ class Stands:
         self.refresh()
 
     def closing_message(self, content: str, stamp: Stamp) -> None:
-        """The agent closed a turn with this message."""
+        """The agent closed a turn with this message: an answer before it has been acted on,
+        and goes to key decisions with its question."""
+        self._keep_answer()
         self._keep_closing()
         self.closing, self.closing_stamp = content, stamp
         self.completed = False

@@ -163,3 +163,15 @@ class TestSuperseded:
             user("now the lexer"), final("Lexer fixed."),
         )  # fmt: skip
         assert any("instead of regexes" in t for t in texts(memory.key_decisions))
+
+
+def test_an_answer_acted_on_leaves_where_the_session_stands() -> None:
+    """Once the agent closes the turn an answer started, the answer is a key decision."""
+    memory = derive(
+        user("fix it"), final("Shall I retry the upload?"), user("try again"),
+        final("Retried; the upload went through."),
+    )  # fmt: skip
+    assert not any(t.startswith("user answered") for t in texts(memory.where_stands))
+    assert "user answered “try again” to: “Shall I retry the upload?”" in texts(
+        memory.key_decisions
+    )
