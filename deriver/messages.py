@@ -301,9 +301,9 @@ class MessageRules:
         content = message.content
         if goal is not None and is_short_answer(content):
             # An answer to the agent, not a new request: bound to its question.
-            self.stands.user_message(content, True, message.stamp)
+            self.stands.user_said(content, True, message.stamp)
             return True
-        self.stands.user_message(content, False, message.stamp)
+        self.stands.user_said(content, False, message.stamp)
         if goal is not None:
             earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
             if goal.root:

@@ -144,7 +144,7 @@ class Stands:
 
     # -- what happened --------------------------------------------------------------------
 
-    def user_message(self, content: str, answer: bool, stamp: Stamp) -> None:
+    def user_said(self, content: str, answer: bool, stamp: Stamp) -> None:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""
         question = question_of(self.closing) or _last_sentence(self.closing)

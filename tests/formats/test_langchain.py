@@ -171,4 +171,4 @@ def test_a_conversation_becomes_a_memory() -> None:
     # The tests pass and the agent closes with "Fixed.": the step it left open is over.
     assert "Fix the query" not in text
     assert "passed: `pytest -q` (3 passed)" in text
-    assert "final answer: “Fixed.”" in text
+    assert "the agent's last message: “Fixed.”" in text

@@ -258,4 +258,4 @@ def test_a_run_becomes_a_memory() -> None:
     assert "> Fix the search" in text
     assert "- [ ] Fix the query" in text
     assert "FAILED: `pytest -q` (1 failed, 2 passed)" in text
-    assert "final answer: “The test still fails.”" in text
+    assert "the agent's last message: “The test still fails.”" in text

@@ -236,4 +236,4 @@ class TestCodexTurnAborted:
             codex_line("event_msg", type="turn_aborted", turn_id="turn-1", reason=reason),
         ]
         memory = derive(jsonl(lines), "codex")
-        assert [i.text for i in memory.verification_status] == [ending]
+        assert [i.text for i in memory.where_stands] == [f"the last run did not complete: {ending}"]

@@ -54,7 +54,7 @@ class TestScriptedRun:
         assert conversation.seen == len(recording.history) - 1  # all but the last answer
         text = conversation.memory()[0]
         assert f"> {PROMPTS[2]}" in text
-        assert "final answer: “The last-page test fails" in text
+        assert "The last-page test fails" in text.split("## Where the session stands", 1)[1]
 
 
 def data(items: list[Any], context: object = None) -> CallModelData[Any]:
