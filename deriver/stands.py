@@ -173,6 +173,7 @@ class Stands:
         self.completed = reason == "completed"
         self.ending = "" if self.completed else text
         self.ending_stamp = stamp
+        self._fits.clear()  # the last message's line now starts differently
         self.refresh()
 
     def _keep_closing(self) -> None:

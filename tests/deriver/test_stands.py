@@ -175,3 +175,17 @@ def test_an_answer_acted_on_leaves_where_the_session_stands() -> None:
     assert "user answered “try again” to: “Shall I retry the upload?”" in texts(
         memory.key_decisions
     )
+
+
+def test_a_run_completed_after_the_last_message_restores_alike() -> None:
+    """The last message fitted again once the run completes: a snapshot restores the same
+    memory, and the section keeps within its share."""
+    from deriver import SessionMemoryDeriver
+    from tests.deriver.test_rules import event
+
+    deriver = SessionMemoryDeriver(budget_tokens=600)
+    deriver.apply_all([user("fix it"), final("Done. " + "word " * 400)])
+    deriver.apply_all([event("terminal", reason="completed")])
+    restored = SessionMemoryDeriver.restore(deriver.snapshot())
+    assert restored.memory.to_json() == deriver.memory.to_json()
+    assert sum(i.tokens for i in deriver.memory.where_stands) <= 600 // 4

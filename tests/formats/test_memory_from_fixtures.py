@@ -94,10 +94,11 @@ class TestClaudeCodeMemory:
         assert todo.safe_to_replay is True
 
     def test_compaction_summariser(self) -> None:
-        """The summariser's own session: its prompt is the goal, its answer completed work."""
+        """The summariser's own session: its prompt is the goal, its answer the agent's last
+        message."""
         m = memory_of("claude_code/cc-2.1.39_subagents_agent-acompact-e1f845.jsonl")
         assert m.current_goal.text.startswith("Your task is to create a detailed summary")
-        assert m.completed_work
+        assert [i.kind for i in m.where_stands][:1] == ["last_message"]
 
     def test_explore_subagent(self) -> None:
         """The sub-agent's failed reads are its own failed attempts; a read that found no
@@ -133,7 +134,7 @@ class TestCodexMemory:
         checks = joined(m.verification_status)
         assert "(16 passed)" in checks
         assert "npm run build" in checks
-        assert "codemie-code.plugin.ts" in joined(m.completed_work)
+        assert "codemie-code.plugin.ts" in joined(m.where_stands)
         assert uncertain(m) == []
 
     def test_inflight_truncated(self) -> None:
@@ -144,10 +145,11 @@ class TestCodexMemory:
         assert todo.safe_to_replay is False
 
     def test_mcp_tools(self) -> None:
-        """Five MCP calls completed, nothing failed."""
+        """Five MCP calls completed, nothing failed, none left open: no milestone either."""
         m = memory_of("codex/codex-0.104.0a1-desktop_mcp-tools_REDACTED_019c8bfe.jsonl")
         assert m.failed_attempts == ()
-        assert "mcp__cloud-associates__execute_workflow" in joined(m.completed_work)
+        assert uncertain(m) == []
+        assert [i.kind for i in m.where_stands] == ["last_message"]
 
     def test_compaction(self) -> None:
         """The compaction is a key decision; two commands are left uncertain."""
