@@ -54,6 +54,7 @@ _COMMIT_RE: Final = re.compile(
 _NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown"})
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
+_PULL_REQUEST_CALL: Final = "pull request"
 
 
 # The section is rebuilt whenever a call opens or closes, from texts that rarely change:
@@ -238,6 +239,11 @@ class Stands:
     def _succeeded(
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
+        if name == _PULL_REQUEST_CALL:
+            # The adapters state a pull request the session opened as a call of this name
+            # whose output is its URL.
+            self._shell_action("$ gh pr", frozenset({"create"}), outcome.output, stamp)
+            return
         if kind is not ToolKind.SHELL or not arg:
             return
         exit_code = outcome.exit_code

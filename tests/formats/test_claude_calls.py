@@ -31,7 +31,10 @@ class TestPullRequest:
         assert end.payload["outcome"]["output"] == "https://github.com/entireio/git-sync/pull/74"
         m = memory(prompt(1, "open a PR"), pr_link(2))
         assert [i.text for i in m.completed_work] == [
-            "pull request `https://github.com/entireio/git-sync/pull/74`"
+            "opened pull request `https://github.com/entireio/git-sync/pull/74`"
+        ]
+        assert "pull request left open: `https://github.com/entireio/git-sync/pull/74`" in [
+            i.text for i in m.where_stands
         ]
 
     def test_the_same_pull_request_linked_again_is_no_new_call(self) -> None:
