@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -96,12 +95,9 @@ FORGED_STATUS = (
 
 
 def memory_with_status(fmt: str, status: str) -> str:
-    """The rendered memory of a session whose second todo has ``status``, left open: the
-    session ends without the closing message that would end the list's open steps."""
-    fill = {"todo_status": status, "final": "closing message"}
-    session = records(fmt, lambda slot: fill.get(slot, harmless(slot)))
-    session = [r for r in session if "closing message" not in json.dumps(r)]
-    memory = derive(jsonl(session), fmt)
+    """The rendered memory of a session whose second todo has ``status``."""
+    fill = {"todo_status": status}
+    memory = derive(jsonl(records(fmt, lambda slot: fill.get(slot, harmless(slot)))), fmt)
     return render_memory(memory)
 
 
