@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from deriver.messages import (
-    AssistantMessage,
     MessageRules,
-    UserMessage,
     parse_checkpoint,
     parse_message,
     parse_terminal,
@@ -114,8 +112,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "failed attempt with the line that says why, one per cause; a later pass of the "
          "same or a broader check marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
-         "the todo list is replaced by the latest list, verbatim, in order; its open steps "
-         "go when the agent's closing message (a final answer) follows",
+         "the todo list is replaced by the latest list, verbatim, in order",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create) completed", "one todo per issue the session claimed, created or closed, and the "
@@ -183,20 +180,12 @@ class Rules:
         self.tools = ToolCallRules(store, self.failures, self.stands)
         messages = self.messages
         self.handlers: dict[str, Handler[Any]] = {
-            "message": Handler(parse_message, self._apply_message),
+            "message": Handler(parse_message, messages.apply_message),
             "state_transition": Handler(parse_transition, messages.apply_transition),
             "tool_lifecycle": Handler(parse_tool_event, self.tools.apply),
             "checkpoint": Handler(parse_checkpoint, messages.apply_checkpoint),
             "terminal": Handler(parse_terminal, messages.apply_terminal),
         }
-
-    def _apply_message(self, message: UserMessage | AssistantMessage) -> bool:
-        changed = self.messages.apply_message(message)
-        if isinstance(message, AssistantMessage) and message.final_action is not None:
-            # The agent closed its turn reporting what it did: the plan it never updated
-            # again is over, its steps still marked open are not what is left to do.
-            changed = self.tools.close_plan(message.stamp) or changed
-        return changed
 
     # -- views and snapshots --------------------------------------------------------------
 

@@ -321,21 +321,6 @@ class ToolCallRules:
             text = f"{line(call.name, 40)}: {line(what, 120)}"
             self.store.add("completed_work", "task", text, stamp)
 
-    def close_plan(self, stamp: Stamp) -> bool:
-        """The todo list's open steps go: the agent's closing message came after its last
-        update, and nothing stands failed (a later list brings the steps still to do back).
-        A check that still fails, or a failure not resolved, says the work may not be over:
-        the steps stay."""
-        store = self.store
-        if any(i.status == "failed" for i in store.items_of("verification_status")) or any(
-            i.status == "open" for i in store.items_of("failed_attempts")
-        ):
-            return False
-        steps = [item for item in store.items_of("todo_items") if item.kind == "todo"]
-        for item in steps:
-            store.remove(item, stamp)
-        return bool(steps)
-
     # -- snapshots ----------------------------------------------------------------------
 
     def to_state(self) -> dict[str, Any]:

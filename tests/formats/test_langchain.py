@@ -168,7 +168,6 @@ def test_a_conversation_becomes_a_memory() -> None:
     )
     text = render_memory(deriver.memory)
     assert "> Make search case-insensitive" in text
-    # The tests pass and the agent closes with "Fixed.": the step it left open is over.
-    assert "Fix the query" not in text
+    assert "- [~] Fix the query" in text
     assert "passed: `pytest -q` (3 passed)" in text
     assert "the agent's last message: “Fixed.”" in text
