@@ -165,7 +165,7 @@ class TestOtherTools:
         m = memory(
             *START, cell("call_1", PATCH_CELL), script_output("call_1", "Script completed", "{}")
         )
-        assert "changed `internal/git.go`" in lines(m.completed_work)
+        assert any("internal/git.go" in line for line in lines(m.where_stands))
 
     def test_a_failed_script_fails_the_calls_it_made(self) -> None:
         """ "Script failed", then "Script error: ...": the script's calls fail with the error."""

@@ -250,4 +250,4 @@ class TestPatchesThroughTheShell:
                 '"metadata":{"exit_code":0,"duration_seconds":0.0}}',
             ),
         )
-        assert any("src/teams/route.ts" in line for line in lines(m.where_stands)), lines(m.where_stands)
+        assert any("src/teams/route.ts" in line for line in lines(m.where_stands))
