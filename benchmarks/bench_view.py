@@ -19,7 +19,7 @@ import msgspec
 from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory
 from session_memory.core.tokens import counter
 from viewbuilder import build_model_view, message_token_cache_info, render_memory
-from viewbuilder.view import clear_message_token_cache
+from viewbuilder.counting import clear_message_token_cache
 
 HISTORY = 200
 WARMUP = 20

@@ -29,7 +29,7 @@ from session_memory.formats import make_adapter, read_transcript
 from session_memory.formats.reader import read_events, read_records
 from viewbuilder import build_model_view, render_memory
 from viewbuilder.cache import MessageTokenCache
-from viewbuilder.view import message_tokens
+from viewbuilder.counting import message_tokens
 
 SAMPLE = Path(__file__).parents[1] / "examples" / "sample_transcript.jsonl"
 

@@ -1,78 +1,31 @@
 """Building the messages of one model call: system prompt, session memory, history.
 
 :func:`build_model_view` puts the rendered session memory between the system prompt and the
-history (docs/view.md), in the OpenAI chat shape or the Anthropic shape, and optionally fits
-the history into a context window by dropping its oldest messages, never separating a tool call
-from its results.
-
-Token counts of chat messages are an *estimate* of what the provider will count: the content is
-counted exactly with tiktoken, the chat framing around it is approximated by fixed overheads
-(see :func:`message_tokens`). Counts of history messages are kept in a
-:class:`~viewbuilder.cache.MessageTokenCache` keyed by content, so a loop that builds a view at
-every step counts each message once.
+history (docs/view.md), in the OpenAI chat shape or the Anthropic shape
+(viewbuilder/shapes.py), and optionally fits the history into a context window by dropping its
+oldest messages, never separating a tool call from its results. The token counts it fits by
+are estimates made in viewbuilder/counting.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, NamedTuple, TypeAlias
+from typing import Any, Final
 
 import orjson
 
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import BudgetError, ConfigError, ViewInputError
 from session_memory.core.memory import SessionMemory
-from session_memory.core.tokens import DEFAULT_ENCODING, TiktokenCounter, counter
-from viewbuilder.cache import (
-    DEFAULT_MESSAGE_TOKEN_CACHE,
-    CacheInfo,
-    CacheKey,
-    MessageTokenCache,
-)
-from viewbuilder.render import render_memory
+from session_memory.core.tokens import DEFAULT_ENCODING, counter
+from viewbuilder.cache import DEFAULT_MESSAGE_TOKEN_CACHE, MessageTokenCache
+from viewbuilder.counting import _count, _Facts
+from viewbuilder.shapes import _SHAPES, MemoryPosition, Message, Shape, SystemPrompt, _ShapeRules
 
-__all__ = [
-    "ATTACHMENT_TOKENS",
-    "MESSAGE_OVERHEAD_TOKENS",
-    "PART_OVERHEAD_TOKENS",
-    "CacheInfo",
-    "MemoryPosition",
-    "Message",
-    "MessageTokenCache",
-    "ModelView",
-    "Shape",
-    "SystemPrompt",
-    "ViewInputError",
-    "build_model_view",
-    "clear_message_token_cache",
-    "message_token_cache_info",
-    "message_tokens",
-]
-
-Message: TypeAlias = Mapping[str, Any]
-"""One chat message as the provider's API takes it (a decoded JSON object)."""
-
-SystemPrompt: TypeAlias = str | Sequence[Message]
-"""A system prompt: a string, or a list of system messages or text blocks."""
-
-Shape = Literal["openai", "anthropic"]
-MemoryPosition = Literal["before_history", "after_history"]
-
-MESSAGE_OVERHEAD_TOKENS: Final = 4
-"""Estimated framing tokens per message (role and delimiters)."""
-
-PART_OVERHEAD_TOKENS: Final = 3
-"""Estimated framing tokens per tool call, tool use or tool result inside a message."""
-
-ATTACHMENT_TOKENS: Final = 1000
-"""Flat estimate for an image or document part, whose real cost depends on its size."""
+__all__ = ["ModelView", "ViewInputError", "build_model_view"]
 
 _POSITIONS: Final = ("before_history", "after_history")
-_ATTACHMENT_TYPES: Final = frozenset(
-    {"image", "image_url", "input_image", "document", "file", "input_file", "input_audio"}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +36,8 @@ class ModelView:
     changes them, and the caller should not change them while the view is in use. For the
     Anthropic shape ``system`` holds the text blocks of the ``system`` field (the prompt's,
     then the memory's); for the OpenAI shape it is ``None`` and the system prompt and memory
-    are the first messages. Token counts are estimates (see :func:`message_tokens`).
+    are the first messages. Token counts are estimates (see
+    :func:`~viewbuilder.counting.message_tokens`).
     """
 
     shape: Shape
@@ -201,132 +155,6 @@ def build_model_view(
     )
 
 
-def message_tokens(message: Message, encoding: str = DEFAULT_ENCODING) -> int:
-    """Estimate the tokens a provider counts for one chat message (either shape).
-
-    The estimate is deterministic: :data:`MESSAGE_OVERHEAD_TOKENS` for the message, plus the
-    exact count of its ``name`` and ``tool_call_id``, plus its content: a string counts as
-    itself; in a list of parts, text (and thinking) parts count their text, images and
-    documents a flat :data:`ATTACHMENT_TOKENS`, ``tool_use`` its id, name and JSON input,
-    ``tool_result`` its id and content, each plus :data:`PART_OVERHEAD_TOKENS`; an unknown part
-    counts as its JSON text. Each OpenAI ``tool_calls`` entry counts its id, function name and
-    argument string plus :data:`PART_OVERHEAD_TOKENS`. Providers frame messages differently,
-    so this is an estimate of their count, not the count itself.
-    """
-    check_argument("message", message, Mapping, error=ViewInputError)
-    check_argument("encoding", encoding, str)
-    return _uncached_tokens(message, counter(encoding))
-
-
-def message_token_cache_info() -> CacheInfo:
-    """How often the default message token cache answered (hits) or had to count (misses)."""
-    return DEFAULT_MESSAGE_TOKEN_CACHE.info()
-
-
-def clear_message_token_cache() -> None:
-    """Empty the default message token cache and reset its statistics."""
-    DEFAULT_MESSAGE_TOKEN_CACHE.clear()
-
-
-# -- the two shapes --------------------------------------------------------------------
-
-
-_Assembled: TypeAlias = tuple[list[Message], tuple[Message, ...] | None]
-"""The view's messages, and its Anthropic ``system`` blocks (None for OpenAI)."""
-
-
-def _openai_messages(
-    prompt: Sequence[Message], memory_text: str, kept: Sequence[Message], position: MemoryPosition
-) -> _Assembled:
-    """OpenAI: the prompt's system messages, the memory as one more, around the history."""
-    messages = list(prompt)
-    memory = [{"role": "system", "content": memory_text}] if memory_text else []
-    if position == "before_history":
-        return [*messages, *memory, *kept], None
-    return [*messages, *kept, *memory], None
-
-
-def _anthropic_messages(
-    prompt: Sequence[Message], memory_text: str, kept: Sequence[Message], position: MemoryPosition
-) -> _Assembled:
-    """Anthropic: prompt and memory as ``system`` blocks, or the memory as a last user turn."""
-    blocks = [_anthropic_block(m) for m in prompt]
-    messages = list(kept)
-    if memory_text:
-        memory_block = {"type": "text", "text": memory_text}
-        if position == "before_history":
-            blocks.append(memory_block)
-        else:
-            messages.append({"role": "user", "content": [memory_block]})
-    return messages, tuple(blocks)
-
-
-def _openai_issued(message: Message) -> tuple[str, ...]:
-    calls = message.get("tool_calls")
-    if not isinstance(calls, list):
-        return ()
-    return tuple(c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str))
-
-
-def _openai_answered(message: Message) -> tuple[str, ...]:
-    call_id = message.get("tool_call_id")
-    return (call_id,) if message.get("role") == "tool" and isinstance(call_id, str) else ()
-
-
-def _openai_user_turn(message: Message) -> bool:
-    return message.get("role") == "user"
-
-
-def _anthropic_issued(message: Message) -> tuple[str, ...]:
-    return tuple(
-        b["id"]
-        for b in _blocks(message)
-        if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-    )
-
-
-def _anthropic_answered(message: Message) -> tuple[str, ...]:
-    return tuple(
-        b["tool_use_id"]
-        for b in _blocks(message)
-        if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
-    )
-
-
-def _anthropic_user_turn(message: Message) -> bool:
-    return message.get("role") == "user" and not _only_tool_results(message)
-
-
-class _ShapeRules(NamedTuple):
-    """What differs between the two shapes: tool-call links, user turns, assembly."""
-
-    name: Shape
-    issued: Callable[[Message], tuple[str, ...]]
-    """Ids of the tool calls a message makes."""
-    answered: Callable[[Message], tuple[str, ...]]
-    """Ids of the tool calls whose results a message carries."""
-    user_turn: Callable[[Message], bool]
-    """Whether the user wrote a message (not only tool results)."""
-    assemble: Callable[[Sequence[Message], str, Sequence[Message], MemoryPosition], _Assembled]
-
-
-_SHAPES: Final[dict[str, _ShapeRules]] = {
-    "openai": _ShapeRules(
-        "openai", _openai_issued, _openai_answered, _openai_user_turn, _openai_messages
-    ),
-    "anthropic": _ShapeRules(
-        "anthropic",
-        _anthropic_issued,
-        _anthropic_answered,
-        _anthropic_user_turn,
-        _anthropic_messages,
-    ),
-}
-
-
-# -- validation and counting -----------------------------------------------------------
-
-
 def _check_options(
     shape: str, memory_position: str, context_window: int | None, reserve_output_tokens: int
 ) -> _ShapeRules:
@@ -352,228 +180,6 @@ def _check_options(
             f"reserving {reserve_output_tokens} output tokens"
         )
     return rules
-
-
-class _Facts(NamedTuple):
-    """What fitting needs to know about one history message, computed once per content."""
-
-    tokens: int
-    issued: tuple[str, ...]
-    """Ids of the tool calls this message makes."""
-    answered: tuple[str, ...]
-    """Ids of the tool calls whose results this message carries."""
-    user_turn: bool
-    """Whether the user wrote it (role user, and not only tool results)."""
-
-
-class _Counts(NamedTuple):
-    """The counted parts of a view before fitting."""
-
-    prompt: list[Message]
-    system_tokens: int
-    memory_text: str
-    memory_tokens: int
-    facts: list[_Facts]
-
-
-def _count(
-    system_prompt: SystemPrompt,
-    memory: SessionMemory | None,
-    history: Sequence[Message],
-    rules: _ShapeRules,
-    tok: TiktokenCounter,
-    cache: MessageTokenCache,
-) -> _Counts:
-    """Validate and count the system prompt, the rendered memory and each history message."""
-    prompt = _system_messages(system_prompt)
-    system_tokens = sum(_uncached_tokens(m, tok) for m in prompt)
-    memory_text = render_memory(memory) if memory is not None else ""
-    memory_tokens = (
-        (MESSAGE_OVERHEAD_TOKENS + _cached_text_tokens(memory_text, tok, cache))
-        if memory_text
-        else 0
-    )
-    if not isinstance(history, Sequence) or isinstance(history, str | bytes):
-        raise ViewInputError(f"history must be a list of messages, not {type(history).__name__}")
-    facts = _history_facts(history, rules, tok, cache)
-    return _Counts(prompt, system_tokens, memory_text, memory_tokens, facts)
-
-
-def _canonical(message: object, what: str) -> bytes:
-    try:
-        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
-    except TypeError as exc:
-        raise ViewInputError(f"{what} is not JSON-serialisable: {exc}") from exc
-
-
-def _digest(data: bytes) -> bytes:
-    return hashlib.sha256(data).digest()
-
-
-def _history_facts(
-    history: Sequence[Message], rules: _ShapeRules, tok: TiktokenCounter, cache: MessageTokenCache
-) -> list[_Facts]:
-    """The facts of each history message, computing them only for content not seen before."""
-    name = tok.encoding
-    keys: list[CacheKey] = []
-    for i, message in enumerate(history):
-        # type(...) is dict first: isinstance against the Mapping ABC is slow.
-        if type(message) is not dict and not isinstance(message, Mapping):
-            raise ViewInputError(
-                f"history message {i} is not a JSON object but {type(message).__name__}"
-            )
-        keys.append((name, rules.name, _digest(_canonical(message, f"history message {i}"))))
-    found = cache.get_many(keys)
-    new: list[tuple[CacheKey, Any]] = []
-    for i, (key, facts) in enumerate(zip(keys, found, strict=True)):
-        if facts is None:
-            facts = _facts(history[i], rules, tok)
-            new.append((key, facts))
-            found[i] = facts
-    if new:
-        cache.put_many(new)
-    return found
-
-
-def _facts(message: Message, rules: _ShapeRules, tok: TiktokenCounter) -> _Facts:
-    return _Facts(
-        _uncached_tokens(message, tok),
-        rules.issued(message),
-        rules.answered(message),
-        rules.user_turn(message),
-    )
-
-
-def _cached_text_tokens(text: str, tok: TiktokenCounter, cache: MessageTokenCache) -> int:
-    key = (tok.encoding, "text", _digest(text.encode("utf-8", "surrogatepass")))
-    (value,) = cache.get_many([key])
-    if value is None:
-        value = tok.count(text)
-        cache.put_many([(key, value)])
-    assert isinstance(value, int)
-    return value
-
-
-def _uncached_tokens(message: Message, tok: TiktokenCounter) -> int:
-    total = MESSAGE_OVERHEAD_TOKENS
-    for field in ("name", "tool_call_id"):
-        value = message.get(field)
-        if isinstance(value, str):
-            total += tok.count(value)
-    total += _content_tokens(message.get("content"), tok)
-    calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        for call in calls:
-            total += PART_OVERHEAD_TOKENS + _tool_call_tokens(call, tok)
-    return total
-
-
-def _tool_call_tokens(call: object, tok: TiktokenCounter) -> int:
-    if not isinstance(call, Mapping):
-        return _json_tokens(call, tok)
-    total = _str_tokens(call.get("id"), tok)
-    function = call.get("function")
-    if isinstance(function, Mapping):
-        total += _str_tokens(function.get("name"), tok)
-        arguments = function.get("arguments")
-        total += (
-            _str_tokens(arguments, tok)
-            if isinstance(arguments, str)
-            else _json_tokens(arguments, tok)
-        )
-    return total
-
-
-def _content_tokens(content: object, tok: TiktokenCounter) -> int:
-    if content is None:
-        return 0
-    if isinstance(content, str):
-        return tok.count(content)
-    if isinstance(content, list):
-        return sum(_part_tokens(part, tok) for part in content)
-    return _json_tokens(content, tok)
-
-
-def _part_tokens(part: object, tok: TiktokenCounter) -> int:
-    if isinstance(part, str):
-        return tok.count(part)
-    if not isinstance(part, Mapping):
-        return _json_tokens(part, tok)
-    kind = part.get("type")
-    if kind in ("text", "input_text", "output_text"):
-        return _str_tokens(part.get("text"), tok)
-    if kind == "thinking":
-        return _str_tokens(part.get("thinking"), tok)
-    if kind in _ATTACHMENT_TYPES:
-        return ATTACHMENT_TOKENS
-    if kind == "tool_use":
-        return (
-            PART_OVERHEAD_TOKENS
-            + _str_tokens(part.get("id"), tok)
-            + _str_tokens(part.get("name"), tok)
-            + _json_tokens(part.get("input", {}), tok)
-        )
-    if kind == "tool_result":
-        return (
-            PART_OVERHEAD_TOKENS
-            + _str_tokens(part.get("tool_use_id"), tok)
-            + _content_tokens(part.get("content"), tok)
-        )
-    return _json_tokens(part, tok)
-
-
-def _str_tokens(value: object, tok: TiktokenCounter) -> int:
-    return tok.count(value) if isinstance(value, str) else 0
-
-
-def _json_tokens(value: object, tok: TiktokenCounter) -> int:
-    return tok.count(_canonical(value, "message content").decode())
-
-
-def _system_messages(system_prompt: SystemPrompt) -> list[Message]:
-    """The system prompt as OpenAI system messages; text blocks become messages too."""
-    if isinstance(system_prompt, str):
-        return [{"role": "system", "content": system_prompt}] if system_prompt else []
-    if not isinstance(system_prompt, Sequence) or isinstance(system_prompt, bytes):
-        raise ViewInputError(
-            f"system_prompt must be a string or a list of messages, "
-            f"not {type(system_prompt).__name__}"
-        )
-    messages: list[Message] = []
-    for i, item in enumerate(system_prompt):
-        if not isinstance(item, Mapping):
-            raise ViewInputError(
-                f"system prompt item {i} is not a JSON object but {type(item).__name__}"
-            )
-        if "role" in item:
-            messages.append(item)
-        elif item.get("type") == "text" and isinstance(item.get("text"), str):
-            messages.append({"role": "system", "content": [item]})
-        else:
-            raise ViewInputError(
-                f"system prompt item {i} is neither a message (role) nor a text block"
-            )
-        _canonical(item, f"system prompt item {i}")
-    return messages
-
-
-def _anthropic_block(message: Message) -> Message:
-    """One Anthropic ``system`` text block from a system message (its text parts joined)."""
-    content = message.get("content")
-    if (
-        isinstance(content, list)
-        and len(content) == 1
-        and isinstance(content[0], Mapping)
-        and content[0].get("type") == "text"
-    ):
-        block: Message = content[0]
-        return block
-    if isinstance(content, str):
-        return {"type": "text", "text": content}
-    if isinstance(content, list):
-        texts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
-        return {"type": "text", "text": "\n".join(t for t in texts if isinstance(t, str))}
-    raise ViewInputError("a system message needs string or text-part content")
 
 
 def _fit(facts: Sequence[_Facts], available: int, fixed: int) -> int:
@@ -635,17 +241,3 @@ def _budget_error(available: int, fixed: int, minimum: int, kept: int | None) ->
     return BudgetError(
         f"the view is {over} tokens over the {available} available for input: {what} (estimates)"
     )
-
-
-def _blocks(message: Message) -> list[Mapping[str, Any]]:
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, Mapping)]
-
-
-def _only_tool_results(message: Message) -> bool:
-    content = message.get("content")
-    if not isinstance(content, list) or not content:
-        return False
-    return all(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content)

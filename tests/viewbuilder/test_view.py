@@ -22,7 +22,7 @@ from viewbuilder import (
     message_tokens,
     render_memory,
 )
-from viewbuilder.view import (
+from viewbuilder.counting import (
     ATTACHMENT_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     clear_message_token_cache,

@@ -44,7 +44,7 @@ from session_memory.core.events import JsonObject
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats.framework import MessageFacts
 from session_memory.formats.pydantic_ai import PydanticAIAdapter, message_facts
-from viewbuilder.view import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
+from viewbuilder.counting import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
 
 __all__ = ["SessionMemoryCapability", "request_facts", "request_tokens"]
 

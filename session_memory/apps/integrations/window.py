@@ -11,8 +11,8 @@ conversation under the same key, or a history rewritten by someone else) is fold
 from its start.
 
 Token counts are estimates, made the same way for every framework (:func:`message_tokens`):
-:data:`~viewbuilder.view.MESSAGE_OVERHEAD_TOKENS` per message,
-:data:`~viewbuilder.view.PART_OVERHEAD_TOKENS` per part, plus the exact tiktoken count of each
+:data:`~viewbuilder.counting.MESSAGE_OVERHEAD_TOKENS` per message,
+:data:`~viewbuilder.counting.PART_OVERHEAD_TOKENS` per part, plus the exact tiktoken count of each
 part's text. Tool definitions are not counted. The memory's own count is exact.
 """
 
@@ -30,7 +30,7 @@ from session_memory.core.events import JsonObject, SkippedLine
 from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, TokenCounter, counter
 from session_memory.formats.framework import FrameworkAdapter, MessageFacts
 from viewbuilder import render_memory
-from viewbuilder.view import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
+from viewbuilder.counting import MESSAGE_OVERHEAD_TOKENS, PART_OVERHEAD_TOKENS
 
 __all__ = [
     "DEFAULT_MIN_RECENT_TOKENS",
