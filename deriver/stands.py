@@ -74,12 +74,27 @@ def quote_head_tail(text: str, max_chars: int) -> str:
     return f"\u201c{whole[:head].rstrip()}{_ELLIPSIS}{whole[-tail:].lstrip()}\u201d"
 
 
+# A question mark that ends a sentence: after a word, before the line's end or a space (a
+# closing quote, bracket or emphasis mark between), never inside a URL or a path.
+_QUESTION_END_RE: Final = re.compile(r"(?<![/=&?])\?(?=[\"'\u201d\u2019)\]*_`]*(?:\s|$))")
+
+
+def _in_address(word: str) -> bool:
+    """Whether a word is (the start of) a URL or a path, where "?" starts a query."""
+    return "://" in word or "=" in word or word.lstrip("(`\"'").startswith(("/", "~/", "./"))
+
+
 def question_of(text: str) -> str:
     """The question a message ends by asking (in its last few lines), or empty."""
     lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
     for text_line in reversed(lines[-_LAST_LINES:]):
-        end = text_line.rfind("?")
-        if end >= 0:
+        ends = [
+            m.start()
+            for m in _QUESTION_END_RE.finditer(text_line)
+            if not _in_address(text_line[: m.start()].rsplit(None, 1)[-1])
+        ]
+        if ends:
+            end = ends[-1]
             start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
@@ -274,7 +289,9 @@ class Stands:
             self.commit = ""
         elif action == "$ gh pr" and "create" in targets:
             found = _PULL_URL_RE.search(output[:4000])
-            if found is not None:
+            # The client may record the pull request the session opened beside the command's
+            # own output: the same URL is one pull request, opened once.
+            if found is not None and code(found.group(0), 160) != self.pull_request:
                 self.pull_request = code(found.group(0), 160)
                 self.pull_stamp = stamp
                 text = f"opened pull request {self.pull_request}"

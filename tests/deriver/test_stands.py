@@ -58,6 +58,12 @@ class TestAnswers:
         assert question_of("Done. Shall I push? Or wait?\n") == "Or wait?"
         assert question_of("Done.\nAll good.") == ""
 
+    def test_a_question_mark_in_an_address_asks_nothing(self) -> None:
+        """A URL's query or a path holds "?" without asking the user anything."""
+        assert question_of("Open https://map.example.org/?lat=1&lon=2 to see it.") == ""
+        assert question_of("It is served at map.example.org/?lat=1 now.") == ""
+        assert question_of("Should I push (y/n)?") == "Should I push (y/n)?"
+
 
 class TestEndState:
     def test_files_changed_after_the_last_commit_are_uncommitted(self) -> None:
@@ -92,6 +98,21 @@ class TestEndState:
         )
         assert "pull request left open: `https://github.com/o/r/pull/7`" in texts(
             memory.where_stands
+        )
+
+    def test_a_pull_request_recorded_twice_is_opened_once(self) -> None:
+        """The client's own record of the pull request beside the command's output is the
+        same pull request: one milestone, not two."""
+        memory = derive(
+            user("open a PR"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+            call("pull request", {"url": "https://github.com/o/r/pull/7"},
+                 result="https://github.com/o/r/pull/7", call_id="p2"),
+        )  # fmt: skip
+        [opened] = memory.completed_work
+        assert (opened.text, opened.count) == (
+            "opened pull request `https://github.com/o/r/pull/7`",
+            1,
         )
 
 
