@@ -145,9 +145,6 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("announced", "the agent's last message ends by announcing a step (Let me..., I'll...)",
          "where the session stands: unfinished, the step announced", "where_stands",
          "never evicted"),
-    Rule("open_calls", "tool calls of the last turn still open",
-         "where the session stands: unfinished, how many (named in Todo)", "where_stands",
-         "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since",
          "where the session stands: files changed (and not committed once the session used "
          "git); passing checks become stale", "where_stands", "never evicted"),

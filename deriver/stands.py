@@ -51,7 +51,7 @@ _ANNOUNCES_RE: Final = re.compile(
 _COMMIT_RE: Final = re.compile(
     r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
 )  # fmt: skip
-_NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown"})
+_NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown", "_built_from"})
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
@@ -133,9 +133,6 @@ class Stands:
         self.answer = ""
         self.question = ""
         self.answer_stamp: Stamp | None = None
-        self.turn_calls: dict[str, bool] = {}
-        """The keys of the calls opened in the last turn and still open."""
-        self.calls_stamp: Stamp | None = None
         self.plan = ""
         self.plan_state = ""
         """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
@@ -157,6 +154,9 @@ class Stands:
         """The message length that fits each room asked for, for the current message."""
         self._quoted: dict[int, str] = {}
         """The last message quoted at each length asked for (the section is rebuilt often)."""
+        self._built_from: tuple[object, ...] = ()
+        """What the section was last built from: a call that changes none of it (most do not)
+        leaves the section as it is."""
 
     # -- what happened --------------------------------------------------------------------
 
@@ -166,7 +166,6 @@ class Stands:
         question = question_of(self.closing) or _last_sentence(self.closing)
         self._keep_answer()
         self._keep_closing()
-        self.turn_calls.clear()
         self.ending = ""
         self.completed = False
         if answer:
@@ -219,20 +218,16 @@ class Stands:
         return f"user answered {said} to: {quote_untrusted(self.question, _QUESTION_CHARS)}"
 
     def tool(
-        self, status: str, key: str | None, kind: ToolKind, name: str, arg: str | None,
+        self, status: str, kind: ToolKind, name: str, arg: str | None,
         outcome: ToolOutcome | None, stamp: Stamp,
     ) -> bool:  # fmt: skip
         """A tool call's step; True when the section changed."""
+        # A call still open is named in Todo, one line each: the section does not repeat it.
         if status in ("requested", "started"):
-            if key is None or key in self.turn_calls:
+            if kind is not ToolKind.PLAN_EXIT or self.plan_state == "open":
                 return False
-            self.turn_calls[key] = True
-            self.calls_stamp = stamp
-            if kind is ToolKind.PLAN_EXIT:
-                self.plan, self.plan_state, self.plan_stamp = arg or "", "open", stamp
+            self.plan, self.plan_state, self.plan_stamp = arg or "", "open", stamp
             return self.refresh()
-        if key is not None:
-            self.turn_calls.pop(key, None)
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome is None or outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -368,12 +363,6 @@ class Stands:
             if _ANNOUNCES_RE.match(last):
                 text = f"unfinished: the agent announced {quote_untrusted(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
-        calls = len(self.turn_calls)
-        if calls and self.calls_stamp is not None:
-            # Named in Todo, one line each: here only how many (a line that rarely changes).
-            noun = "call" if calls == 1 else "calls"
-            text = f"unfinished: {calls} tool {noun} of the last turn still open (see Todo)"
-            found.append(("open_calls", text, self.calls_stamp))
         return found
 
     def _end_state(self) -> list[tuple[str, str, Stamp]]:
@@ -392,9 +381,24 @@ class Stands:
                           self.pull_stamp))  # fmt: skip
         return found
 
+    def _facts(self) -> tuple[object, ...]:
+        """Everything the section is built from."""
+        return (
+            self.store.stands_cap, self.closing, self.closing_stamp, self.completed,
+            self.answer, self.question, self.answer_stamp,
+            self.plan, self.plan_state, self.plan_stamp,
+            len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
+            self.git_used, self.commit, self.commit_stamp, self.pull_request, self.pull_stamp,
+            self.ending, self.ending_stamp,
+        )  # fmt: skip
+
     def refresh(self) -> bool:
         """Rebuild the section and fit it to its share: the last message's middle is cut
         first (to the longest text that fits), then items are dropped from the end."""
+        facts = self._facts()
+        if facts == self._built_from:
+            return True
+        self._built_from = facts
         store = self.store
         cap = store.stands_cap
         rest = self._rest()

@@ -179,7 +179,7 @@ class ToolCallRules:
             call = Call.of(event.tool_name, event.args)
         status, stamp = event.status, event.stamp
         if status == "requested" or status == "started":
-            self.stands.tool(status, key, call.kind, call.name, call.note, None, stamp)
+            self.stands.tool(status, call.kind, call.name, call.note, None, stamp)
             if status == "requested":
                 return self._requested(key, call, stamp)
             return self._started(key, call, stamp)
@@ -187,7 +187,7 @@ class ToolCallRules:
         outcome = event.outcome
         assert outcome is not None  # completed and failed events always carry one
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
-        self.stands.tool(status, key, call.kind, call.name, argument, outcome, stamp)
+        self.stands.tool(status, call.kind, call.name, argument, outcome, stamp)
         self._finished(call, outcome, stamp)
         return True
 
