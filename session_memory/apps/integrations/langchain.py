@@ -27,7 +27,8 @@ from session_memory.apps.integrations.window import (
     Budget,
     Conversation,
     Conversations,
-    message_tokens,
+    read_request,
+    request_tokens_of,
     text_message_tokens,
 )
 from session_memory.core.events import JsonObject
@@ -63,11 +64,7 @@ def _as_json(message: object) -> JsonObject | None:
 
 def request_facts(messages: Sequence[BaseMessage]) -> list[MessageFacts]:
     """What a model reads of each message of a call, as the middleware sees it."""
-    found = []
-    for message in messages:
-        data = _as_json(message)
-        found.append(message_facts(data) if data is not None else MessageFacts((repr(message),)))
-    return found
+    return read_request(messages, _as_json, message_facts)
 
 
 def request_tokens(
@@ -77,9 +74,8 @@ def request_tokens(
 ) -> int:
     """The estimated tokens of a model call: its system message and messages, counted as the
     middleware counts them (``session_memory/apps/integrations/window.py``)."""
-    tok = counter(encoding)
-    total = text_message_tokens(system_message.text if system_message else None, tok)
-    return total + sum(message_tokens(f, tok) for f in request_facts(messages))
+    system = system_message.text if system_message else None
+    return request_tokens_of(request_facts(messages), system, encoding)
 
 
 def _thread_id() -> Hashable:

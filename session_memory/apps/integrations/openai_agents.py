@@ -25,7 +25,8 @@ from session_memory.apps.integrations.window import (
     Budget,
     Conversation,
     Conversations,
-    message_tokens,
+    read_request,
+    request_tokens_of,
     text_message_tokens,
 )
 from session_memory.core.events import JsonObject
@@ -55,11 +56,7 @@ def _as_json(item: object) -> JsonObject | None:
 
 def request_facts(items: Sequence[object]) -> list[MessageFacts]:
     """What a model reads of each input item of a call, as the filter sees it."""
-    found = []
-    for item in items:
-        data = _as_json(item)
-        found.append(item_facts(data) if data is not None else MessageFacts((repr(item),)))
-    return found
+    return read_request(items, _as_json, item_facts)
 
 
 def request_tokens(
@@ -67,9 +64,7 @@ def request_tokens(
 ) -> int:
     """The estimated tokens of a model call's input: instructions and items, counted as the
     filter counts them (``session_memory/apps/integrations/window.py``)."""
-    tok = counter(encoding)
-    facts = request_facts(items)
-    return text_message_tokens(instructions, tok) + sum(message_tokens(f, tok) for f in facts)
+    return request_tokens_of(request_facts(items), instructions, encoding)
 
 
 class SessionMemoryInputFilter:

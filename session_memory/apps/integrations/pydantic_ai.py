@@ -37,7 +37,8 @@ from session_memory.apps.integrations.window import (
     Budget,
     Conversation,
     Conversations,
-    message_tokens,
+    read_request,
+    request_tokens_of,
     text_message_tokens,
 )
 from session_memory.core.events import JsonObject
@@ -63,11 +64,7 @@ def _as_json(message: object) -> JsonObject | None:
 
 def request_facts(messages: Sequence[ModelMessage]) -> list[MessageFacts]:
     """What a model reads of each message of a request, as the capability sees it."""
-    found = []
-    for message in messages:
-        data = _as_json(message)
-        found.append(message_facts(data) if data is not None else MessageFacts((repr(message),)))
-    return found
+    return read_request(messages, _as_json, message_facts)
 
 
 def request_tokens(
@@ -77,9 +74,7 @@ def request_tokens(
 ) -> int:
     """The estimated tokens of a request: its instructions and messages, counted as the
     capability counts them (``session_memory/apps/integrations/window.py``)."""
-    tok = counter(encoding)
-    facts = request_facts(messages)
-    return text_message_tokens(instructions, tok) + sum(message_tokens(f, tok) for f in facts)
+    return request_tokens_of(request_facts(messages), instructions, encoding)
 
 
 @dataclass

@@ -40,7 +40,9 @@ __all__ = [
     "Conversation",
     "Conversations",
     "message_tokens",
+    "read_request",
     "request_text",
+    "request_tokens_of",
     "text_message_tokens",
 ]
 
@@ -70,6 +72,28 @@ def text_message_tokens(text: str | None, tok: TokenCounter) -> int:
     """The estimated tokens of a message of one text part (instructions, a system prompt);
     none for no text."""
     return message_tokens(MessageFacts((text,)), tok) if text else 0
+
+
+def read_request(
+    messages: Sequence[object],
+    as_json: Callable[[object], JsonObject | None],
+    facts_of: Callable[[JsonObject], MessageFacts],
+) -> list[MessageFacts]:
+    """What a model reads of each message of a call: its facts, or its ``repr`` when the
+    framework cannot write it as JSON (as :class:`Conversation` reads it)."""
+    found = []
+    for message in messages:
+        data = as_json(message)
+        found.append(facts_of(data) if data is not None else MessageFacts((repr(message),)))
+    return found
+
+
+def request_tokens_of(
+    facts: Sequence[MessageFacts], instructions: str | None, encoding: str
+) -> int:
+    """The estimated tokens of a call: its instructions (or system prompt) and messages."""
+    tok = counter(encoding)
+    return text_message_tokens(instructions, tok) + sum(message_tokens(f, tok) for f in facts)
 
 
 @dataclass(frozen=True, slots=True)
