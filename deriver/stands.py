@@ -156,7 +156,9 @@ class Stands:
         """The last message quoted at each length asked for (the section is rebuilt often)."""
         self._built_from: tuple[object, ...] = ()
         """What the section was last built from: a call that changes none of it (most do not)
-        leaves the section as it is."""
+        leaves the section as it is. It serves the target that `apply` per event be no slower
+        than at e0e1568 (benchmarks/bench_fold.py, 50,000 events, side by side: 21.4 µs with
+        it, 23.9 without, 22.5 at e0e1568)."""
 
     # -- what happened --------------------------------------------------------------------
 
