@@ -124,7 +124,7 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     final = action if isinstance(action, str) and action in FINAL_ACTIONS else None
     if final is not None and not content.strip():
         final = None
-    if not decisions and final is None and cwd is None:
+    if not decisions and final is None and cwd is None and not content.strip():
         return None
     return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd)
 
@@ -276,8 +276,9 @@ class MessageRules:
             return self._user_message(message)
         store = self.store
         stamp = message.stamp
+        read = bool(message.content) and self.failures.read_by_agent(message.content, stamp)
         if not message.decisions and message.final_action is None:
-            return False  # only a working directory: nothing to show
+            return read  # no decision, no closing: at most the reading of a failure
         for text in message.decisions:
             decision(store, "decision", text, stamp)
         action = message.final_action
@@ -296,6 +297,7 @@ class MessageRules:
         return True
 
     def _user_message(self, message: UserMessage) -> bool:
+        self.failures.unread = None  # what the agent says next answers the user
         store = self.store
         goal = store.goal
         content = message.content
@@ -340,6 +342,7 @@ class MessageRules:
         item = store.get(checkpoint_key(checkpoint_id)) if checkpoint_id else None
         if item is None:
             text = f"context compacted ({details})" if details else "context compacted"
+            self._drop_earlier_compactions(stamp)
             decision(store, "compaction", text, stamp)
             return
         count = details.split(",", 1)[0] if details[:1].isdigit() else ""
@@ -356,15 +359,25 @@ class MessageRules:
             key = checkpoint_key(checkpoint_id)
             item = store.get(key)
             if item is None:
+                self._drop_earlier_compactions(stamp)
                 store.add("key_decisions", "checkpoint", checkpoint.text, stamp,
                           status="decision", key=key)  # fmt: skip
             else:
                 store.update(item, stamp, text=checkpoint.text)
         else:
+            self._drop_earlier_compactions(stamp)
             decision(store, "checkpoint", checkpoint.text, stamp)
         if checkpoint.summary is not None:
             self._apply_summary(checkpoint.summary, stamp)
         return True
+
+    def _drop_earlier_compactions(self, stamp: Stamp) -> None:
+        """A compaction's line stands for the ones before it: that the context was
+        compacted is said once, by the latest."""
+        store = self.store
+        for item in store.items_of("key_decisions"):
+            if item.kind in _COMPACTION_KINDS:
+                store.remove(item, stamp)
 
     def _drop_summary_items(self, stamp: Stamp) -> None:
         """A new checkpoint's summary supersedes the items of the one before."""
@@ -435,6 +448,9 @@ class MessageRules:
 _SUMMARY_SECTIONS: Final = (
     "todo_items", "failed_attempts", "key_decisions", "earlier_goals", "completed_work"
 )  # fmt: skip
+
+
+_COMPACTION_KINDS: Final = frozenset({"compaction", "checkpoint"})
 
 
 def _quote(text: str) -> str:

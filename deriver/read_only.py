@@ -58,7 +58,13 @@ READ_ONLY_COMMANDS: Final[tuple[ReadOnlyCommand, ...]] = (
         "status diff log show ls-files grep blame rev-parse describe")),
     ReadOnlyCommand(word_set("find"), writes=re.compile(
         r"-(?:delete|exec|execdir|ok|okdir|fprint|fprintf|fls)$")),
+    # What the toolchain is: versions and settings, asked of a tool or a tool manager.
+    ReadOnlyCommand(word_set("go"), subcommands=word_set("version env list doc")),
+    ReadOnlyCommand(word_set("mise rtx asdf"), subcommands=word_set(
+        "current ls list which where version doctor")),
 )  # fmt: skip
+# A program asked only for its version (``node --version``, ``cargo -V``) reads.
+_VERSION_WORDS: Final = frozenset({"--version", "-v", "-V", "version"})
 
 _BY_PROGRAM: Final = {p: row for row in READ_ONLY_COMMANDS for p in row.programs}
 _REDIRECT_RE: Final = re.compile(r"^\d*>>?(?!&)(.*)$")
@@ -108,5 +114,7 @@ def _command_reads_only(words: list[str], depth: int) -> bool:
     script = nested_script(head, rest, depth)
     if script is not None:
         return _read_only(script, depth + 1)
+    if len(rest) == 1 and rest[0] in _VERSION_WORDS:
+        return True
     row = _BY_PROGRAM.get(head)
     return row is not None and row.reads_only(rest)

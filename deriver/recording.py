@@ -12,13 +12,16 @@ from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
+from deriver.user_text import announces, answer_gist
 from deriver.wording import MAX_OPEN_CALLS, code
 from session_memory.core.memory import SectionName
+from session_memory.core.redact import quote_untrusted
 
 __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
+_READING_CHARS: Final = 200
 
 
 def bump(
@@ -62,6 +65,10 @@ class Failures:
     Actions are normalised (:mod:`deriver.actions`): a failure of ``git push`` is resolved
     by a later ``git push --set-upstream origin main``, a failing test file by a passing
     run of the whole suite. A resolved failure stays, demoted, as a one-line lesson.
+
+    What the agent says right after a failure, before its next call finishes, is its own
+    reading of it ("the run hit a toolchain mismatch, so I'm switching to …"): kept with
+    the failure, the part a resuming agent learns from.
     """
 
     def __init__(self, store: MemoryStore) -> None:
@@ -70,6 +77,10 @@ class Failures:
         self.by_action: dict[str, list[tuple[frozenset[str], str, str]]] = {}
         self.shell_actions = 0
         """How many names in ``by_action`` are shell commands (``$ git push``)."""
+        self.unread: str | None = None
+        """The item key of the failure of the last finished call, until the agent speaks."""
+        self.edited: set[str] = set()
+        """Open failures that a file change came after: a rerun that works was fixed."""
 
     def record(
         self,
@@ -96,10 +107,29 @@ class Failures:
                 "failed_attempts", kind, text, stamp, status="open", key=item_key,
                 tier="open_failures",
             )  # fmt: skip
+        self.edited.discard(item_key)
+        self.unread = item_key
         for action in actions_of(tool, key, check):
             self._index(action, item_key, key or "")
         if len(self.by_action) > MAX_OPEN_CALLS:
             self._forget_gone()
+
+    def read_by_agent(self, content: str, stamp: Stamp) -> bool:
+        """The agent's first words after a failure: its reading, kept with the failure."""
+        key, self.unread = self.unread, None
+        item = self.store.get(ItemKey(key)) if key is not None else None
+        if item is None or item.status != "open":
+            return False
+        reading = answer_gist(content, _READING_CHARS)
+        if not reading or announces(reading):
+            return False  # only what it will do next: no reading of what went wrong
+        text = f"{item.text}; the agent: {quote_untrusted(reading, _READING_CHARS)}"
+        self.store.update(item, stamp, text=text, touch=False)
+        return True
+
+    def files_changed(self) -> None:
+        """A file changed: the failures open now may be fixed by it."""
+        self.edited.update(entry[1] for entries in self.by_action.values() for entry in entries)
 
     def _index(self, action: Action, item_key: ItemKey, spelling: str) -> None:
         """Remember the failure under its action, for a later success to find."""
@@ -119,6 +149,7 @@ class Failures:
             for name, entries in self.by_action.items()
             if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
         }
+        self.edited = {key for key in self.edited if store.get(ItemKey(key)) is not None}
         self._count_shell_actions()
 
     def resolve(self, tool: str, key: str | None, stamp: Stamp, check: str | None = None) -> None:
@@ -167,10 +198,12 @@ class Failures:
         item = self.store.get(item_key)
         if item is None or item.status != "open":
             return
-        if shell and item.kind == "tool_failed" and worked == failed:
-            # The same command line worked when run again: nothing learned, nothing open.
-            # (Another tool's key argument is not the whole call: an edit of the same file
-            # that works is another edit.)
+        fixed = item_key in self.edited
+        self.edited.discard(item_key)
+        if shell and item.kind == "tool_failed" and worked == failed and not fixed:
+            # The same command line worked when run again with nothing changed: a flake,
+            # nothing learned, nothing open. (Another tool's key argument is not the whole
+            # call: an edit of the same file that works is another edit.)
             self.store.remove(item, stamp)
             return
         text = None
@@ -182,17 +215,27 @@ class Failures:
         )
         self.store.close(item, stamp)
 
-    def to_state(self) -> dict[str, list[list[object]]]:
+    def to_state(self) -> dict[str, object]:
         return {
-            name: [[sorted(targets), item_key, spelling] for targets, item_key, spelling in v]
-            for name, v in self.by_action.items()
+            "by_action": {
+                name: [[sorted(targets), key, spelling] for targets, key, spelling in v]
+                for name, v in self.by_action.items()
+            },
+            "unread": self.unread,
+            "edited": sorted(self.edited),
         }
 
-    def load_state(self, state: object) -> None:
+    def load_state(self, state: dict[str, object]) -> None:
         self.by_action = {}
-        if not isinstance(state, dict):
+        unread = state["unread"]
+        self.unread = unread if isinstance(unread, str) else None
+        edited = state["edited"]
+        self.edited = {key for key in edited if isinstance(key, str)} if isinstance(
+            edited, list) else set()  # fmt: skip
+        by_action = state["by_action"]
+        if not isinstance(by_action, dict):
             return
-        for name, entries in state.items():
+        for name, entries in by_action.items():
             loaded = [
                 (frozenset(e[0]), e[1], e[2])
                 for e in entries

@@ -98,8 +98,10 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why; the same failure again "
          "counts up; a later success that did all the failed command did, on the same targets, "
-         "resolves it: kept as a lesson when spelled otherwise, gone when the same command line "
-         "simply worked; a read that found nothing (no match, no such file) is no failure and "
+         "resolves it: kept as a lesson when spelled otherwise or when a file changed before "
+         "it worked, gone when the same command line simply worked again; what the agent says "
+         "next, before acting again, is kept with it as its reading (not an announcement of its "
+         "next step); a read that found nothing (no match, no such file) is no failure and "
          "no work",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
@@ -109,8 +111,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "after a later edit of a file checks read (not docs)",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
-         "failed attempt with the line that says why, one per cause; a later pass of the "
-         "same or a broader check marks it resolved", "failed_attempts", "resolved_failures"),
+         "failed attempt with the line that says why, one per cause, and the agent's reading; a "
+         "later pass of the same or a broader check (also through a tool manager: mise exec, "
+         "pnpm exec) marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order",
          "todo_items", "todo_items"),

@@ -55,7 +55,14 @@ _PLAIN_WRAPPERS: Final = word_set(
     "chronic xargs npx bunx pnpx uvx"
 )
 # Wrappers that run the rest of the line after a ``run`` word (``uv run``, ``poetry run``).
-_RUN_WRAPPERS: Final = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "conda", "pipx"})
+_RUN_WRAPPERS: Final = frozenset(
+    {"uv", "poetry", "pipenv", "pdm", "rye", "conda", "pipx", "hatch", "pixi", "devbox"}
+)
+# Tool managers and package managers that run a command with the project's pinned tools
+# after an ``exec`` word (``mise exec -- go test``, ``pnpm exec vitest``, ``asdf exec go``):
+# the same command as typed without them. Tool specs (``go@1.24``) before ``--`` are skipped.
+_EXEC_WRAPPERS: Final = frozenset({"mise", "rtx", "asdf", "pnpm", "npm", "yarn", "bun"})
+_EXEC_WORDS: Final = frozenset({"exec", "x"})
 _WRAPPER_VALUE_FLAGS: Final = word_set(
     "--with --with-requirements --python -p --extra --group --only-group --package --env-file "
     "--directory --project -n --name --prefix --signal -s -k --kill-after -u --user"
@@ -161,6 +168,11 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
         return skip_options(words, i + 2, _WRAPPER_VALUE_FLAGS)
     if head == "bundle" and after == "exec":
         return i + 2
+    if head in _EXEC_WRAPPERS and after in _EXEC_WORDS:
+        i = skip_options(words, i + 2, _WRAPPER_VALUE_FLAGS)
+        while i < len(words) and "@" in words[i] and not words[i].startswith("@"):
+            i += 1  # ``mise exec go@1.24 -- go test``: the tools to run with
+        return i + (i < len(words) and words[i] == "--")
     return None
 
 

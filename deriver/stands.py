@@ -22,6 +22,7 @@ from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
+from deriver.user_text import announces
 from deriver.wording import code, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
@@ -41,12 +42,6 @@ _CALLS_SHOWN: Final = 3
 _ELLIPSIS: Final = " \u2026 "
 _HEAD_SHARE: Final = 0.6
 _LAST_LINES: Final = 3
-# A sentence that announces the agent's next action ("Let me run the tests.", "I'll commit
-# now:"): a closing message that ends with one ended the turn before doing it.
-_ANNOUNCES_RE: Final = re.compile(
-    r"^(?:now,? |next,? |first,? |ok(?:ay)?,? )?(?:let me|let's|i'll|i will|i'm going to)\b",
-    re.IGNORECASE,
-)
 # What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
 _COMMIT_RE: Final = re.compile(
     r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
@@ -362,7 +357,7 @@ class Stands:
             last = self._quoted.get(-2)
             if last is None:
                 last = self._quoted[-2] = _last_sentence(closing)
-            if _ANNOUNCES_RE.match(last):
+            if announces(last):
                 text = f"unfinished: the agent announced {quote_untrusted(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
         return found

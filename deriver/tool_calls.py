@@ -147,6 +147,16 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
     return None
 
 
+_LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
+
+
+def _only_looks(call: Call) -> bool:
+    """Whether a call only reads: a read, a search, a listing, a read-only command line."""
+    if call.kind in _LOOKING_KINDS:
+        return True
+    return call.kind is ToolKind.SHELL and bool(call.key) and is_read_only_command(call.key or "")
+
+
 _Did = Callable[[Call, str, Stamp], None]
 
 
@@ -248,6 +258,8 @@ class ToolCallRules:
 
     def _finished(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
         """A finished call: a check's run, a failed attempt, or what the call did."""
+        if not _only_looks(call):
+            self.failures.unread = None  # the agent acted since the failure
         if outcome.status == "failed":
             self._failed(call, outcome.error, outcome.exit_code, stamp)
             return
@@ -298,6 +310,7 @@ class ToolCallRules:
         self.stands.edited(paths, stamp)
         self.stands.refresh()
         self.checks.edited(paths, stamp)
+        self.failures.files_changed()
 
     def _todo_list_written(self, call: Call, result: str, stamp: Stamp) -> None:
         if call.todos is not None:

@@ -289,6 +289,19 @@ def _gist_of(line: str) -> str:
     return " ".join(sentences).strip()
 
 
+# A sentence that announces the agent's next action ("Let me run the tests.", "I'll commit
+# now:"), and says nothing of what it found.
+_ANNOUNCES_RE: Final = re.compile(
+    r"^(?:now,? |next,? |first,? |ok(?:ay)?,? )?(?:let me|let's|i'll|i will|i'm going to)\b",
+    re.IGNORECASE,
+)
+
+
+def announces(sentence: str) -> bool:
+    """Whether a sentence announces the agent's next action ("Let me run the tests.")."""
+    return _ANNOUNCES_RE.match(sentence) is not None
+
+
 def answer_gist(text: str, max_chars: int = 200) -> str:
     """What a final answer says: its first substantive line(s), not its lead-in.
 

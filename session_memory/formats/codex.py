@@ -15,7 +15,8 @@ Mapping (``docs/formats.md`` has the full table):
   final_answer`` marked ``action_type: final`` (``task_complete`` supplies the final answer
   when no message carried the phase); a message without ``phase`` (0.40) is held until the
   next record tells: a prompt, ``task_complete`` or the end of the file makes it the turn's
-  final answer; ``agent_message`` duplicates are dropped;
+  final answer; ``agent_message`` duplicates are dropped, and so are the Codex app's
+  directive lines (``::git-push{…}``);
 * tool calls and their outputs are joined by
   :class:`~session_memory.formats.codex_tools.CodexToolCalls`, which this adapter builds on;
 * ``compacted`` is a checkpoint: its summary without Codex's handoff preamble, with the
@@ -25,6 +26,7 @@ Mapping (``docs/formats.md`` has the full table):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar, Final
@@ -43,6 +45,9 @@ from session_memory.formats.summaries import read_codex_summary
 
 __all__ = ["CodexAdapter"]
 
+# The Codex app's directive lines in an answer (``::git-push{cwd="…" branch="…"}``): buttons
+# and records its UI draws, not what the agent says.
+_DIRECTIVE_LINE: Final = re.compile(r"^[ \t]*::[a-z][\w-]*\{[^\n]*\}[ \t]*(?:\n|$)", re.M)
 _RESPONSE_ITEMS: Final = frozenset(
     {
         "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -217,6 +222,8 @@ class CodexAdapter(CodexToolCalls):
     def _assistant(
         self, eid: str | None, ts: str | None, text: str, final: bool, out: list[Record]
     ) -> None:
+        if "::" in text:
+            text = _DIRECTIVE_LINE.sub("", text).rstrip()
         payload: JsonObject = {
             "role": "assistant",
             "content": cap_text(text),

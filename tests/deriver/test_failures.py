@@ -13,7 +13,7 @@ from deriver.actions import Action, actions_of, is_no_match, resolves
 from deriver.user_text import informative_line
 from session_memory.core.memory import SessionMemory
 from session_memory.formats import ClaudeCodeAdapter
-from tests.deriver.test_rules import call, derive, texts
+from tests.deriver.test_rules import assistant, bash, call, derive, texts
 
 
 def claude_code(*records: dict[str, Any]) -> SessionMemory:
@@ -293,3 +293,68 @@ def test_an_unfinished_read_only_shell_command_is_safe_to_replay() -> None:
     )
     replay = {i.text: i.safe_to_replay for i in memory.todo_items if i.status == "uncertain"}
     assert replay == {"Bash `cat README.md`": True, "Bash `rm -rf build`": False}
+
+
+_MISMATCH = 'Exit code 1\n# internal/godebugs\ncompile: version "go1.24.13" does not match go tool version "go1.26.1"\n'  # noqa: E501
+
+
+class TestTheAgentsReading:
+    """What the agent says right after a failure is its reading of it, kept with it."""
+
+    def test_the_first_words_after_a_failure_are_kept_with_it(self) -> None:
+        """A diagnosis the agent states before acting again is the lesson of the failure;
+        the rerun through the project's pinned toolchain is the same check and resolves it."""
+        memory = derive(
+            bash("go test ./internal/sem", _MISMATCH, "c1", exit_code=1),
+            bash("go version", "go version go1.26.1 darwin/arm64", "c2"),
+            assistant("The run hit a host toolchain mismatch (plain go is 1.26.1, the repo "
+                      "pins 1.24.13 through mise), so no test executed. Rerunning through mise."),
+            bash("mise exec -- go test ./internal/sem", "ok  \tx/internal/sem\t0.8s", "c3"),
+        )  # fmt: skip
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert "the agent: \u201cThe run hit a host toolchain mismatch" in failure.text
+
+    def test_an_announcement_of_the_next_step_is_no_reading(self) -> None:
+        """ "Let me look at the file." says nothing of what went wrong."""
+        memory = derive(
+            bash("make deploy", "Exit code 2\nmissing target", "c1", exit_code=2),
+            assistant("Let me look at the Makefile."),
+        )
+        assert "the agent" not in memory.failed_attempts[0].text
+
+    def test_words_after_the_agent_acted_again_are_not_the_failures(self) -> None:
+        """Once another call changed something, what the agent says is about that."""
+        memory = derive(
+            bash("make deploy", "Exit code 2\nmissing target", "c1", exit_code=2),
+            call("Edit", {"file_path": "Makefile", "old_string": "a", "new_string": "b"},
+                 call_id="c2", result="ok"),
+            assistant("The deploy target now builds the image first."),
+        )  # fmt: skip
+        assert "the agent" not in memory.failed_attempts[0].text
+
+
+class TestRerunAfterAChange:
+    def test_a_command_that_works_after_an_edit_was_fixed(self) -> None:
+        """A build that failed, then worked as typed after an edit, was fixed by the edit:
+        its error stays as a resolved lesson."""
+        memory = derive(
+            bash("cargo run --bin tool", "error[E0599]: no method named `get_number`", "c1",
+                 exit_code=101),
+            call("Edit", {"file_path": "src/tool.rs", "old_string": "a", "new_string": "b"},
+                 call_id="c2", result="ok"),
+            bash("cargo run --bin tool", "done", "c3"),
+        )  # fmt: skip
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert "get_number" in failure.text
+
+    def test_a_command_that_works_again_with_nothing_changed_was_a_flake(self) -> None:
+        """The same command line working again with no change in between taught nothing."""
+        memory = derive(
+            bash(
+                "curl -fsS localhost:8080/health", "curl: (7) Failed to connect", "c1", exit_code=7
+            ),
+            bash("curl -fsS localhost:8080/health", "ok", "c2"),
+        )
+        assert memory.failed_attempts == ()

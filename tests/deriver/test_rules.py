@@ -384,6 +384,15 @@ class TestDecisionsAndFailures:
         memory = derive(event("state_transition", reason="context_compacted"))
         assert texts(memory.key_decisions) == ["context compacted"]
 
+    def test_the_latest_compaction_stands_for_the_earlier_ones(self) -> None:
+        """That the context was compacted is said once, by the latest compaction."""
+        memory = derive(
+            event("state_transition", reason="context_compacted", details={"trigger": "auto"}),
+            event("checkpoint", checkpoint_id="ck-1", summary="Goal: X"),
+            event("state_transition", reason="context_compacted"),
+        )
+        assert texts(memory.key_decisions) == ["context compacted"]
+
     def test_decision_markers_are_key_decisions(self) -> None:
         """metadata.decision and assistant lines starting 'Decision:' are key decisions."""
         memory = derive(

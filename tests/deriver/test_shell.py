@@ -96,6 +96,13 @@ class TestDetectCheck:
             ("source .venv/bin/activate && pytest", "pytest"),
             ("bash -lc 'cd repo && cargo test'", "cargo test"),
             ("ruff check . && mypy && pytest -q", "pytest"),
+            # tool managers running the project's pinned tools
+            ("env GOCACHE=/tmp/c mise exec -- go test -count=1 ./internal/sem", "go test"),
+            ("mise x go@1.24 -- go test ./...", "go test"),
+            ("asdf exec go test ./x", "go test"),
+            ("pnpm exec vitest run", "vitest"),
+            ("npm exec -- jest", "jest"),
+            ("hatch run pytest -q", "pytest"),
             # fixture: codex-0.125.0-cli_update-plan_apply-patch
             (
                 "npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts "
@@ -178,7 +185,8 @@ class TestIsReadOnlyCommand:
         "command",
         ["cat package.json", "sed -n '1,80p' a.py", "git status --short", "cd src && ls -la",
          "rg -n foo src 2>/dev/null | head -5", "nl -ba x | sed -n '90,108p'",
-         "bash -lc \"cat x\"", "find . -name '*.py' | wc -l"],
+         "bash -lc \"cat x\"", "find . -name '*.py' | wc -l", "go version", "go env GOROOT",
+         "mise current", "node --version", "cargo -V"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""

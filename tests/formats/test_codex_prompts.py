@@ -204,6 +204,16 @@ class TestFinalAnswer:
         )
         assert [e.payload["metadata"] for e in out] == [{"action_type": "final"}]
 
+    def test_the_apps_directive_lines_are_not_what_the_agent_said(self) -> None:
+        """The Codex app's ``::git-push{…}`` lines are buttons it draws, not the answer."""
+        (out,) = messages(
+            message("assistant", "PR #37 is fixed and ready to merge.\n\n"
+                    '::git-stage{cwd="/home/dev/shop"}\n'
+                    '::git-push{cwd="/home/dev/shop" branch="fix/37"}', phase="final_answer"),
+            role="assistant",
+        )  # fmt: skip
+        assert out.payload["content"] == "PR #37 is fixed and ready to merge."
+
 
 class TestRunEnd:
     def test_the_run_end_reads_without_the_turn_uuid(self) -> None:
