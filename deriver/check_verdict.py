@@ -99,7 +99,10 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|thread '[^'\n]*' panicked at[^\n]*"
     r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
     r"|\u2718 \[ERROR\][^\n]*"
-    r"|[\w.]*(?:Error|Exception): [^\n]+)",
+    r"|[\w.]*(?:Error|Exception): [^\n]+"
+    # a compiler's diagnostic at a file position: ``a.go:44:19: x undefined``,
+    # ``src/a.ts(12,5): error TS2345: …``
+    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):) [^\n]+)",
     re.MULTILINE,
 )
 # Lines that say nothing about why: a harness's exit report, a runner's start banner.

@@ -13,6 +13,7 @@ from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
+from deriver.todo_lists import TodoLists
 from deriver.user_text import is_short_answer
 from deriver.wording import as_dict, code, detail_text, goal_text, str_or_none
 from session_memory.core.events import TranscriptEvent
@@ -261,10 +262,13 @@ def parse_terminal(event: TranscriptEvent) -> Terminal:
 class MessageRules:
     """Applies parsed messages, transitions, checkpoints and terminal events to a store."""
 
-    def __init__(self, store: MemoryStore, failures: Failures, stands: Stands) -> None:
+    def __init__(
+        self, store: MemoryStore, failures: Failures, stands: Stands, todos: TodoLists
+    ) -> None:
         self.store = store
         self.failures = failures
         self.stands = stands
+        self.todos = todos
 
     def _set_cwd(self, cwd: str | None) -> None:
         if cwd is not None:
@@ -276,15 +280,20 @@ class MessageRules:
             return self._user_message(message)
         store = self.store
         stamp = message.stamp
-        read = bool(message.content) and self.failures.read_by_agent(message.content, stamp)
-        if not message.decisions and message.final_action is None:
-            return read  # no decision, no closing: at most the reading of a failure
+        if message.final_action is None:
+            # Said while working, not to close the turn (where the session stands has that).
+            read = bool(message.content) and self.failures.read_by_agent(message.content, stamp)
+            if not message.decisions:
+                return read  # no decision: at most the reading of a failure
+        else:
+            self.failures.unread = None
         for text in message.decisions:
             decision(store, "decision", text, stamp)
         action = message.final_action
         if action is not None:
             # The message that closes a turn: where the session stands until the next one.
             self.stands.closing_message(message.content, stamp)
+            self.todos.turn_ended = True
             if action == "final_unverified":
                 verification(
                     store,
@@ -306,6 +315,7 @@ class MessageRules:
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)
+        self.todos.new_request(message.stamp)
         if goal is not None:
             earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
             if goal.root:

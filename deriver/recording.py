@@ -21,7 +21,14 @@ __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
-_READING_CHARS: Final = 200
+_READING_CHARS: Final = 120
+# Commands that stop on a conflict for the session to resolve, and what finishes them: a
+# commit, or the same command with --continue (no targets).
+_MERGING: Final = frozenset(
+    {"$ git merge", "$ git pull", "$ git rebase", "$ git cherry-pick", "$ git revert",
+     "$ git stash", "$ git am"}
+)  # fmt: skip
+_COMMIT: Final = "$ git commit"
 
 
 def bump(
@@ -95,6 +102,12 @@ class Failures:
         """A failed attempt; the same failure again counts up one item instead of adding."""
         store = self.store
         item_key = failure_key(call_identity(tool, key), line)
+        if (
+            kind == "tool_failed"
+            and "conflict" in text.lower()
+            and any(action.name in _MERGING for action in actions_of(tool, key, check))
+        ):
+            kind = "merge_conflict"  # finished by the commit that resolves it
         item = store.get(item_key)
         if item is not None:
             # Failing again re-opens a resolved failure.
@@ -158,6 +171,10 @@ class Failures:
             return
         successes = actions_of(tool, key, check)
         shell = classify_tool(tool) is ToolKind.SHELL
+        if shell and any(
+            a.name == _COMMIT or (a.name in _MERGING and not a.targets) for a in successes
+        ):
+            self._conflicts_resolved(stamp)
         for action in successes:
             entries = self.by_action.get(action.name)
             if not entries:
@@ -175,6 +192,14 @@ class Failures:
             else:
                 del self.by_action[action.name]
                 self.shell_actions -= action.name.startswith(_SHELL)
+
+    def _conflicts_resolved(self, stamp: Stamp) -> None:
+        """A commit (or ``--continue``) after a merge stopped on conflicts finished it: the
+        conflicts were resolved, nothing is open and nothing was learned."""
+        store = self.store
+        for item in store.items_of("failed_attempts"):
+            if item.kind == "merge_conflict" and item.status == "open":
+                store.remove(item, stamp)
 
     def _may_resolve(self, tool: str, key: str | None, check: str | None) -> bool:
         """Whether an open failure may share an action name with this success: told without

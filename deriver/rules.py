@@ -22,6 +22,7 @@ from deriver.messages import (
 from deriver.recording import Failures
 from deriver.stands import Stands
 from deriver.store import Item, MemoryStore
+from deriver.todo_lists import TodoLists
 from deriver.tool_calls import ToolCallRules, parse_tool_event
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.memory import SectionName
@@ -176,8 +177,9 @@ class Rules:
         self.store = store
         self.failures = Failures(store)
         self.stands = Stands(store)
-        self.messages = MessageRules(store, self.failures, self.stands)
-        self.tools = ToolCallRules(store, self.failures, self.stands)
+        self.todos = TodoLists(store)
+        self.messages = MessageRules(store, self.failures, self.stands, self.todos)
+        self.tools = ToolCallRules(store, self.failures, self.stands, self.todos)
         messages = self.messages
         self.handlers: dict[str, Handler[Any]] = {
             "message": Handler(parse_message, messages.apply_message),

@@ -63,6 +63,8 @@ class TodoLists:
         """Families of the tracker issues this session changed (claimed, created, closed)."""
         self.seen: dict[str, tuple[str | None, str | None]] = {}
         """Issues a listing showed, by id: their status and title, the latest last."""
+        self.turn_ended = False
+        """Whether the agent ended its turn since the list was last written."""
 
     def replace(self, todos: list[Todo], stamp: Stamp) -> None:
         """The todo list becomes the tool's latest list, verbatim and in order."""
@@ -82,6 +84,18 @@ class TodoLists:
                 store.add("todo_items", "todo", f"{text} {shown}" if text else shown, stamp,
                           status="pending")  # fmt: skip
         del self.done[: -MAX_TODOS * 2]
+        self.turn_ended = False
+
+    def new_request(self, stamp: Stamp) -> None:
+        """The user asked for something new after the agent ended the turn the list was
+        written in: the list was that request's plan, and its steps still open are not this
+        one's to do (the agent's closing message says how that work ended)."""
+        if not self.turn_ended:
+            return
+        store = self.store
+        for item in store.items_of("todo_items"):
+            if item.kind == "todo":
+                store.remove(item, stamp)
 
     def _completed(self, text: str, stamp: Stamp) -> None:
         """A todo done: completed work, once."""
@@ -160,7 +174,11 @@ class TodoLists:
             store.update(item, stamp, text=text, status=change.status)
 
     def tracker_state(self) -> dict[str, Any]:
-        return {"own": sorted(self.own), "seen": [[k, s, t] for k, (s, t) in self.seen.items()]}
+        return {
+            "own": sorted(self.own),
+            "seen": [[k, s, t] for k, (s, t) in self.seen.items()],
+            "turn_ended": self.turn_ended,
+        }
 
     def load_tracker_state(self, state: object) -> None:
         raw = state if isinstance(state, dict) else {}
@@ -168,6 +186,7 @@ class TodoLists:
         self.seen = {
             e[0]: (e[1], e[2]) for e in raw.get("seen", ()) if isinstance(e, list) and len(e) == 3
         }
+        self.turn_ended = raw.get("turn_ended") is True
 
 
 def _family(issue: str) -> str:

@@ -163,12 +163,14 @@ _Did = Callable[[Call, str, Stamp], None]
 class ToolCallRules:
     """Applies parsed tool events to a store, tracking the calls still open."""
 
-    def __init__(self, store: MemoryStore, failures: Failures, stands: Stands) -> None:
+    def __init__(
+        self, store: MemoryStore, failures: Failures, stands: Stands, todos: TodoLists
+    ) -> None:
         self.store = store
         self.failures = failures
         self.stands = stands
         self.checks = CheckRules(store, failures)
-        self.todos = TodoLists(store)
+        self.todos = todos
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
         self._did_by_kind: dict[ToolKind, _Did] = {

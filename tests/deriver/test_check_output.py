@@ -466,6 +466,17 @@ class TestFailureListing:
         pytest_output = "Exit code 1\n____ test_a ____\n>   assert f() == 2\nE   assert 1 == 2\n"
         assert failure_line(pytest_output) == "assert 1 == 2"
 
+    def test_a_compilers_diagnostic_not_the_package_header(self) -> None:
+        """A build's error is the diagnostic at a file position, not the header above it."""
+        go = (
+            "Exit code 1\n# github.com/acme/maps/cmd/server\n"
+            "cmd/server/tool.go:44:19: req.GetNumber undefined (type mcp.CallToolRequest has no "
+            "field or method GetNumber)\n"
+        )
+        assert failure_line(go).startswith("cmd/server/tool.go:44:19: req.GetNumber undefined")
+        tsc = "src/ads.tsx(12,5): error TS2345: Argument of type 'string' is not assignable\n"
+        assert failure_line(tsc) == tsc.strip()
+
     def test_failing_test_then_summary_then_first_line(self) -> None:
         """Without an error line, the first failing test, the summary, then a real line."""
         assert failure_line("Exit code 2\n  1) test a (M)\n     Assertion failed\n") == "test a (M)"

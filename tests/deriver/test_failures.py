@@ -358,3 +358,35 @@ class TestRerunAfterAChange:
             bash("curl -fsS localhost:8080/health", "ok", "c2"),
         )
         assert memory.failed_attempts == ()
+
+
+_CONFLICT = (
+    "Auto-merging src/app.go\nCONFLICT (content): Merge conflict in src/app.go\n"
+    "Automatic merge failed; fix conflicts and then commit the result."
+)
+
+
+class TestMergeConflicts:
+    def test_the_commit_that_resolves_the_conflicts_finishes_the_merge(self) -> None:
+        """A merge that stopped on conflicts is finished by the commit after the session
+        resolved them: nothing open, nothing learned."""
+        memory = derive(
+            bash("git merge main", _CONFLICT, "c1", exit_code=1),
+            call("Edit", {"file_path": "src/app.go", "old_string": "<<<", "new_string": "x"},
+                 call_id="c2", result="ok"),
+            bash("git add src/app.go && git commit --no-edit", "[fix 1a2b3c4] Merge main", "c3"),
+        )  # fmt: skip
+        assert memory.failed_attempts == ()
+
+    def test_an_unfinished_merge_stays_open(self) -> None:
+        """Until a commit or ``--continue`` finishes it, the merge is still stopped."""
+        memory = derive(
+            bash("git rebase main", _CONFLICT, "c1", exit_code=1),
+            bash("git status", "rebase in progress", "c2"),
+        )
+        assert [i.status for i in memory.failed_attempts] == ["open"]
+        finished = derive(
+            bash("git rebase main", _CONFLICT, "c3", exit_code=1),
+            bash("git rebase --continue", "Successfully rebased", "c4"),
+        )
+        assert finished.failed_attempts == ()

@@ -274,6 +274,23 @@ class TestTodoTools:
         )
         assert texts(memory.todo_items) == ["Note the change in the changelog"]
 
+    def test_a_new_request_after_the_turn_ended_leaves_the_old_plan_behind(self) -> None:
+        """A plan is the plan of the request it was written for: once the agent ended that
+        turn and the user asks for something new, its steps still open are not todos (the
+        closing message says how that work ended); an answer ("yes") keeps them."""
+        plan = {"plan": [{"step": "Run combined verification and commit", "status": "pending"}]}
+        closing = assistant("Committed the README update.", action_type="final")
+        answered = derive(
+            user("Update the README"), call("update_plan", plan, call_id="c1"), closing, user("yes")
+        )
+        assert texts(answered.todo_items) == ["Run combined verification and commit"]
+        moved_on = derive(
+            call("update_plan", plan, call_id="c2"), closing, user("Now add a diagram section")
+        )
+        assert moved_on.todo_items == ()
+        still_working = derive(call("update_plan", plan, call_id="c3"), user("Also add a diagram"))
+        assert texts(still_working.todo_items) == ["Run combined verification and commit"]
+
 
 class TestVerification:
     def test_passing_test_command_is_verification(self) -> None:
