@@ -316,6 +316,7 @@ class MessageRules:
             return True
         self.stands.user_said(content, False, message.stamp)
         self.todos.new_request(message.stamp)
+        self.failures.new_request(message.stamp)
         if goal is not None:
             earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
             if goal.root:

@@ -10,7 +10,7 @@ from typing import Final
 
 from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
-from deriver.store import MemoryStore, Stamp
+from deriver.store import EVICTION_TIERS, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist
 from deriver.wording import MAX_OPEN_CALLS, code
@@ -29,6 +29,7 @@ _MERGING: Final = frozenset(
      "$ git stash", "$ git am"}
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
+_OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
 
 
 def bump(
@@ -139,6 +140,15 @@ class Failures:
         text = f"{item.text}; the agent: {quote_untrusted(reading, _READING_CHARS)}"
         self.store.update(item, stamp, text=text, touch=False)
         return True
+
+    def new_request(self, stamp: Stamp) -> None:
+        """The user moved on to a new request: the failures still open were met while
+        working on earlier ones. They stay open, shown, but as history: evicted with the
+        resolved failures, oldest first, before the failures of the work at hand."""
+        store = self.store
+        for item in store.items_of("failed_attempts"):
+            if item.status == "open" and item.tier == _OPEN_TIER:
+                store.update(item, stamp, tier="resolved_failures", touch=False)
 
     def files_changed(self) -> None:
         """A file changed: the failures open now may be fixed by it."""

@@ -90,7 +90,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification: completion blocked; cleared when a run completes",
          "verification_status", "verification_status"),
     Rule("model_recovery", "state_transition with reason model_recovery_failed",
-         "failed attempt", "failed_attempts", "open_failures"),
+         "failed attempt; history once the user moves on to a new request", "failed_attempts",
+         "open_failures, then resolved_failures"),
     Rule("replan", "tool call requested, not yet started", "todo: replan it",
          "todo_items", "todo_items"),
     Rule("uncertain", "tool call started, never completed or failed",
@@ -103,7 +104,12 @@ RULES: Final[tuple[Rule, ...]] = (
          "it worked, gone when the same command line simply worked again; what the agent says "
          "next, before acting again, is kept with it as its reading (not an announcement of its "
          "next step); a read that found nothing (no match, no such file) is no failure and "
-         "no work",
+         "no work; once the user moves on to a new request, a failure still open is history "
+         "(evicted with the resolved ones)",
+         "failed_attempts", "open_failures, then resolved_failures"),
+    Rule("merge_conflict", "git merge, pull, rebase, cherry-pick, revert, stash or am failed "
+         "on conflicts", "failed attempt, open until a commit or the command's --continue "
+         "finishes it; then gone (the conflicts were resolved)",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...)",
@@ -116,7 +122,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
          "pnpm exec) marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
-         "the todo list is replaced by the latest list, verbatim, in order",
+         "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
+         "when the user asks for something new after the turn it was written in ended",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create) completed", "one todo per issue the session claimed, created or closed, and the "
@@ -124,13 +131,18 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed work", "todo_items", "todo_items"),
     Rule("todo_done", "a todo item that became completed", "completed work",
          "completed_work", "completed_work"),
+    Rule("unchecked_step", "a todo step that verifies (Test…, Verify…, Run the tests…) "
+         "became completed while no test, build or linter ran since it was planned",
+         "verification: a warning that it was marked done with no check run",
+         "verification_status", "verification_status"),
     Rule("task", "Task (sub-agent) completed", "completed work with its description",
          "completed_work", "completed_work"),
     Rule("commit", "`git commit` completed, its output naming the commit",
          "completed work: hash and subject; the files changed before it are committed",
          "completed_work", "completed_work"),
-    Rule("push", "`git push` completed after a commit", "completed work: the commit pushed",
-         "completed_work", "completed_work"),
+    Rule("push", "`git push` completed after a commit",
+         "the commit's line says committed and pushed (a line of its own when the commit's "
+         "line is gone)", "completed_work", "completed_work"),
     Rule("pull_request", "`gh pr create`, `merge` or `close` completed",
          "completed work: the pull request opened, merged or closed",
          "completed_work", "completed_work"),

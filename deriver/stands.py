@@ -276,8 +276,13 @@ class Stands:
             text = f"committed {self.commit}"
             bump(store, "completed_work", "commit", text, stamp, done_key(text))
         elif action == "$ git push" and self.commit:
-            text = f"pushed {self.commit}"
-            bump(store, "completed_work", "push", text, stamp, done_key(text))
+            # One line per commit: the commit's own line says it was pushed.
+            item = store.get(done_key(f"committed {self.commit}"))
+            if item is not None:
+                store.update(item, stamp, text=f"committed and pushed {self.commit}")
+            else:
+                text = f"pushed {self.commit}"
+                bump(store, "completed_work", "push", text, stamp, done_key(text))
             self.commit = ""
         elif action == "$ gh pr" and "create" in targets:
             found = _PULL_URL_RE.search(output[:4000])

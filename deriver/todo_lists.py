@@ -4,10 +4,11 @@ the issues of a task tracker used through the shell (:mod:`deriver.task_tracker`
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from deriver.keys import done_key, issue_key
-from deriver.recording import bump
+from deriver.recording import bump, verification
 from deriver.store import MemoryStore, Stamp
 from deriver.task_tracker import TrackerChange
 from deriver.wording import as_dict, line
@@ -28,6 +29,12 @@ _MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
 _ISSUE_CHARS: Final = 60
 _ISSUE_TITLE_CHARS: Final = 80
 _MAX_SEEN: Final = 256  # listed issues remembered, in case the session takes them on later
+# A step whose words say it verifies the work: "Test the layout", "Run the tests".
+_VERIFYING_RE: Final = re.compile(
+    r"^(?:test|verify|validate|run (?:the |all |full )?(?:tests?|test suite|checks?|linters?|"
+    r"lint|build|type ?checks?))\b",
+    re.IGNORECASE,
+)
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -65,6 +72,10 @@ class TodoLists:
         """Issues a listing showed, by id: their status and title, the latest last."""
         self.turn_ended = False
         """Whether the agent ended its turn since the list was last written."""
+        self.checks_run = 0
+        """How many checks (tests, builds, linters) the session ran."""
+        self.planned: dict[str, int] = {}
+        """Each step of the lists, by text: how many checks had run when it was planned."""
 
     def replace(self, todos: list[Todo], stamp: Stamp) -> None:
         """The todo list becomes the tool's latest list, verbatim and in order."""
@@ -72,8 +83,13 @@ class TodoLists:
         for item in store.items_of("todo_items"):
             if item.kind in _SUPERSEDED:
                 store.remove(item, stamp)
+        planned = self.planned
         for content, status in todos:
             text = line(content, _TODO_CHARS)
+            if text not in planned:
+                # A step first seen already completed may have been checked before: any
+                # check of the session counts for it.
+                planned[text] = self.checks_run if status != "completed" else 0
             if status == "completed":
                 self._completed(text, stamp)
             elif status in _TODO_STATUSES:
@@ -84,6 +100,8 @@ class TodoLists:
                 store.add("todo_items", "todo", f"{text} {shown}" if text else shown, stamp,
                           status="pending")  # fmt: skip
         del self.done[: -MAX_TODOS * 2]
+        for text in list(planned)[: max(0, len(planned) - MAX_TODOS * 2)]:
+            del planned[text]
         self.turn_ended = False
 
     def new_request(self, stamp: Stamp) -> None:
@@ -98,10 +116,17 @@ class TodoLists:
                 store.remove(item, stamp)
 
     def _completed(self, text: str, stamp: Stamp) -> None:
-        """A todo done: completed work, once."""
-        if text not in self.done:
-            self.done.append(text)
-            self.store.add("completed_work", "todo_done", f"done: {text}", stamp)
+        """A todo done: completed work, once. A step that verifies the work, marked done
+        while no check ran since it was planned, is no verification: a warning says so."""
+        if text in self.done:
+            return
+        self.done.append(text)
+        if _VERIFYING_RE.match(text) and self.checks_run <= self.planned.get(text, 0):
+            warning = f"marked done, but no test, build or linter ran: {text}"
+            verification(self.store, "unchecked_step", "warning", warning, stamp,
+                         key=done_key(text))  # fmt: skip
+            return
+        self.store.add("completed_work", "todo_done", f"done: {text}", stamp)
 
     def track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
         """A task tracker's issues as todos, one per issue the session claimed, created or
@@ -178,6 +203,8 @@ class TodoLists:
             "own": sorted(self.own),
             "seen": [[k, s, t] for k, (s, t) in self.seen.items()],
             "turn_ended": self.turn_ended,
+            "checks_run": self.checks_run,
+            "planned": [[text, count] for text, count in self.planned.items()],
         }
 
     def load_tracker_state(self, state: object) -> None:
@@ -187,6 +214,11 @@ class TodoLists:
             e[0]: (e[1], e[2]) for e in raw.get("seen", ()) if isinstance(e, list) and len(e) == 3
         }
         self.turn_ended = raw.get("turn_ended") is True
+        checks_run = raw.get("checks_run")
+        self.checks_run = checks_run if isinstance(checks_run, int) else 0
+        self.planned = {
+            e[0]: e[1] for e in raw.get("planned", ()) if isinstance(e, list) and len(e) == 2
+        }
 
 
 def _family(issue: str) -> str:

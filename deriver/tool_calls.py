@@ -269,6 +269,7 @@ class ToolCallRules:
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
+            self.todos.checks_run += 1
             self.checks.record(call.name, call.check, exit_code, result, stamp)
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
         elif exit_code not in (None, 0) or outcome.status != "completed":
@@ -279,6 +280,7 @@ class ToolCallRules:
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
         if call.check is not None:
+            self.todos.checks_run += 1
             code = exit_code if exit_code is not None else 1
             self.checks.record(call.name, call.check, code, error, stamp)
         elif only_looked(call.kind, call.key, exit_code, error):

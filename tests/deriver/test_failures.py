@@ -10,8 +10,12 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from deriver.actions import Action, actions_of, is_no_match, resolves
+from deriver.recording import Failures
+from deriver.store import EVICTION_TIERS, MemoryStore
+from deriver.token_budget import TokenArithmetic
 from deriver.user_text import informative_line
 from session_memory.core.memory import SessionMemory
+from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import ClaudeCodeAdapter
 from tests.deriver.test_rules import assistant, bash, call, derive, texts
 
@@ -390,3 +394,21 @@ class TestMergeConflicts:
             bash("git rebase --continue", "Successfully rebased", "c4"),
         )
         assert finished.failed_attempts == ()
+
+
+class TestFailuresOfEarlierRequests:
+    def test_a_failure_left_open_by_an_earlier_request_is_history(self) -> None:
+        """Once the user moved on to a new request, a failure still open is still shown, but
+        in the tier of history, evicted before the failures of the work at hand."""
+        store = MemoryStore(TokenArithmetic(counter(DEFAULT_ENCODING)), 1200, 300)
+        failures = Failures(store)
+        failures.record("tool_failed", "Bash", "make deploy", "deploy: no credentials", ("e1", 1))
+        failures.new_request(("e2", 2))
+        failures.record("tool_failed", "Bash", "git push", "push: no username", ("e3", 3))
+        shown = {
+            i.text: (i.status, EVICTION_TIERS[i.tier]) for i in store.items_of("failed_attempts")
+        }
+        assert shown == {
+            "deploy: no credentials": ("open", "resolved_failures"),
+            "push: no username": ("open", "open_failures"),
+        }

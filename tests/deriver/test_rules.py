@@ -257,6 +257,26 @@ class TestTodoTools:
         assert memory.todo_items == ()
         assert texts(memory.completed_work) == ["done: Write tests"]
 
+    def test_a_verifying_step_marked_done_without_a_check_is_a_warning(self) -> None:
+        """ "Test the layout" marked done while no test, build or linter ran since it was
+        planned is no verification: a warning says so; with a check run it is done."""
+        plan = [{"content": "Test the layout", "status": "pending"}]
+        done = [{"content": "Test the layout", "status": "completed"}]
+        unchecked = derive(
+            call("TodoWrite", {"todos": plan}, call_id="c1"),
+            call("TodoWrite", {"todos": done}, call_id="c2"),
+        )
+        assert unchecked.completed_work == ()
+        assert texts(unchecked.verification_status) == [
+            "marked done, but no test, build or linter ran: Test the layout"
+        ]
+        checked = derive(
+            call("TodoWrite", {"todos": plan}, call_id="c3"),
+            bash("npm test", "Tests: 3 passed, 3 total", "c4"),
+            call("TodoWrite", {"todos": done}, call_id="c5"),
+        )
+        assert texts(checked.completed_work) == ["done: Test the layout"]
+
     def test_update_plan_feeds_the_todo_list(self) -> None:
         """Codex update_plan steps become todo items."""
         memory = derive(

@@ -90,6 +90,7 @@ class TestEndState:
             bash("git push", "To origin\n", "g2"),
         )
         assert not any("not pushed" in t for t in texts(memory.where_stands))
+        assert texts(memory.completed_work) == ["committed and pushed `abcdef1` “x”"]
 
     def test_a_pull_request_opened_and_left_open(self) -> None:
         memory = derive(
