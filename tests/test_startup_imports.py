@@ -25,11 +25,12 @@ HEAVY_FOR_A_CURRENT_HOOK = (
     "msgspec",
     "orjson",
     "logging",
+    "argparse",
 )
 """Beyond :data:`HEAVY`, what a current-state call does not need and could not afford: the
 service, the adapters, the view; msgspec and orjson (~60 and ~40 ms of CPU to import on
 the host where ``python -c pass`` takes ~19 ms), :mod:`logging` (~30 ms: the hook writes its
-own log)."""
+own log), :mod:`argparse` (15 ms with its parser: it reads its command line without it)."""
 
 
 # Runs the CLI in-process in a fresh interpreter, then prints every module it has loaded.

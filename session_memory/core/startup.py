@@ -1,11 +1,10 @@
-"""The one start-up measure the budgets of ``session-memory hook`` need, and why.
+"""The start-up measures the budgets of ``session-memory hook`` need, and why.
 
 A ``session-memory hook`` call is a new process per agent event. Its budgets
 (``benchmarks/bench_startup.py``, ``benchmarks/bench_hook.py``): a call whose state is current
 at most 60 ms of CPU and 4 times ``python -c pass`` of the same run; a cold call, which folds
-a 3 MB Claude Code transcript, at most 1 s. The plain code meets them with one exception,
-measured on this project's shared 2-core host at a load of 8 to 10 (interleaved runs, CPU
-medians):
+a 3 MB Claude Code transcript, at most 1 s. The plain code meets them with these exceptions,
+measured on this project's shared 2-core host (interleaved runs, CPU medians):
 
 - :func:`lazy_names`: a package exports its names on first use (PEP 562). Every module of
   the hook lies in the ``session_memory`` package, whose ``__init__`` runs first; importing
@@ -14,15 +13,22 @@ medians):
   against 67 ms, ``python -c pass`` 22 ms, 15 rounds). Likewise every command builds its
   parser from the format names of ``session_memory.formats``: importing the adapters with
   them made ``--help`` cost 168 ms instead of 106. So these two packages export through
-  :func:`lazy_names`; every other package imports what it exports.
+  :func:`lazy_names`; every other package imports what it exports (at a load of 8 to 10).
+- :func:`read_options`: a hook call reads its command line without :mod:`argparse`, whose
+  import, with :mod:`gettext`, :mod:`locale` and :mod:`shutil` (for the width of a help
+  text), and the building of the hook's parser took 15 ms of a current-state call of
+  77 ms (``python -c pass`` 20 ms): the call was over its 60 ms. The installed hook's
+  command line (``hook --client C [--state-dir DIR] [--budget N] [--on-clear O]``) is
+  read here; anything else (``--help``, an abbreviation, a value that starts with ``-``, a
+  value argparse would refuse) goes to argparse, which parses it or explains the error.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 
-__all__ = ["lazy_names"]
+__all__ = ["lazy_names", "read_options"]
 
 
 def lazy_names(
@@ -50,3 +56,38 @@ def lazy_names(
         return sorted({*namespace, *names})
 
     return __getattr__, __dir__
+
+
+def read_options(
+    args: Sequence[str], options: Mapping[str, Callable[[str], object] | tuple[str, ...]]
+) -> dict[str, object] | None:
+    """``args`` read as options of ``options`` alone, each ``--name value`` or
+    ``--name=value``, as argparse reads them; None for anything argparse would read otherwise
+    or refuse.
+
+    ``options`` maps each option's full name to the function that converts its value (as
+    argparse's ``type``) or to the values it may take (``choices``). The result maps each
+    option given, named as argparse's ``dest`` (``--state-dir``: ``state_dir``), to its value
+    (the last one given). None for an argument that is no option of ``options`` spelled in
+    full, a missing value, a value that starts with ``-``, one the function refuses with
+    :class:`ValueError` or one not among the choices.
+    """
+    read: dict[str, object] = {}
+    rest = iter(args)
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if not equals:
+            value = next(rest, "-")  # no value left: as one that starts with "-"
+        kind = options.get(name)
+        if kind is None or value.startswith("-"):
+            return None
+        if isinstance(kind, tuple):
+            if value not in kind:
+                return None
+            read[name[2:].replace("-", "_")] = value
+            continue
+        try:
+            read[name[2:].replace("-", "_")] = kind(value)
+        except ValueError:
+            return None
+    return read

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from session_memory.core.tokens import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = [
     "NATS_PREFIX",
