@@ -39,7 +39,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from hashlib import sha256
-from typing import IO, TYPE_CHECKING, Final, Literal, NamedTuple, TypeAlias
 
 from session_memory.apps.hook_sessions import (
     SessionRecord,
@@ -62,9 +61,12 @@ from session_memory.apps.memory_dir.writes import (
     ensure_private_dir,
 )
 from session_memory.core.errors import HookInputError, TranscriptError
+from session_memory.core.startup import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import IO, Final, Literal, TypeAlias
 
 __all__ = [
     "CAPS",
@@ -82,10 +84,10 @@ __all__ = [
     "run_hook",
 ]
 
-ClientName: TypeAlias = Literal["claude-code", "codex"]
+ClientName: TypeAlias = 'Literal["claude-code", "codex"]'
 CLIENTS: Final[tuple[ClientName, ...]] = ("claude-code", "codex")
 
-OnClear: TypeAlias = Literal["nothing", "carry-over"]
+OnClear: TypeAlias = 'Literal["nothing", "carry-over"]'
 ON_CLEAR_CHOICES: Final[tuple[OnClear, ...]] = ("nothing", "carry-over")
 
 LOG_NAME: Final = "hook.log"

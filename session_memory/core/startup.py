@@ -21,14 +21,52 @@ measured on this project's shared 2-core host (interleaved runs, CPU medians):
   command line (``hook --client C [--state-dir DIR] [--budget N] [--on-clear O]``) is
   read here; anything else (``--help``, an abbreviation, a value that starts with ``-``, a
   value argparse would refuse) goes to argparse, which parses it or explains the error.
+- :class:`NamedTuple` and :class:`Protocol`: the modules a current-state call runs import
+  nothing of :mod:`typing` but under ``TYPE_CHECKING`` (``TYPE_CHECKING = False`` above
+  it, which type checkers read as true), and take these two from here: the type checker
+  sees :mod:`typing`'s, the interpreter a plain :func:`collections.namedtuple` and a plain
+  class. Importing :mod:`typing` after what such a call imports anyway took 7.5 ms (54.0
+  against 46.4 ms, ``python -c pass`` 21.4 ms, 41 rounds), and ``typing.NamedTuple``,
+  which compiles every field's annotation, 8.5 ms more for the call's eight classes,
+  against 2.3 for :func:`collections.namedtuple` (CPU time in the process, 6 runs).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections import namedtuple
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 
-__all__ = ["lazy_names", "read_options"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple, Protocol
+
+__all__ = ["NamedTuple", "Protocol", "lazy_names", "read_options"]
+
+if not TYPE_CHECKING:
+
+    class _NamedTupleType(type):
+        """Makes a class written as ``class C(NamedTuple)`` a :func:`collections.namedtuple`
+        with the fields and defaults of its annotations and the rest of its body, as
+        ``typing.NamedTuple`` does (without checking the annotations)."""
+
+        def __new__(cls, name: str, bases: tuple[type, ...], body: dict[str, object]) -> type:
+            if not bases:  # NamedTuple itself
+                return super().__new__(cls, name, bases, body)
+            fields = body.get("__annotations__", {})
+            defaults = [body[field] for field in fields if field in body]
+            made = namedtuple(name, fields, defaults=defaults, module=str(body["__module__"]))
+            made.__annotations__ = fields
+            for key, value in body.items():
+                if key not in fields and key not in ("__module__", "__annotations__"):
+                    setattr(made, key, value)
+            return made
+
+    class NamedTuple(metaclass=_NamedTupleType):
+        """At run time, ``class C(NamedTuple)`` makes C a :func:`collections.namedtuple`."""
+
+    class Protocol:
+        """At run time, a protocol is a plain class: it is only ever an annotation."""
 
 
 def lazy_names(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
 
 from session_memory.apps.cli.arguments import (
     NATS_PREFIX,
@@ -17,9 +16,11 @@ from session_memory.apps.hook import CLIENTS, ON_CLEAR_CHOICES, HookConfig
 from session_memory.core.startup import read_options
 from session_memory.core.tokens import DEFAULT_BUDGET
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
+    from typing import Any
 
     from session_memory.apps.install import InstallOptions
 

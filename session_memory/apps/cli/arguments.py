@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from session_memory.core.tokens import DEFAULT_BUDGET
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

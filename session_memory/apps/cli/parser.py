@@ -6,12 +6,13 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from session_memory.core.errors import SessionMemoryError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -26,9 +27,11 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """Exit code when the reader of standard output went away, as for SIGPIPE."""
 
-Runner = Callable[[Any], int]
-"""What a subcommand's parser sets as ``run``: the command, given its parsed arguments (an
-:class:`argparse.Namespace`, or the same names read without argparse for a hook call)."""
+if TYPE_CHECKING:
+    Runner = Callable[[Any], int]
+    """What a subcommand's parser sets as ``run``: the command, given its parsed arguments
+    (an :class:`argparse.Namespace`, or the same names read without argparse for a hook
+    call)."""
 
 COMMANDS: dict[str, str] = {
     "derive": "session_memory.apps.cli.transcripts",
