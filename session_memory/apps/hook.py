@@ -38,7 +38,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from hashlib import sha256
 
 from session_memory.apps.hook_sessions import (
     SessionRecord,
@@ -61,7 +60,7 @@ from session_memory.apps.memory_dir.writes import (
     ensure_private_dir,
 )
 from session_memory.core.errors import HookInputError, TranscriptError
-from session_memory.core.startup import NamedTuple
+from session_memory.core.startup import NamedTuple, sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,8 +1,9 @@
 """The lazily exported packages: every name they export is there, and nothing else; the
-NamedTuple a hook call's modules are written with."""
+NamedTuple a hook call's modules are written with, and its digests."""
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import types
 
@@ -10,6 +11,7 @@ import pytest
 
 import session_memory
 import session_memory.formats
+from session_memory.core import startup
 from session_memory.core.startup import NamedTuple
 
 
@@ -61,3 +63,14 @@ class TestNamedTuple:
         assert Pair.one().both == "one2"
         assert Pair.__doc__ == "Two things, the second optional."
         assert Pair.__module__ == __name__ and Pair.__qualname__ == "Pair"
+
+
+def test_the_digests_are_hashlibs() -> None:
+    """startup's sha256 and blake2b give hashlib's digests (the state files and the hook's
+    records keep them)."""
+    data = "état\n".encode() * 1000
+    assert startup.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert (
+        startup.blake2b(data, digest_size=16).hexdigest()
+        == hashlib.blake2b(data, digest_size=16).hexdigest()
+    )

@@ -20,12 +20,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from hashlib import blake2b, sha256
 
 from session_memory.apps.memory_dir.files import read_regular
 from session_memory.apps.memory_dir.writes import StrPath
 from session_memory.core.errors import StateError
-from session_memory.core.startup import NamedTuple
+from session_memory.core.startup import NamedTuple, blake2b, sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
