@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -61,6 +60,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     the subparser of the command it runs (and a hook call none: :func:`main`).
     """
     import argparse
+    import importlib
 
     parser = argparse.ArgumentParser(
         prog="session-memory",
