@@ -6,8 +6,6 @@ The errors are imported with the package; the other names on first use
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from session_memory.core.errors import (
     BudgetError,
     ConfigError,
@@ -20,6 +18,7 @@ from session_memory.core.errors import (
 )
 from session_memory.core.startup import lazy_names
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_memory.core.events import SkippedLine, TranscriptEvent
     from session_memory.core.memory import Goal, MemoryItem, Provenance, SessionMemory

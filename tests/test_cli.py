@@ -1,4 +1,4 @@
-"""The command line: derive, its summary line, and its errors."""
+"""The command line: derive, its summary line, and its errors; a hook call's arguments."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_memory.apps.cli import cli
+from session_memory.apps.cli import build_parser, cli
+from session_memory.apps.cli.agents import hook_arguments
 
 SAMPLE = Path(__file__).parent.parent / "examples" / "sample_transcript.jsonl"
 
@@ -99,3 +100,53 @@ class TestDerive:
             )
             outputs.append(result.stdout)
         assert outputs[0] == outputs[1]
+
+
+class TestHookArguments:
+    """A hook call's command line is read without argparse, to the arguments argparse gives."""
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["hook"],
+            ["hook", "--client", "codex", "--state-dir", "/tmp/s", "--budget", "900"],
+            ["hook", "--client=claude-code", "--on-clear", "carry-over", "--state-dir="],
+            ["hook", "--budget", " 7 ", "--budget=8", "--state-dir", "a=b"],
+            ["hook", "--nats", "nats://h:4222", "--nats-prefix", "p", "--nats-timeout", "0.5"],
+        ],
+    )
+    def test_read_as_argparse_reads_them(self, argv: list[str]) -> None:
+        """The installed hook's command lines give the same names and values."""
+        plain = hook_arguments(argv)
+        assert plain is not None
+        assert vars(plain) == vars(build_parser("hook").parse_args(argv))
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["hook", "--help"],
+            ["-v", "hook"],
+            ["hook", "--state", "x"],
+            ["hook", "extra"],
+            ["hook", "--", "--budget", "5"],
+            ["hook", "--budget"],
+            ["hook", "--budget", "-5"],
+            ["hook", "--budget", "x"],
+            ["hook", "--budget="],
+            ["hook", "--client", "other"],
+            ["hook", "--state-dir", "--budget", "5"],
+        ],
+    )
+    def test_anything_else_is_left_to_argparse(self, argv: list[str]) -> None:
+        """Help, abbreviations, stray or missing values, refused values: argparse's to read
+        or refuse."""
+        assert hook_arguments(argv) is None
+
+    def test_argparse_still_refuses_what_it_refused(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A value the hook's parser refuses is argparse's usage error, exit code 2."""
+        with pytest.raises(SystemExit) as exited:
+            cli("hook", "--budget", "x")
+        assert exited.value.code == 2
+        assert "argument --budget: invalid int value: 'x'" in capsys.readouterr().err

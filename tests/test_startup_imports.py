@@ -25,11 +25,16 @@ HEAVY_FOR_A_CURRENT_HOOK = (
     "msgspec",
     "orjson",
     "logging",
+    "argparse",
+    "typing",
+    "hashlib",
 )
 """Beyond :data:`HEAVY`, what a current-state call does not need and could not afford: the
 service, the adapters, the view; msgspec and orjson (~60 and ~40 ms of CPU to import on
 the host where ``python -c pass`` takes ~19 ms), :mod:`logging` (~30 ms: the hook writes its
-own log)."""
+own log), :mod:`argparse` (15 ms with its parser: it reads its command line without it),
+:mod:`typing` (7.5 ms, and 6 ms more for ``typing.NamedTuple``'s classes), :mod:`hashlib`
+(4.4 ms, OpenSSL); ``session_memory/core/startup.py`` has the figures."""
 
 
 # Runs the CLI in-process in a fresh interpreter, then prints every module it has loaded.

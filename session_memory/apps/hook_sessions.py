@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import Final, NamedTuple
 
 from session_memory.apps.memory_dir.state import compact_json, safe_name
 from session_memory.apps.memory_dir.writes import StrPath, atomic_write, ensure_private_dir
+from session_memory.core.startup import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "SESSIONS_DIRNAME",

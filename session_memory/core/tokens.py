@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Protocol
 
 from session_memory.core.errors import ConfigError
+from session_memory.core.startup import Protocol
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     import tiktoken
 
 __all__ = [

@@ -2,22 +2,50 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from types import SimpleNamespace
 
-from session_memory.apps.cli.arguments import add_budget_argument, add_nats_read_arguments
+from session_memory.apps.cli.arguments import (
+    NATS_PREFIX,
+    NATS_TIMEOUT,
+    add_budget_argument,
+    add_nats_read_arguments,
+)
 from session_memory.apps.hook import CLIENTS, ON_CLEAR_CHOICES, HookConfig
+from session_memory.core.startup import read_options
+from session_memory.core.tokens import DEFAULT_BUDGET
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import Any
+
     from session_memory.apps.install import InstallOptions
 
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
-__all__ = ["add_hook_parser", "add_install_parser", "add_mcp_parser", "add_uninstall_parser"]
+__all__ = [
+    "add_hook_parser",
+    "add_install_parser",
+    "add_mcp_parser",
+    "add_uninstall_parser",
+    "hook_arguments",
+]
 
 _ON_CLEAR_DEFAULT: str = HookConfig._field_defaults["on_clear"]
+
+_HOOK_OPTIONS: dict[str, Callable[[str], object] | tuple[str, ...]] = {
+    "--client": CLIENTS,
+    "--state-dir": str,
+    "--budget": int,
+    "--on-clear": ON_CLEAR_CHOICES,
+    "--nats": str,
+    "--nats-prefix": str,
+    "--nats-timeout": float,
+}
+"""The options of ``hook`` (:func:`add_hook_parser`), each with its ``type`` or ``choices``."""
 
 
 def add_hook_parser(sub: SubParsers) -> None:
@@ -46,6 +74,31 @@ def add_hook_parser(sub: SubParsers) -> None:
     add_nats_read_arguments(p)
     # The hook logs its failures to STATE_DIR/hook.log, never to stderr.
     p.set_defaults(run=_run_hook, logs=False)
+
+
+def hook_arguments(argv: list[str]) -> SimpleNamespace | None:
+    """The arguments of ``hook`` as the whole parser gives them, read without argparse
+    (:func:`~session_memory.core.startup.read_options` says why); None when ``argv`` is not
+    ``hook`` followed by options of :data:`_HOOK_OPTIONS` that it reads."""
+    if argv[:1] != ["hook"]:
+        return None
+    read = read_options(argv[1:], _HOOK_OPTIONS)
+    if read is None:
+        return None
+    defaults = {
+        "verbose": False,
+        "logs": False,
+        "command": "hook",
+        "client": None,
+        "state_dir": None,
+        "budget": DEFAULT_BUDGET,
+        "on_clear": _ON_CLEAR_DEFAULT,
+        "nats": None,
+        "nats_prefix": NATS_PREFIX,
+        "nats_timeout": NATS_TIMEOUT,
+        "run": _run_hook,
+    }
+    return SimpleNamespace(**{**defaults, **read})
 
 
 def add_install_parser(sub: SubParsers) -> None:
@@ -105,7 +158,7 @@ def add_mcp_parser(sub: SubParsers) -> None:
     p.set_defaults(run=_run_mcp)
 
 
-def _run_hook(args: argparse.Namespace) -> int:
+def _run_hook(args: argparse.Namespace | SimpleNamespace) -> int:
     from session_memory.apps.hook import hook_main
     from session_memory.apps.memory_dir.current import default_memory_dir
 
@@ -119,7 +172,7 @@ def _run_hook(args: argparse.Namespace) -> int:
     return hook_main(sys.stdin.buffer, sys.stdout.buffer, config)
 
 
-def _remote_reader(args: argparse.Namespace) -> Any:
+def _remote_reader(args: argparse.Namespace | SimpleNamespace) -> Any:
     """How ``hook --nats`` reads a transcript's memory (NATS and asyncio imported only here)."""
     import functools
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from session_memory.core.tokens import DEFAULT_BUDGET
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = [
     "NATS_PREFIX",

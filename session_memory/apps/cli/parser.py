@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from session_memory.core.errors import SessionMemoryError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 __all__ = ["EXIT_USAGE", "build_parser", "cli", "main"]
 
@@ -22,12 +26,11 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """Exit code when the reader of standard output went away, as for SIGPIPE."""
 
-Runner = Callable[[argparse.Namespace], int]
-"""What a subcommand's parser sets as ``run``: the command, given its parsed arguments."""
-
 if TYPE_CHECKING:
-    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
-
+    Runner = Callable[[Any], int]
+    """What a subcommand's parser sets as ``run``: the command, given its parsed arguments
+    (an :class:`argparse.Namespace`, or the same names read without argparse for a hook
+    call)."""
 
 COMMANDS: dict[str, str] = {
     "derive": "session_memory.apps.cli.transcripts",
@@ -54,8 +57,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Building the nine other subparsers and importing their modules took half a ``python -c
     pass`` of it (13.6 ms at a load of 7, interleaved: 99.9 ms against 86.3, ``python -c
     pass`` 25.2 ms), and with them the call was at 3.97 times, so :func:`main` builds only
-    the subparser of the command it runs.
+    the subparser of the command it runs (and a hook call none: :func:`main`).
     """
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="session-memory",
         description="Keep a small, always-current memory of a coding-agent session.",
@@ -76,13 +82,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command named in ``argv`` (default: this process's arguments); its exit code.
 
     A :class:`SessionMemoryError` is one line on stderr and exit code 2; argparse exits 2
-    itself on a bad command line.
+    itself on a bad command line. The command line of a hook call, as ``install`` writes it,
+    is read without argparse (:func:`~session_memory.apps.cli.agents.hook_arguments`).
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     # The command is the first argument that is not an option (there is no option with a
     # value before it); anything else gets the whole parser, to explain what is wrong.
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    args = build_parser(command).parse_args(argv)
+    args: Any = None
+    if command == "hook":
+        from session_memory.apps.cli.agents import hook_arguments
+
+        args = hook_arguments(argv)
+    if args is None:
+        args = build_parser(command).parse_args(argv)
     if args.logs:
         _configure_logging(verbose=args.verbose)
     run: Runner = args.run

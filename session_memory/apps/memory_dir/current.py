@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Final, NamedTuple
 
 from session_memory.apps.memory_dir.state import (
     TranscriptState,
@@ -29,7 +28,12 @@ from session_memory.apps.memory_dir.state import (
 )
 from session_memory.apps.memory_dir.writes import StrPath
 from session_memory.core.errors import StateError, TranscriptError
+from session_memory.core.startup import NamedTuple
 from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "DEFAULT_BUDGET",

@@ -22,7 +22,10 @@ import errno
 import os
 import stat
 import sys
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["OPEN_FLAGS", "fd_path", "open_regular", "read_regular"]
 

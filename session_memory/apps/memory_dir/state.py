@@ -20,17 +20,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from hashlib import blake2b, sha256
-from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from session_memory.apps.memory_dir.files import read_regular
 from session_memory.apps.memory_dir.writes import StrPath
 from session_memory.core.errors import StateError
+from session_memory.core.startup import NamedTuple, blake2b, sha256
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, TypeVar
+
     from session_memory.core.events import JsonObject
 
-_T = TypeVar("_T")
+    _T = TypeVar("_T")
 
 __all__ = [
     "FINGERPRINT_WINDOW",

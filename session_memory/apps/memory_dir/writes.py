@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Final, TypeAlias, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeAlias, TypeVar
 
 StrPath: TypeAlias = str | os.PathLike[str]
-_P = TypeVar("_P", bound=StrPath)
+if TYPE_CHECKING:
+    _P = TypeVar("_P", bound=StrPath)
 
 __all__ = [
     "DIR_MODE",
