@@ -437,7 +437,9 @@ class MessageRules:
             if is_short_answer(message):
                 continue  # "continue", "yes": an answer then, no request to remember
             text = _normal(message)
-            if text and not any(text in seen for seen in known):
+            # The memory keeps a long message's head: the same head is the same message.
+            head = text[:_SAME_HEAD_CHARS]
+            if text and not any(text in seen or seen.startswith(head) for seen in known):
                 fresh.append(message)
         return fresh
 
@@ -462,6 +464,7 @@ _SUMMARY_SECTIONS: Final = (
 
 
 _COMPACTION_KINDS: Final = frozenset({"compaction", "checkpoint"})
+_SAME_HEAD_CHARS: Final = 80
 
 
 def _quote(text: str) -> str:

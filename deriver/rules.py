@@ -83,8 +83,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions", "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (a status report is superseded "
-         "by the newer message): quoted, head and tail kept, up to half the budget in "
-         "characters; evicted first, with completed work", "key_decisions",
+         "by the newer message): quoted, head and tail kept, up to 400 characters (half the "
+         "budget at a small one); evicted first, with completed work", "key_decisions",
          "completed_work"),
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",
          "verification: completion blocked; cleared when a run completes",
@@ -135,7 +135,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "became completed while no test, build or linter ran since it was planned",
          "verification: a warning that it was marked done with no check run",
          "verification_status", "verification_status"),
-    Rule("task", "Task (sub-agent) completed", "completed work with its description",
+    Rule("task", "Task (sub-agent) completed", "completed work with its description, "
+         "unless it was sent only to look (find, explore, search, investigate...)",
          "completed_work", "completed_work"),
     Rule("commit", "`git commit` completed, its output naming the commit",
          "completed work: hash and subject; the files changed before it are committed",

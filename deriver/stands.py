@@ -29,7 +29,7 @@ from session_memory.core.redact import quote_untrusted as _quote_uncached
 
 __all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail", "states_choice"]
 
-DECISION_CHARS: Final = 600
+DECISION_CHARS: Final = 400
 """An earlier closing message kept as a key decision: about 150 tokens at most."""
 _CLOSING_TIER: Final = "completed_work"
 _MESSAGE_CHARS: Final = 8000

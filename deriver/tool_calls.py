@@ -10,6 +10,7 @@ work... Reads, searches and other calls that only look are no milestone and leav
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -148,6 +149,13 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
 
 
 _LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
+# A sub-agent sent only to look ("Find the phase 14 files", "Explore the auth flow"): what
+# it found is in what the agent did next, its task is no milestone.
+_LOOKS_RE: Final = re.compile(
+    r"^(?:find|explore|search|locate|look|investigate|research|read|inspect|survey|gather|"
+    r"understand|map|scan)\b",
+    re.IGNORECASE,
+)
 
 
 def _only_looks(call: Call) -> bool:
@@ -334,7 +342,7 @@ class ToolCallRules:
         # A sub-agent task is a milestone by what it was asked to do; a call that names no
         # task (waiting on agents, closing one) is bookkeeping.
         what = call.note or call.key
-        if what:
+        if what and not _LOOKS_RE.match(what):
             text = f"{line(call.name, 40)}: {line(what, 120)}"
             self.store.add("completed_work", "task", text, stamp)
 

@@ -227,6 +227,11 @@ def _labelled(bullet: str) -> tuple[str, str]:
     return "", _clean(bullet)
 
 
+# An entry of the errors section that says there was none.
+_NONE_RE: Final = re.compile(r"^(?:none\b|no\b[^.:]{0,40}\b(?:errors?|issues?|problems?|failures?)\b)",
+                           re.IGNORECASE)  # fmt: skip
+
+
 def _is_aside(text: str) -> bool:
     """A parenthesised remark ("(interrupted the test run)"), not a statement of its own."""
     return text.startswith("(") and text.endswith(")")
@@ -243,6 +248,8 @@ def _collect(sections: list[_Section], default: SectionKind | None) -> Compactio
             entry_kind = (section_kind(label) if label else None) or kind
             if entry_kind is None or entry_kind == "skip" or not text or _is_aside(text):
                 continue
+            if entry_kind == "error" and _NONE_RE.match(text):
+                continue  # "No build or test errors encountered.": no error to learn from
             if entry_kind == "resume":
                 if resumed:
                     continue

@@ -536,6 +536,15 @@ class TestSubAgents:
         memory = derive(call("Task", {"description": "Port the lexer"}))
         assert texts(memory.completed_work) == ["Task: Port the lexer"]
 
+    def test_a_sub_agent_sent_only_to_look_is_no_milestone(self) -> None:
+        """ "Find the phase 14 files", "Explore the auth flow": what it found shows in what
+        the agent did next; the task itself is no work done."""
+        memory = derive(
+            call("Task", {"description": "Find Phase 14 files and plans"}, call_id="t1"),
+            call("Task", {"description": "Explore the auth flow"}, call_id="t2"),
+        )
+        assert memory.completed_work == ()
+
     def test_a_sub_agent_call_naming_no_task_is_no_milestone(self) -> None:
         """Waiting on sub-agents (no description, no prompt) is bookkeeping, not work done."""
         memory = derive(call("wait_agent", {"ids": ["agent-1"], "timeout_ms": 30000}))

@@ -80,6 +80,16 @@ class TestStatedSections:
             "\u201calso keep the JSON export working\u201d (summary)"
         ]
 
+    def test_a_message_the_memory_keeps_the_head_of_is_not_repeated(self) -> None:
+        """A long earlier request is kept as its head; the summary's full copy of it is the
+        same message, not a new one."""
+        request = "Address these findings: H1, H2, H3 and M2. " + "Details follow. " * 20
+        listed = CompactionSummary("", (), (), (), (), (request,), ())
+        stated = checkpoint("Handoff.", summary_sections=summary_payload(listed))
+        memory = derive(user(request), user("now open a PR"), stated)
+        assert len(memory.earlier_goals) == 1
+        assert "(summary)" not in memory.earlier_goals[0].text
+
     def test_the_checkpoint_line_quotes_the_stated_request(self) -> None:
         """The checkpoint's line quotes the stated request, not the text's first line."""
         stated = checkpoint("Handoff.", summary_sections=summary_payload(SECTIONS))

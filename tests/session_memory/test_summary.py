@@ -66,6 +66,14 @@ class TestMarkdownSummary:
         assert s.done == ("Renamed load() in config/io.py",)
         assert s.todos == ()
 
+    def test_an_error_entry_that_says_there_was_none_is_no_error(self) -> None:
+        """ "No build or test errors encountered." in the errors section teaches nothing."""
+        s = read_markdown_summary(
+            "## Errors and fixes\n- No build or test errors encountered. All tests pass.\n"
+            "- None\n- TypeError in export: fixed by passing the encoding\n"
+        )
+        assert s.errors == ("TypeError in export: fixed by passing the encoding",)
+
     @given(st.text(max_size=400))
     def test_any_text_parses(self, text: str) -> None:
         """Any summary text parses, never raising."""
