@@ -228,8 +228,9 @@ def _labelled(bullet: str) -> tuple[str, str]:
 
 
 # An entry of the errors section that says there was none.
-_NONE_RE: Final = re.compile(r"^(?:none\b|no\b[^.:]{0,40}\b(?:errors?|issues?|problems?|failures?)\b)",
-                           re.IGNORECASE)  # fmt: skip
+_NONE_RE: Final = re.compile(
+    r"^(?:none\b|no\b[^.:]{0,40}\b(?:errors?|issues?|problems?|failures?)\b)", re.IGNORECASE
+)
 
 
 def _is_aside(text: str) -> bool:
