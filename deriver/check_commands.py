@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from deriver.check_forms import Found, Runs
-from deriver.check_runners import CHECK_RUNNERS, CheckRunner
+from deriver.check_runners import CHECK_RUNNERS, CheckKind, CheckRunner
 from deriver.check_scope import CheckScope, scope_of
 from deriver.shell import basename, nested_script, segments, strip_wrappers
 
@@ -38,6 +38,7 @@ class CheckRun:
     command: str
     scope: CheckScope = field(default_factory=CheckScope)
     own_exit: bool = True
+    kind: CheckKind = CheckKind.TEST
 
 
 _NO_RUN_FLAGS: Final = frozenset({"--version", "--help", "-h"})
@@ -113,6 +114,7 @@ class CheckTable:
             command=" ".join(command.split()),
             scope=scope_of(args, found.directory),
             own_exit=found.last,
+            kind=hit.runner.kind,
         )
 
     def _last(self, command: str, depth: int) -> _Last | None:

@@ -34,7 +34,7 @@ from deriver.check_forms import (
 )
 from deriver.user_text import word_set
 
-__all__ = ["CHECK_RUNNERS", "GATE_NAMES", "CheckKind", "CheckRunner"]
+__all__ = ["CHECK_RUNNERS", "GATE_NAMES", "CheckKind", "CheckRunner", "gate_covers"]
 
 
 class CheckKind(StrEnum):
@@ -71,7 +71,29 @@ GATE_NAMES: Final = re.compile(
 )
 
 TEST, BUILD, LINT = CheckKind.TEST, CheckKind.BUILD, CheckKind.LINT
-TYPECHECK, FORMAT, GATE = CheckKind.TYPECHECK, CheckKind.FORMAT, CheckKind.GATE
+TYPECHECK, FORMAT = CheckKind.TYPECHECK, CheckKind.FORMAT
+_GATE_WORD_KINDS: Final[dict[str, frozenset[CheckKind]]] = {
+    **dict.fromkeys(("test", "tests", "unit", "spec", "integration", "e2e", "coverage", "cov"),
+                    frozenset({TEST})),
+    **dict.fromkeys(("lint", "lints"), frozenset({LINT, FORMAT})),
+    **dict.fromkeys(("typecheck", "types", "tsc"), frozenset({TYPECHECK})),
+    **dict.fromkeys(("build", "compile"), frozenset({BUILD})),
+    **dict.fromkeys(("fmt", "format"), frozenset({FORMAT})),
+}  # fmt: skip
+_GATE_ALL_WORDS: Final = frozenset({"check", "checks", "ci", "verify", "validate", "qa"})
+_ALL_KINDS: Final = frozenset({TEST, BUILD, LINT, TYPECHECK, FORMAT})
+
+
+def gate_covers(name: str) -> frozenset[CheckKind]:
+    """The kinds of check a project's gate runs, by the words of the tasks it names
+    (``mise run lint``: the linters; ``make test``: the tests; ``npm run check``,
+    ``just ci``: all of them; ``lint:ci`` is the linters'). Empty for words it cannot tell."""
+    words = re.split(r"[\s:_.-]+", name.lower())[1:]
+    kinds = frozenset().union(*(_GATE_WORD_KINDS.get(word, frozenset()) for word in words))
+    if kinds:
+        return kinds
+    return _ALL_KINDS if _GATE_ALL_WORDS.intersection(words) else frozenset()
+GATE = CheckKind.GATE
 ANY: Final = Always()
 
 

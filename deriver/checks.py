@@ -8,10 +8,12 @@ attempt, keyed by the check, which a later pass of the same or a broader check r
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
-from deriver.check_commands import CheckRun, shown_command
+from deriver.check_commands import CheckRun, detect_check, shown_command
 from deriver.check_output import CheckSummary, summarize_check
+from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
@@ -26,6 +28,12 @@ _CHECK_TOOL: Final = "check"
 _CAUSE_TIER: Final = (
     "resolved_failures"  # failures of a check are keyed by the check, whatever ran it
 )
+_PASTED_TOOL: Final = "user"
+_PASTE_SCAN: Final = 16_000
+# A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
+# test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
+_PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
+_PROMPT_HINT: Final = re.compile(r"(?m)^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] ")
 _MAX_TRACKED: Final = 256  # checks remembered per name; the oldest are forgotten first
 _NAMES_CHARS: Final = 100
 _CAUSE_CHARS: Final = 120
@@ -91,6 +99,8 @@ class CheckRules:
         # check name -> identity -> scope: the lines shown and the failures still open
         self.lines: dict[str, dict[str, CheckScope]] = {}
         self.failing: dict[str, dict[str, CheckScope]] = {}
+        self.kinds: dict[str, str] = {}
+        """The kind of each check name seen (a test run, a linter, a project's gate...)."""
 
     def record(
         self, tool: str, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp
@@ -102,13 +112,40 @@ class CheckRules:
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)
         identity = _identity(check)
+        self.kinds[check.name] = check.kind
         self._settle(check, identity, stamp)
+        if passed and check.kind is CheckKind.GATE:
+            self._gate_passed(check, stamp)
         text = _line(shown, summary, passed, output)
+        if tool == _PASTED_TOOL:
+            text += ", run by the user"
         verification(self.store, "check", status, text, stamp, key=check_key(identity))
         if passed is False:
             self._failed(tool, check, identity, shown, exit_code, output, summary, stamp)
         elif passed:
             self._resolve(check, stamp)
+
+    def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:
+        """A project's gate that passed stands for the earlier failed runs of the checks it
+        runs (``mise run lint`` for a failed ``golangci-lint run``, ``make test`` for ``pytest
+        tests/a.py``): their FAILED lines go, their failures are resolved. Their passes stay:
+        a gate may run less than they did."""
+        covered = gate_covers(check.name)
+        if not covered:
+            return
+        store, lines = self.store, self.lines
+        for name, failing in self.failing.items():
+            if self.kinds.get(name) not in covered:
+                continue
+            for other, scope in list(failing.items()):
+                if not check.scope.covers(scope):
+                    continue
+                del failing[other]
+                self.failures.resolve(_CHECK_TOOL, other, stamp)
+                item = store.get(check_key(other))
+                if item is not None and item.status == "failed":
+                    lines.get(name, {}).pop(other, None)
+                    store.remove(item, stamp)
 
     def _settle(self, check: CheckRun, identity: str, stamp: Stamp) -> None:
         """Lines of narrower runs of the same check go: this run's result stands for them."""
@@ -165,6 +202,28 @@ class CheckRules:
                 del failing[identity]
                 self.failures.resolve(_CHECK_TOOL, identity, stamp)
 
+    def pasted(self, text: str, stamp: Stamp) -> bool:
+        """A check the user ran and pasted into a message, its prompt line (``$ pytest``,
+        ``\u276f mise run test``) and then its output: its run as any other, the last one pasted
+        (the runner's summary decides: there is no exit code)."""
+        if not _PROMPT_HINT.search(text[:_PASTE_SCAN]):
+            return False
+        found = None
+        lines = text[:_PASTE_SCAN].splitlines()
+        for i, text_line in enumerate(lines):
+            prompt = _PROMPT_RE.match(text_line)
+            check = detect_check(prompt.group(1)) if prompt is not None else None
+            if check is not None:
+                found = (check, i)
+        if found is None:
+            return False
+        check, start = found
+        output = "\n".join(lines[start + 1 :])
+        if not output.strip():
+            return False
+        self.record(_PASTED_TOOL, check, None, output, stamp)
+        return True
+
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
         only files no check reads changed."""
@@ -184,7 +243,7 @@ class CheckRules:
                 for name, checks in table.items()
             }
 
-        return {"lines": dump(self.lines), "failing": dump(self.failing)}
+        return {"lines": dump(self.lines), "failing": dump(self.failing), "kinds": self.kinds}
 
     def load_state(self, state: dict[str, Any] | None) -> None:
         def load(table: dict[str, Any]) -> dict[str, dict[str, CheckScope]]:
@@ -196,3 +255,4 @@ class CheckRules:
         state = state or {}
         self.lines = load(state.get("lines", {}))
         self.failing = load(state.get("failing", {}))
+        self.kinds = dict(state.get("kinds", {}))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
@@ -263,12 +264,18 @@ class MessageRules:
     """Applies parsed messages, transitions, checkpoints and terminal events to a store."""
 
     def __init__(
-        self, store: MemoryStore, failures: Failures, stands: Stands, todos: TodoLists
+        self,
+        store: MemoryStore,
+        failures: Failures,
+        stands: Stands,
+        todos: TodoLists,
+        checks: CheckRules,
     ) -> None:
         self.store = store
         self.failures = failures
         self.stands = stands
         self.todos = todos
+        self.checks = checks
 
     def _set_cwd(self, cwd: str | None) -> None:
         if cwd is not None:
@@ -307,6 +314,7 @@ class MessageRules:
 
     def _user_message(self, message: UserMessage) -> bool:
         self.failures.unread = None  # what the agent says next answers the user
+        self.checks.pasted(message.content, message.stamp)
         store = self.store
         goal = store.goal
         content = message.content

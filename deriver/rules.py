@@ -114,8 +114,11 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...)",
          "one verification line per check: passed or failed in the runner's own summary "
-         "words, with the failing tests; a broader later run settles narrower ones; stale "
-         "after a later edit of a file checks read (not docs)",
+         "words, with the failing tests; a broader later run settles narrower ones, and a "
+         "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
+         "of check it runs; stale after a later edit of a file checks read (not docs); a run "
+         "the user pasted into a message (its prompt line, then its output) counts, run by the "
+         "user",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "
@@ -191,8 +194,10 @@ class Rules:
         self.failures = Failures(store)
         self.stands = Stands(store)
         self.todos = TodoLists(store)
-        self.messages = MessageRules(store, self.failures, self.stands, self.todos)
         self.tools = ToolCallRules(store, self.failures, self.stands, self.todos)
+        self.messages = MessageRules(
+            store, self.failures, self.stands, self.todos, self.tools.checks
+        )
         messages = self.messages
         self.handlers: dict[str, Handler[Any]] = {
             "message": Handler(parse_message, messages.apply_message),

@@ -582,6 +582,48 @@ EXUNIT_FAILED = (
 )
 
 
+GOLANGCI_FAILED = "internal/syncer/syncer.go:665:3: SA9003: empty branch (staticcheck)\n1 issues:\n"
+
+
+class TestGatesAndPastedRuns:
+    def test_a_passing_gate_stands_for_the_failed_runs_it_covers(self) -> None:
+        """``mise run lint`` passing after ``golangci-lint run`` failed: the linter's FAILED
+        line goes and its failure is resolved; a gate that runs no linter leaves them."""
+        memory = derive(
+            bash("golangci-lint run ./...", GOLANGCI_FAILED, "c1", exit_code=1),
+            bash("mise run lint", "[lint:go] 0 issues.", "c2"),
+        )
+        assert [(i.status, i.text) for i in memory.verification_status] == [
+            ("passed", "`mise run lint`")
+        ]
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+        other = derive(
+            bash("golangci-lint run ./...", GOLANGCI_FAILED, "c3", exit_code=1),
+            bash("mise run build", "built", "c4"),
+        )
+        assert "failed" in [i.status for i in other.verification_status]
+
+    def test_a_check_the_user_ran_and_pasted_is_a_run(self) -> None:
+        """Output the user pasted after a prompt line is that check's run: it replaces the
+        agent's failed run of the same test and says who ran it."""
+        failed = "--- FAIL: TestRun_SSHDocker (30.0s)\nFAIL\nFAIL\tacme/syncer\t30.1s\n"
+        pasted = (
+            "works on my machine:\n\u276f mise run test:ssh\n[test:ssh] $ go test ./internal/"
+            "syncer -run TestRun_SSHDocker -v\n=== RUN   TestRun_SSHDocker\n"
+            "--- PASS: TestRun_SSHDocker (6.15s)\nPASS\nok  \tacme/syncer\t6.4s\n"
+        )
+        memory = derive(
+            user("make the docker test pass"),
+            bash("go test ./internal/syncer -run TestRun_SSHDocker -v", failed, "c1",
+                 exit_code=1),
+            user(pasted),
+        )  # fmt: skip
+        (line,) = memory.verification_status
+        assert line.status == "passed"
+        assert line.text.endswith(", run by the user")
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+
+
 class TestChecks:
     def test_runner_summary_in_its_own_words(self) -> None:
         """A passing mix test shows ExUnit's own summary words."""

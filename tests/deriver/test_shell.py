@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deriver.check_commands import CheckRun, detect_check, shown_command
+from deriver.check_runners import gate_covers
 from deriver.check_scope import CheckScope
 from deriver.read_only import is_read_only_command
 from tests.deriver.tool_samples import FIVE_MB, timed
@@ -327,3 +328,20 @@ class TestShownCommand:
     def test_total(self, command: str) -> None:
         """Any text gives a string, never raising."""
         assert isinstance(shown_command(command), str)
+
+
+class TestGateCovers:
+    @pytest.mark.parametrize(
+        ("name", "kinds"),
+        [
+            ("mise run lint", {"lint", "format"}),
+            ("npm run check-types", {"typecheck"}),
+            ("make test", {"test"}),
+            ("mise run test:ci", {"test"}),
+            ("just ci", {"test", "build", "lint", "typecheck", "format"}),
+            ("make all", set()),
+        ],
+    )
+    def test_the_kinds_a_gate_runs_by_its_words(self, name: str, kinds: set[str]) -> None:
+        """A gate's task names say which checks it runs; "check" and "ci" run them all."""
+        assert {str(k) for k in gate_covers(name)} == kinds
