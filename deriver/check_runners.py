@@ -93,6 +93,8 @@ def gate_covers(name: str) -> frozenset[CheckKind]:
     if kinds:
         return kinds
     return _ALL_KINDS if _GATE_ALL_WORDS.intersection(words) else frozenset()
+
+
 GATE = CheckKind.GATE
 ANY: Final = Always()
 
