@@ -98,7 +98,7 @@ def question_of(text: str) -> str:
 # Words with which a message states a choice or its reason rather than a status: "too
 # brittle, so I parse", "instead of", "the convention here is", "I went with".
 _CHOICE_RE: Final = re.compile(
-    r"\b(?:because|instead|rather than|in favou?r of|chose|chosen|choose|decided|decision|"
+    r"\b(?:because|instead|rather than|in favou?r of|chose|chosen|choose|choice|decided|decision|"
     r"went with|opted|opt for|prefer(?:red)?|trade-?offs?|convention|the reason|so that|"
     r"recommend(?:ed)?|suggest(?:ed)?|approach|i would|i'd)\b|, so\b",
     re.IGNORECASE,

@@ -34,8 +34,8 @@ __all__ = [
 ]
 
 MAX_OPEN_CALLS: Final = 1024
-EXCERPT_CHARS: Final = 160
-FAILURE_ARG_CHARS: Final = 100
+EXCERPT_CHARS: Final = 120
+FAILURE_ARG_CHARS: Final = 60
 """A failed command is named by its start: the line that says why matters more."""
 ARG_CHARS: Final = 160
 # Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer).
