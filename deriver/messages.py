@@ -12,7 +12,7 @@ from typing import Any, Final, NamedTuple
 from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
-from deriver.stands import Stands
+from deriver.stands import Stands, quote_head_tail
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
 from deriver.user_text import is_short_answer
@@ -326,7 +326,8 @@ class MessageRules:
         self.todos.new_request(message.stamp)
         self.failures.new_request(message.stamp)
         if goal is not None:
-            earlier = f"\u201c{contain_trusted_line(goal.text, 200)}\u201d"
+            # Head and tail: what a long message asks is often at its end, after what it quotes.
+            earlier = quote_head_tail(goal.text, _EARLIER_GOAL_CHARS)
             if goal.root:
                 # The session's root request stays pinned: evicted only with the todos.
                 store.add("earlier_goals", "root_goal", earlier, goal.source, tier="todo_items")
@@ -473,6 +474,7 @@ _SUMMARY_SECTIONS: Final = (
 
 _COMPACTION_KINDS: Final = frozenset({"compaction", "checkpoint"})
 _SAME_HEAD_CHARS: Final = 80
+_EARLIER_GOAL_CHARS: Final = 280
 
 
 def _quote(text: str) -> str:

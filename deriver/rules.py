@@ -44,7 +44,8 @@ class Rule(NamedTuple):
 
 RULES: Final[tuple[Rule, ...]] = (
     Rule("goal", "user message, not synthetic, not a short answer",
-         "becomes the current goal; the previous goal becomes an earlier goal",
+         "becomes the current goal; the previous goal becomes an earlier goal (quoted, head "
+         "and tail kept: 280 characters)",
          "current_goal, earlier_goals", "earlier_goals"),
     Rule("root_goal", "the session's first goal, replaced by a later one",
          "earlier goal pinned: evicted only with the todos", "earlier_goals", "todo_items"),

@@ -156,3 +156,14 @@ class TestWorkingDirectory:
         """A sibling directory sharing the cwd's prefix is not made relative."""
         assert relative("/home/u/shop-old/a.py", "/home/u/shop") == "/home/u/shop-old/a.py"
         assert relative("/home/u/shop", "/home/u/shop") == "."
+
+
+def test_an_earlier_request_keeps_its_end() -> None:
+    """A long earlier request keeps its head and its tail: what it asks often comes after
+    the output it quotes."""
+    pasted = "\n".join(f"Counting objects: {i}%" for i in range(0, 100, 3))
+    request = f"the kubernetes sync worked, but this one did not:\n{pasted}\nit went to 74GB ram"
+    memory = derive(user(request), user("add a guard for that"))
+    (earlier,) = memory.earlier_goals
+    assert earlier.text.startswith("\u201cthe kubernetes sync worked")
+    assert earlier.text.endswith("it went to 74GB ram\u201d")
