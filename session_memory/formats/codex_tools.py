@@ -231,6 +231,9 @@ class CodexToolCalls(AdapterBase):
             if running is not None or exit_code is None:
                 self._runs_on(original, None, text)
                 return
+            seen = self._seen.get(original)
+            if seen:
+                text = f"{seen}\n{text}"  # what it printed before the poll that saw it end
             self._forget_session(original)
             call_id = original
         elif running is not None and self._open.get(call_id, [None])[0] in _SESSION_TOOLS:

@@ -213,6 +213,22 @@ class TestRunningProcesses:
             },
         )
 
+    def test_a_polled_process_keeps_what_it_printed_before_the_poll(self) -> None:
+        """The output of a command that ran on and ended under a poll is all it printed: the
+        commit line of ``git commit && git push`` came before the push finished."""
+        events = tool_events(
+            *START,
+            function_call("call_1", "exec_command", cmd="git commit -m 'Docs' && git push"),
+            running("call_1", 89501, "[main 6cc4245] Docs\n 2 files changed\n"),
+            function_call("call_2", "write_stdin", session_id=89501, chars=""),
+            exited("call_2", 0, "To github.com:o/r.git\n"),
+        )
+        status, _, outcome = events[-1]
+        assert status == "completed"
+        assert outcome["exit_code"] == 0
+        assert outcome["output"].startswith("[main 6cc4245] Docs")
+        assert outcome["output"].endswith("To github.com:o/r.git\n")
+
     def test_a_poll_after_the_turn_is_no_call_of_its_own(self) -> None:
         """A later poll of a process whose call ended with its turn is still that process's."""
         events = tool_events(
