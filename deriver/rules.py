@@ -127,7 +127,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "pnpm exec) marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
-         "when the user asks for something new after the turn it was written in ended",
+         "when the agent worked on past its last update, ended the turn and the user asks for "
+         "something new",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create) completed", "one todo per issue the session claimed, created or closed, and the "
@@ -156,7 +157,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "share); a run that completed after it says so", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...)", "where the session stands: the answer with the question of "
-         "the message it answers; never a new goal", "where_stands", "never evicted"),
+         "the message it answers, or the option it picks by number, letter or ordinal (1, "
+         "option B, the second one); never a new goal", "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",
          "where the session stands: the question awaiting the user's answer",
          "where_stands", "never evicted"),

@@ -95,6 +95,37 @@ def question_of(text: str) -> str:
     return ""
 
 
+# A reply that picks an option by its number or letter: "1", "option B", "the second one".
+_PICK_RE: Final = re.compile(
+    r"^\s*(?:(?:option|choice|#)\s*)?(?P<key>[1-9]|[a-e])\s*[.)]?\s*(?:please)?\s*$"
+    r"|^\s*(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth)(?:\s+(?:one|option))?\W*$",
+    re.IGNORECASE,
+)
+_ORDINALS: Final = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
+_OPTION_LINE_RE: Final = re.compile(
+    r"^[\s>*_#-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def option_of(message: str, reply: str) -> str:
+    """The option of ``message`` that a reply picks by its number, letter or ordinal ("1",
+    "option B", "the second one"): its line of the message's list (the last list that has
+    it, nearest the question); else empty."""
+    pick = _PICK_RE.match(reply)
+    if pick is None:
+        return ""
+    key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
+    found = ""
+    for text_line in message[-8000:].splitlines():
+        option = _OPTION_LINE_RE.match(text_line)
+        if option is not None and option.group("key").lower() == key.lower():
+            found = (
+                f"option {option.group('key')}: {option.group('text').replace('**', '').strip()}"
+            )
+    return found
+
+
 # Words with which a message states a choice or its reason rather than a status: "too
 # brittle, so I parse", "instead of", "the convention here is", "I went with".
 _CHOICE_RE: Final = re.compile(
@@ -160,7 +191,8 @@ class Stands:
     def user_said(self, content: str, answer: bool, stamp: Stamp) -> None:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""
-        question = question_of(self.closing) or _last_sentence(self.closing)
+        picked = option_of(self.closing, content) if answer else ""
+        question = picked or question_of(self.closing) or _last_sentence(self.closing)
         self._keep_answer()
         self._keep_closing()
         self.ending = ""

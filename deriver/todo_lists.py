@@ -72,6 +72,9 @@ class TodoLists:
         """Issues a listing showed, by id: their status and title, the latest last."""
         self.turn_ended = False
         """Whether the agent ended its turn since the list was last written."""
+        self.worked_on = False
+        """Whether the agent changed something (an edit, a command, a check) since the list
+        was last written: work its list no longer tells."""
         self.checks_run = 0
         """How many checks (tests, builds, linters) the session ran."""
         self.planned: dict[str, int] = {}
@@ -102,13 +105,15 @@ class TodoLists:
         del self.done[: -MAX_TODOS * 2]
         for text in list(planned)[: max(0, len(planned) - MAX_TODOS * 2)]:
             del planned[text]
-        self.turn_ended = False
+        self.turn_ended = self.worked_on = False
 
     def new_request(self, stamp: Stamp) -> None:
-        """The user asked for something new after the agent ended the turn the list was
-        written in: the list was that request's plan, and its steps still open are not this
-        one's to do (the agent's closing message says how that work ended)."""
-        if not self.turn_ended:
+        """The user asked for something new after the agent worked on past its list's last
+        update and ended the turn without updating it: the list was that request's plan, its
+        steps left open are not this one's to do (the closing message says how that work
+        ended). A list the agent left as it stood when it stopped working still says what
+        is open."""
+        if not (self.turn_ended and self.worked_on):
             return
         store = self.store
         for item in store.items_of("todo_items"):
@@ -203,6 +208,7 @@ class TodoLists:
             "own": sorted(self.own),
             "seen": [[k, s, t] for k, (s, t) in self.seen.items()],
             "turn_ended": self.turn_ended,
+            "worked_on": self.worked_on,
             "checks_run": self.checks_run,
             "planned": [[text, count] for text, count in self.planned.items()],
         }
@@ -214,6 +220,7 @@ class TodoLists:
             e[0]: (e[1], e[2]) for e in raw.get("seen", ()) if isinstance(e, list) and len(e) == 3
         }
         self.turn_ended = raw.get("turn_ended") is True
+        self.worked_on = raw.get("worked_on") is True
         checks_run = raw.get("checks_run")
         self.checks_run = checks_run if isinstance(checks_run, int) else 0
         self.planned = {

@@ -270,6 +270,8 @@ class ToolCallRules:
         """A finished call: a check's run, a failed attempt, or what the call did."""
         if not _only_looks(call):
             self.failures.unread = None  # the agent acted since the failure
+            if call.kind is not ToolKind.TODO:
+                self.todos.worked_on = True
         if outcome.status == "failed":
             self._failed(call, outcome.error, outcome.exit_code, stamp)
             return

@@ -295,24 +295,37 @@ class TestTodoTools:
         assert texts(memory.todo_items) == ["Note the change in the changelog"]
 
     def test_a_new_request_after_the_turn_ended_leaves_the_old_plan_behind(self) -> None:
-        """A plan is the plan of the request it was written for: once the agent ended that
-        turn and the user asks for something new, its steps still open are not todos (the
-        closing message says how that work ended); an answer ("yes") keeps them."""
+        """A plan is the plan of the request it was written for: once the agent worked on
+        past its last update, ended the turn and the user asks for something new, its steps
+        still open are not todos (the closing message says how that work ended). An answer
+        ("yes") keeps them, and so does a plan left as it stood when the agent stopped."""
         plan = {"plan": [{"step": "Run combined verification and commit", "status": "pending"}]}
+        commit = bash('git commit -am "README"', "[main 1a2b3c4] README", "g1")
         closing = assistant("Committed the README update.", action_type="final")
         answered = derive(
-            user("Update the README"), call("update_plan", plan, call_id="c1"), closing, user("yes")
+            user("Update the README"),
+            call("update_plan", plan, call_id="c1"),
+            commit,
+            closing,
+            user("yes"),
         )
         assert texts(answered.todo_items) == ["Run combined verification and commit"]
         moved_on = derive(
-            call("update_plan", plan, call_id="c2"), closing, user("Now add a diagram section")
+            call("update_plan", plan, call_id="c2"),
+            bash('git commit -am "README"', "[main 1a2b3c4] README", "g2"),
+            closing,
+            user("Now add a diagram section"),
         )
         assert moved_on.todo_items == ()
-        still_working = derive(call("update_plan", plan, call_id="c3"), user("Also add a diagram"))
+        left_as_it_stood = derive(
+            call("update_plan", plan, call_id="c3"),
+            assistant("The verification step is still open.", action_type="final"),
+            user("Now add a diagram section"),
+        )
+        assert texts(left_as_it_stood.todo_items) == ["Run combined verification and commit"]
+        still_working = derive(call("update_plan", plan, call_id="c4"), user("Also add a diagram"))
         assert texts(still_working.todo_items) == ["Run combined verification and commit"]
 
-
-class TestVerification:
     def test_passing_test_command_is_verification(self) -> None:
         """A pytest run that passed is a passed check with its counts."""
         memory = derive(

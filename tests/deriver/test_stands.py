@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deriver.stands import question_of, quote_head_tail
 from tests.deriver.test_rules import assistant, bash, call, derive, texts, user
 
@@ -48,6 +50,17 @@ class TestAnswers:
         assert "user answered “yes, please commit” to: “Want me to commit this?”" in texts(
             memory.where_stands
         )
+
+    @pytest.mark.parametrize("reply", ["1", "option 1", "the first one"])
+    def test_a_reply_that_picks_an_option_is_bound_to_that_option(self, reply: str) -> None:
+        """ "1" decides nothing without the option it picks: the option's line is kept."""
+        offer = (
+            "Two ways to draw it:\n1. **Mermaid in fenced code blocks**: both clients render "
+            "it.\n2. ASCII trees: readable anywhere.\n\nWhich approach?"
+        )
+        memory = derive(user("add a diagram"), final(offer), user(reply))
+        option = "option 1: Mermaid in fenced code blocks: both clients render it."
+        assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
     def test_a_question_at_the_end_awaits_an_answer(self) -> None:
         """A closing message that ends by asking the user is flagged as awaiting."""
