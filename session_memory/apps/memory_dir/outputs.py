@@ -20,6 +20,7 @@ import contextlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -84,6 +85,7 @@ __all__ = [
     "fsync_dir",
     "load_state",
     "memory_hash",
+    "remove_generation",
     "remove_orphans",
     "safe_name",
     "save_state",
@@ -191,6 +193,7 @@ class Outputs:
         *,
         markdown_unchanged: bool = False,
         durable: bool = True,
+        discard: Callable[[str], object] | None = None,
     ) -> None:
         """Publish a new generation of ``name``'s pair; both names switch at once.
 
@@ -198,13 +201,16 @@ class Outputs:
         into the new one instead of written again (it is already durable, or as durable as
         the generation it came from). ``durable=False`` skips every fsync: the switch is
         still atomic for readers and across kills, and durable once the caller syncs.
+        The generation replaced is removed here, or handed to ``discard`` (its directory),
+        which removes it later with :func:`remove_generation`; no pointer leads to it any
+        more, so a kill before then leaves it to :meth:`clean`.
         """
         generations = ensure_private_dir(self._generations)
         current = self._current(name)
         generation = (current or 0) + 1
         directory = os.path.join(generations, f"{name}.{generation}")
         if os.path.lexists(directory):
-            _remove_generation(directory)  # an orphan of a kill before its pointer moved
+            remove_generation(directory)  # an orphan of a kill before its pointer moved
         os.mkdir(directory, DIR_MODE)
         md = os.path.join(directory, _MD_FILE)
         if not (
@@ -228,7 +234,7 @@ class Outputs:
             if durable:
                 fsync_dir(self._out)
         if current is not None and current != generation:
-            _remove_generation(os.path.join(generations, f"{name}.{current}"))
+            (discard or remove_generation)(os.path.join(generations, f"{name}.{current}"))
 
     def linked_names(self) -> set[str]:
         """The names whose two links and pointer are in place, from one listing of the output
@@ -274,7 +280,7 @@ class Outputs:
                 and entry.is_dir(follow_symlinks=False)
                 and entry.name not in published
             ):
-                _remove_generation(Path(entry.path))
+                remove_generation(Path(entry.path))
                 removed += 1
         return removed
 
@@ -344,8 +350,8 @@ def _replace_link(path: str, target: str, *, absent: bool = False) -> None:
     rename_over(tmp, path)
 
 
-def _remove_generation(directory: StrPath) -> None:
-    """Delete one generation directory: its entries (never followed), then itself."""
+def remove_generation(directory: StrPath) -> None:
+    """Delete one generation directory (one no pointer leads to): its entries (never followed), then itself."""
     with contextlib.suppress(FileNotFoundError):
         for entry in os.scandir(directory):
             if not entry.is_dir(follow_symlinks=False):

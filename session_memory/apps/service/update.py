@@ -342,7 +342,11 @@ class Updater:
                         done.published is not None and done.published.markdown == pair.markdown
                     )
                     self._outputs.publish(
-                        name, pair, markdown_unchanged=unchanged, durable=write.durable
+                        name,
+                        pair,
+                        markdown_unchanged=unchanged,
+                        durable=write.durable,
+                        discard=self.writers.discard,
                     )
                     done.published, done.synced, done.written = pair, write.durable, True
             done.outputs = True
