@@ -163,11 +163,12 @@ class FileTail:
         self.identity = identity
         self._max_line_bytes = max_line_bytes
 
-    def check(self) -> TailStatus:
+    def check(self, times: tuple[int, int] | None = None) -> TailStatus:
         """A cheap hint for the slow timer over many files: one ``lstat``, no open.
 
         Only :meth:`look` is the truth: it verifies the consumed prefix on the descriptor
-        it reads from. Anything but UNCHANGED here means: look.
+        it reads from. Anything but UNCHANGED here means: look. ``times``: the modification
+        and change times (ns) the file should have; other ones are GROWN (look).
         """
         try:
             st = os.lstat(self.path)
@@ -177,7 +178,10 @@ class FileTail:
             raise TranscriptError(f"cannot stat {self.path}: {exc.strerror}") from exc
         if not stat.S_ISREG(st.st_mode):
             return TailStatus.REFUSED
-        return self._compare(st)
+        status = self._compare(st)
+        if times is not None and times != (st.st_mtime_ns, st.st_ctime_ns):
+            return TailStatus.GROWN if status is TailStatus.UNCHANGED else status
+        return status
 
     @contextlib.contextmanager
     def look(self) -> Iterator[Look]:

@@ -110,3 +110,30 @@ def test_an_index_in_doubt_is_checked_in_full(
     else:
         assert set(reads) == {str(one)}
     assert published(out) == expected
+
+
+def test_a_transcript_rewritten_in_place_after_the_stop_is_read_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, reads: list[str]
+) -> None:
+    """Its last line rewritten after the stop in place, to the same size (so only its
+    modification and change times tell, until its fingerprint is read): its state is read,
+    the file derived again, and its outputs end as a fresh derivation's."""
+    watched, _lines = tree(tmp_path)
+    out = tmp_path / "out"
+    watch_once(watched, out, caplog)
+    path = watched / "0.jsonl"
+    data = path.read_bytes()
+    last = data.rindex(b"\n", 0, len(data) - 1) + 1
+    replacement = varied_lines(1, seed=99, session="s-0")[0].rstrip(b"\n")
+    replacement = replacement[: len(data) - last - 1].ljust(len(data) - last - 1) + b"\n"
+    with open(path, "r+b") as f:
+        f.seek(last)
+        f.write(replacement)
+    assert path.stat().st_size == len(data)
+    reads.clear()
+    watch_once(watched, out, caplog)
+    assert {Path(r).name for r in reads} == {
+        state_module.state_file_name("", os.path.realpath(path))
+    }
+    MemoryService([watched], tmp_path / "fresh").run_once()
+    assert published(out) == published(tmp_path / "fresh")

@@ -351,7 +351,8 @@ def _replace_link(path: str, target: str, *, absent: bool = False) -> None:
 
 
 def remove_generation(directory: StrPath) -> None:
-    """Delete one generation directory (one no pointer leads to): its entries (never followed), then itself."""
+    """Delete one generation directory, one no pointer leads to: its entries (never
+    followed), then itself."""
     with contextlib.suppress(FileNotFoundError):
         for entry in os.scandir(directory):
             if not entry.is_dir(follow_symlinks=False):

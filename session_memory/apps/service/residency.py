@@ -130,11 +130,12 @@ class Residency:
     def on_disk(self, names: Mapping[str, list[str]]) -> list[tuple[FileTail, str | None]]:
         """Every transcript whose state and outputs hold all it knows: its tail and output
         name (``names``: the names each owns, by path; one only on disk that owns several,
-        as after its file was replaced, is left out: which is its state's is not known)."""
+        as after its file was replaced, is left out: which is its state's is not known; so is
+        one whose file was not ``stat``ed since the start, against what the stop recorded)."""
         kept = [
             (d.tail, next(iter(names.get(real, [])), None))
             for real, d in self.dormant.items()
-            if len(names.get(real, [])) < 2
+            if len(names.get(real, [])) < 2 and d.times is None
         ]
         kept += [(t.tail, t.name) for t in self.transcripts.values() if self.evictable(t)]
         return kept
