@@ -29,7 +29,7 @@ from session_memory.apps.memory_dir.outputs import (
     memory_hash,
     state_path,
 )
-from session_memory.apps.memory_dir.state import state_file_name
+from session_memory.apps.memory_dir.state import state_name
 from session_memory.apps.service.logs import logger
 from session_memory.apps.service.names import Names, names_for
 from session_memory.apps.service.options import Clock, Options
@@ -83,8 +83,7 @@ class Restorer:
         r = self._recorded.pop(real, None)
         if r is None:
             return None
-        state_name = os.path.basename(state_file_name(self._options.state_dir, real))
-        if self._inodes.get(state_name) != r.state_ino or (
+        if self._inodes.get(state_name(real)) != r.state_ino or (
             r.name is not None
             and (r.name not in self._linked or not self._names.free_for(r.name, real))
         ):
@@ -103,7 +102,7 @@ class Restorer:
         inodes = state_inodes(state_dir)
         recorded = []
         for tail, name in kept:
-            state_ino = inodes.get(os.path.basename(state_file_name(state_dir, tail.path)))
+            state_ino = inodes.get(state_name(tail.path))
             try:
                 with tail.look() as look:
                     st = look.stat
