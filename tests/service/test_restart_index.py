@@ -137,3 +137,19 @@ def test_a_transcript_rewritten_in_place_after_the_stop_is_read_again(
     }
     MemoryService([watched], tmp_path / "fresh").run_once()
     assert published(out) == published(tmp_path / "fresh")
+
+
+def test_a_stop_before_the_first_look_still_records_what_is_unchanged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, reads: list[str]
+) -> None:
+    """A start stopped before its sweep looked at the transcripts kept from the index still
+    leaves them in the next index, once its stop finds them as recorded."""
+    watched, _lines = tree(tmp_path)
+    out = tmp_path / "out"
+    watch_once(watched, out, caplog)
+    stop = threading.Event()
+    stop.set()
+    MemoryService([watched], out, stop_event=stop).run()
+    reads.clear()
+    watch_once(watched, out, caplog)
+    assert reads == []

@@ -94,19 +94,25 @@ class Restorer:
         tail = FileTail(real, r.size, r.fingerprint, identity, resolved=True)
         return Dormant(tail, times=(r.mtime_ns, r.ctime_ns))
 
-    def record(self, kept: Iterable[tuple[FileTail, str | None]]) -> int:
+    def record(self, kept: Iterable[tuple[FileTail, str | None, tuple[int, int] | None]]) -> int:
         """Leave the index for the next start: each of ``kept`` (a tail whose state and
-        outputs are on disk, and its output name), once a look at its file finds it just as
-        its state says, fingerprint included. Returns how many were recorded."""
+        outputs are on disk, its output name, and the modification and change times its file
+        must have, if any), once a look at its file finds it just as its state says,
+        fingerprint included. Returns how many were recorded."""
         state_dir = self._options.state_dir
         inodes = state_inodes(state_dir)
         recorded = []
-        for tail, name in kept:
+        for tail, name, times in kept:
             state_ino = inodes.get(state_name(tail.path))
             try:
                 with tail.look() as look:
                     st = look.stat
-                    if state_ino is None or st is None or look.status is not TailStatus.UNCHANGED:
+                    if (
+                        state_ino is None
+                        or st is None
+                        or look.status is not TailStatus.UNCHANGED
+                        or times not in (None, (st.st_mtime_ns, st.st_ctime_ns))
+                    ):
                         continue
             except TranscriptError:
                 continue
