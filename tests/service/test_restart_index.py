@@ -7,10 +7,11 @@ import os
 import threading
 from pathlib import Path
 
+import orjson
 import pytest
 
 from session_memory.apps.memory_dir import state as state_module
-from session_memory.apps.memory_dir.index import INDEX_FILE
+from session_memory.apps.memory_dir.index import INDEX_FILE, read_index
 from session_memory.apps.service import MemoryService, restore
 from session_memory.apps.service.options import DEFAULT_STATE_DIRNAME
 from tests.service.service_helpers import append, varied_lines, wait_for
@@ -153,3 +154,31 @@ def test_a_stop_before_the_first_look_still_records_what_is_unchanged(
     reads.clear()
     watch_once(watched, out, caplog)
     assert reads == []
+
+
+GOOD_ROW = ["/t/0.jsonl", 1, 2, 3, 4, 5, "fp:3", "s-0", 6]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        GOOD_ROW[:-1],
+        [*GOOD_ROW, 7],
+        [0, *GOOD_ROW[1:]],
+        ["/t/0.jsonl", True, *GOOD_ROW[2:]],
+        ["/t/0.jsonl", 1, -2, *GOOD_ROW[3:]],
+        [*GOOD_ROW[:5], 5.0, *GOOD_ROW[6:]],
+        [*GOOD_ROW[:6], 7, *GOOD_ROW[7:]],
+        [*GOOD_ROW[:7], ["s-0"], GOOD_ROW[8]],
+        [*GOOD_ROW[:8], "6"],
+        {"path": "/t/0.jsonl"},
+    ],
+)
+def test_an_index_with_a_row_of_the_wrong_shape_is_not_used(tmp_path: Path, row: object) -> None:
+    derives = [1200, "cl100k_base", "auto"]
+    path = tmp_path / INDEX_FILE
+    doc = {"format": 1, "derives": derives, "transcripts": [GOOD_ROW]}
+    path.write_bytes(orjson.dumps(doc))
+    assert list(read_index(str(path), derives)) == ["/t/0.jsonl"]
+    path.write_bytes(orjson.dumps({**doc, "transcripts": [GOOD_ROW, row]}))
+    assert read_index(str(path), derives) == {}
