@@ -185,7 +185,12 @@ class TestOutputs:
         (generations / "unborn.1" / "memory.json").write_bytes(b"{}\n")
         read: list[str] = []
         readlink = os.readlink
-        monkeypatch.setattr(os, "readlink", lambda p: read.append(os.fspath(p)) or readlink(p))
+
+        def counting(path: str) -> str:
+            read.append(path)
+            return readlink(path)
+
+        monkeypatch.setattr(os, "readlink", counting)
         assert outputs.clean() == 2
         assert read == [str(generations / "moved.current")]
         assert sorted(os.listdir(generations)) == [
