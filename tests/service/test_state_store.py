@@ -170,6 +170,37 @@ class TestOutputs:
         assert outputs.matches("s", self.PAIR)
         assert not list(tmp_path.glob("*.tmp"))
 
+    def test_clean_reads_a_pointer_only_where_it_must(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A generation left behind by a pointer that moved, and the first generation of a
+        name whose pointer was never made, go; a name with one generation and its pointer
+        is left as it is, its pointer unread."""
+        outputs = Outputs(tmp_path)
+        outputs.publish("kept", self.PAIR)
+        outputs.publish("moved", self.PAIR)
+        generations = tmp_path / ".generations"
+        outputs.publish("moved", OutputPair(b"# two\n", b"{}\n"), discard=lambda _: None)
+        (generations / "unborn.1").mkdir()
+        (generations / "unborn.1" / "memory.json").write_bytes(b"{}\n")
+        read: list[str] = []
+        readlink = os.readlink
+
+        def counting(path: str) -> str:
+            read.append(path)
+            return readlink(path)
+
+        monkeypatch.setattr(os, "readlink", counting)
+        assert outputs.clean() == 2
+        assert read == [str(generations / "moved.current")]
+        assert sorted(os.listdir(generations)) == [
+            "kept.1",
+            "kept.current",
+            "moved.2",
+            "moved.current",
+        ]
+        assert outputs.matches("moved", OutputPair(b"# two\n", b"{}\n"))
+
     def test_edited_or_planted_outputs_do_not_match(self, tmp_path: Path) -> None:
         """An output edited in place, or swapped for a link, is found different unread."""
         outputs = Outputs(tmp_path)

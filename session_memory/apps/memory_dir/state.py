@@ -56,6 +56,7 @@ __all__ = [
     "safe_name",
     "state_bytes",
     "state_file_name",
+    "state_name",
 ]
 
 STATE_FORMAT: Final = 3
@@ -167,8 +168,15 @@ def memory_hash(memory_json: bytes) -> str:
 
 def state_file_name(state_dir: StrPath, transcript: str) -> str:
     """The state file of a transcript: named by the hash of its real path."""
+    return os.path.join(state_dir, state_name(transcript))
+
+
+def state_name(transcript: str) -> str:
+    """The name of a transcript's state file in the state directory (:func:`state_file_name`
+    without the directory: a restart names 10,000 of them, and joining each to a ``Path`` was
+    a third of the time it took to find them unchanged)."""
     digest = sha256(transcript.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return os.path.join(state_dir, f"{digest}.state")
+    return f"{digest}.state"
 
 
 def state_bytes(state: TranscriptState) -> bytes:

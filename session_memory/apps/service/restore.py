@@ -10,7 +10,6 @@ outputs as the service would (``docs/service-guarantees.md``).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from session_memory.apps.memory_dir.outputs import (
     memory_hash,
     state_path,
 )
-from session_memory.apps.memory_dir.state import state_file_name
+from session_memory.apps.memory_dir.state import state_name
 from session_memory.apps.service.logs import logger
 from session_memory.apps.service.names import Names, names_for
 from session_memory.apps.service.options import Clock, Options
@@ -69,49 +68,51 @@ class Restorer:
 
     def recorded(self, real: str) -> Dormant | None:
         """The transcript kept on disk, with no state read, when the last clean stop recorded
-        it and nothing changed since: one ``lstat`` of the file finds it as recorded
-        (identity, size, modification and change times), its state file is the one of then
-        (its inode, from one listing of the state directory) and its outputs' links are in
-        place (one listing of the output directory). None otherwise: :meth:`dormant` then
-        checks its state in full.
+        it and its state and outputs are as then: its state file is the one of then (its
+        inode, from one listing of the state directory) and its outputs' links are in place
+        (one listing of the output directory). None otherwise: :meth:`dormant` then checks
+        its state in full.
+
+        The file itself is not looked at here: the first ``stat`` of the sweep, once the
+        notifications have begun, must find it as recorded (identity, size, modification
+        and change times: :attr:`Dormant.times`), else it is restored from its state and
+        read on, as any transcript kept on disk that changed. So a restart ``stat``s each
+        transcript once, not twice (target: a restart over 10,000 unchanged transcripts
+        watching within 1 s, issue 35).
         """
         r = self._recorded.pop(real, None)
         if r is None:
             return None
-        try:
-            st = os.lstat(real)
-        except OSError:
-            return None
-        state_name = os.path.basename(state_file_name(self._options.state_dir, real))
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            != (r.dev, r.ino, r.size, r.mtime_ns, r.ctime_ns)
-            or self._inodes.get(state_name) != r.state_ino
-            or (
-                r.name is not None
-                and (r.name not in self._linked or not self._names.free_for(r.name, real))
-            )
+        if self._inodes.get(state_name(real)) != r.state_ino or (
+            r.name is not None
+            and (r.name not in self._linked or not self._names.free_for(r.name, real))
         ):
             return None
         if r.name is not None:
             self._names.keep(r.name, real)
         identity = FileIdentity(r.dev, r.ino)
-        return Dormant(FileTail(real, r.size, r.fingerprint, identity, resolved=True))
+        tail = FileTail(real, r.size, r.fingerprint, identity, resolved=True)
+        return Dormant(tail, times=(r.mtime_ns, r.ctime_ns))
 
-    def record(self, kept: Iterable[tuple[FileTail, str | None]]) -> int:
+    def record(self, kept: Iterable[tuple[FileTail, str | None, tuple[int, int] | None]]) -> int:
         """Leave the index for the next start: each of ``kept`` (a tail whose state and
-        outputs are on disk, and its output name), once a look at its file finds it just as
-        its state says, fingerprint included. Returns how many were recorded."""
+        outputs are on disk, its output name, and the modification and change times its file
+        must have, if any), once a look at its file finds it just as its state says,
+        fingerprint included. Returns how many were recorded."""
         state_dir = self._options.state_dir
         inodes = state_inodes(state_dir)
         recorded = []
-        for tail, name in kept:
-            state_ino = inodes.get(os.path.basename(state_file_name(state_dir, tail.path)))
+        for tail, name, times in kept:
+            state_ino = inodes.get(state_name(tail.path))
             try:
                 with tail.look() as look:
                     st = look.stat
-                    if state_ino is None or st is None or look.status is not TailStatus.UNCHANGED:
+                    if (
+                        state_ino is None
+                        or st is None
+                        or look.status is not TailStatus.UNCHANGED
+                        or times not in (None, (st.st_mtime_ns, st.st_ctime_ns))
+                    ):
                         continue
             except TranscriptError:
                 continue

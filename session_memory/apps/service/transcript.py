@@ -51,11 +51,15 @@ class Transcript:
 @dataclass(slots=True)
 class Dormant:
     """A transcript kept only on disk: its state file holds its memory, and this its tail's
-    position, for the sweep's ``stat``; it is restored from the state when it changes."""
+    position, for the sweep's ``stat``; it is restored from the state when it changes.
+
+    ``times``: the modification and change times a clean stop recorded of the file
+    (:meth:`.Restorer.recorded`), which its first ``stat`` must find too."""
 
     tail: FileTail
     events_read: int = 0
     lines_skipped: int = 0
+    times: tuple[int, int] | None = None
 
 
 def fold_line(t: Transcript, line: Tailed) -> list[SkippedLine]:

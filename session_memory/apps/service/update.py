@@ -136,11 +136,13 @@ class Updater:
 
     def visit(self, real: str, *, hint: bool) -> None:
         """Bring one known transcript up to date; one on disk only is first ``stat``ed and
-        restored only if it changed."""
+        restored only if it changed (for one kept since a clean stop, changed since: other
+        modification or change times than the stop recorded)."""
         dormant = self._residency.dormant.get(real)
         if dormant is not None:
             try:
-                if dormant.tail.check() is TailStatus.UNCHANGED:
+                if dormant.tail.check(dormant.times) is TailStatus.UNCHANGED:
+                    dormant.times = None
                     return
             except TranscriptError as exc:
                 logger.warning("cannot read %s: %s", real, exc)
@@ -342,7 +344,11 @@ class Updater:
                         done.published is not None and done.published.markdown == pair.markdown
                     )
                     self._outputs.publish(
-                        name, pair, markdown_unchanged=unchanged, durable=write.durable
+                        name,
+                        pair,
+                        markdown_unchanged=unchanged,
+                        durable=write.durable,
+                        discard=self.writers.discard,
                     )
                     done.published, done.synced, done.written = pair, write.durable, True
             done.outputs = True
