@@ -19,7 +19,7 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import EXCERPT_CHARS, FAILURE_ARG_CHARS, code, describe
+from deriver.wording import EXCERPT_CHARS, code, describe
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
 
 __all__ = ["CheckRules", "covered_by_checks"]
@@ -173,7 +173,7 @@ class CheckRules:
         stamp: Stamp,
     ) -> None:
         why = failure_line(output, summary.words if summary is not None else "") or "failed"
-        what = describe(tool, shown, FAILURE_ARG_CHARS)
+        what = describe(tool, shown)
         if exit_code:
             what += f" exited {exit_code}"
         excerpt = quote_untrusted(why, _CAUSE_CHARS)
