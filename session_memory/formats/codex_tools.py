@@ -88,6 +88,7 @@ class CodexToolCalls(AdapterBase):
         "_tasks",
         "_agents",
         "_agent_calls",
+        "_commands",
     )
 
     def __init__(self) -> None:
@@ -112,6 +113,9 @@ class CodexToolCalls(AdapterBase):
         """Agents spawned: their id -> the task's arguments (None once reported failed)."""
         self._agent_calls: dict[str, str] = {}
         """Open agent bookkeeping calls: their call_id -> the agent they target, or ""."""
+        self._commands: dict[str, str] = {}
+        """The command lines of the shell calls started, by call_id: the same line run again
+        while an earlier run of it is still running (never polled) ends that run."""
 
     def _state_is_valid(self) -> bool:
         return (
@@ -125,6 +129,7 @@ class CodexToolCalls(AdapterBase):
                     self._seen,
                     self._cell_ids,
                     self._waits,
+                    self._commands,
                 )
                 for v in mapping.values()
             )
@@ -204,6 +209,11 @@ class CodexToolCalls(AdapterBase):
             _trim(self._tasks, MAX_SESSIONS)
         elif name in _SESSION_TOOLS and (patch := shell_patch(args)) is not None:
             name, args = "apply_patch", patch_arguments(patch)  # Codex applies it as a patch
+        command = as_str(args.get("cmd")) if name in _SESSION_TOOLS else None
+        if command:
+            self._rerun(out, eid, command, ts)
+            self._commands[call_id] = command
+            _trim(self._commands, MAX_SESSIONS)
         self._tool_call(out, eid, name, call_id, args, ts, self._open)
         return [_SHELL if name in _SESSION_TOOLS or name == "write_stdin" else _CALL, call_id]
 
@@ -413,6 +423,25 @@ class CodexToolCalls(AdapterBase):
         self._tool_call(out, eid, "web_search", call_id, {"query": query}, ts, self._open)
         entry = self._open.pop(call_id)
         self._tool_end(out, eid, call_id, entry, failed=False, text=query, timestamp=ts)
+
+    def _rerun(self, out: list[Record], eid: str, command: str, ts: str | None) -> None:
+        """The agent runs a command line again while an earlier run of it still runs,
+        unpolled: it moved on from that run, which ends here with what it printed (not at the
+        turn's end, after the new run's result)."""
+        open_calls = self._open
+        self._commands = {k: v for k, v in self._commands.items() if k in open_calls}
+        running = set(self._sessions.values())
+        for n, (call_id, earlier) in enumerate(list(self._commands.items())):
+            if earlier != command or call_id not in running:
+                continue
+            entry = self._open.pop(call_id, None)
+            text = self._seen.get(call_id, "")
+            self._forget_session(call_id)
+            del self._commands[call_id]
+            if entry is not None:
+                self._tool_end(
+                    out, f"{eid}:rerun{n}", call_id, entry, failed=False, text=text, timestamp=ts
+                )
 
     def _runs_on(self, call_id: str, session: str | None, text: str) -> None:
         """The process of ``call_id`` runs on (in ``session``, when newly learnt), having

@@ -229,6 +229,25 @@ class TestRunningProcesses:
         assert outcome["output"].startswith("[main 6cc4245] Docs")
         assert outcome["output"].endswith("To github.com:o/r.git\n")
 
+    def test_the_same_command_run_again_ends_the_earlier_run(self) -> None:
+        """A command run again while an earlier run of it was left running, unpolled, ends
+        that run there, with what it printed: the new run's result comes after it, not
+        before it at the turn's end."""
+        command = "env GOCACHE=/tmp/go-build go test ./..."
+        events = tool_events(
+            *START,
+            function_call("call_1", "exec_command", cmd=command),
+            running("call_1", 48830, "FAIL\tacme/syncer [build failed]\n"),
+            function_call("call_2", "exec_command", cmd=command),
+            exited("call_2", 0, "ok  \tacme/syncer\t5.5s\n"),
+            COMPLETE,
+        )
+        finished = [(status, data["output"]) for status, _, data in events if status != "requested"]
+        assert finished == [
+            ("completed", "FAIL\tacme/syncer [build failed]\n"),
+            ("completed", "ok  \tacme/syncer\t5.5s\n"),
+        ]
+
     def test_a_poll_after_the_turn_is_no_call_of_its_own(self) -> None:
         """A later poll of a process whose call ended with its turn is still that process's."""
         events = tool_events(
