@@ -7,7 +7,8 @@ processes a call leaves running.
   are authoritative when present;
 * an output "Process running with session ID N" leaves the call open, and the
   ``write_stdin`` polls of session N are folded into it instead of becoming calls of their
-  own;
+  own (its output is all it printed); the same command line run again while it runs,
+  unpolled, ends it there;
 * a code-mode cell (``exec``) becomes the calls its script makes
   (:mod:`~session_memory.formats.codex_cells`), each closed by its own end event where
   Codex writes one (a patch, an MCP call) or by the cell's output; ``wait`` on a cell
