@@ -18,7 +18,7 @@ from typing import Final, NamedTuple
 
 from deriver.read_only import is_read_only_command
 from deriver.shell import basename, simple_commands
-from deriver.tool_kinds import ToolKind, classify_tool
+from deriver.tool_kinds import LOOKING_KINDS, ToolKind, classify_tool
 from deriver.user_text import word_set
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "actions_of_uncached",
     "is_no_match",
     "only_looked",
+    "only_looks",
     "resolves",
     "settles",
 ]
@@ -158,7 +159,6 @@ def _is_search(words: list[str]) -> bool:
     return program in _SEARCH_PROGRAMS or (program == "git" and words[1:2] == ["grep"])
 
 
-_LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
 # An error that says the thing looked for is not there (the words of the OS and of tools).
 _NOT_FOUND_RE: Final = re.compile(
     r"no such file|does not exist|not found|cannot find|could not find|no matches|"
@@ -168,11 +168,18 @@ _NOT_FOUND_RE: Final = re.compile(
 _NOT_FOUND_SCAN: Final = 1024
 
 
+def only_looks(kind: ToolKind, key: str | None) -> bool:
+    """Whether a call only reads: a read, a search, a listing, a read-only command line."""
+    if kind in LOOKING_KINDS:
+        return True
+    return kind is ToolKind.SHELL and bool(key) and is_read_only_command(key or "")
+
+
 def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: str) -> bool:
     """Whether a failed call only looked: a shell command line that only reads (``ls`` or
     ``cat`` of a missing file, a search that matched nothing), or a read tool that found
     nothing there (one refused for the file's size failed: that teaches how to read it)."""
-    if kind in _LOOKING_KINDS:
+    if kind in LOOKING_KINDS:
         return _NOT_FOUND_RE.search(error[:_NOT_FOUND_SCAN]) is not None
     if kind is not ToolKind.SHELL or not key:
         return False

@@ -33,7 +33,6 @@ _PASTE_SCAN: Final = 16_000
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
 # test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
-_PROMPT_HINT: Final = re.compile(r"(?m)^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] ")
 _MAX_TRACKED: Final = 256  # checks remembered per name; the oldest are forgotten first
 _NAMES_CHARS: Final = 100
 _CAUSE_CHARS: Final = 120
@@ -206,8 +205,6 @@ class CheckRules:
         """A check the user ran and pasted into a message, its prompt line (``$ pytest``,
         ``\u276f mise run test``) and then its output: its run as any other, the last one pasted
         (the runner's summary decides: there is no exit code)."""
-        if not _PROMPT_HINT.search(text[:_PASTE_SCAN]):
-            return False
         found = None
         lines = text[:_PASTE_SCAN].splitlines()
         for i, text_line in enumerate(lines):

@@ -15,12 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-from deriver.actions import only_looked
+from deriver.actions import only_looked, only_looks
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.keys import ItemKey, call_key
-from deriver.read_only import is_read_only_command
 from deriver.recording import Failures, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
@@ -148,7 +147,6 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
     return None
 
 
-_LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
 # A sub-agent sent only to look ("Find the phase 14 files", "Explore the auth flow"): what
 # it found is in what the agent did next, its task is no milestone.
 _LOOKS_RE: Final = re.compile(
@@ -156,13 +154,6 @@ _LOOKS_RE: Final = re.compile(
     r"understand|map|scan)\b",
     re.IGNORECASE,
 )
-
-
-def _only_looks(call: Call) -> bool:
-    """Whether a call only reads: a read, a search, a listing, a read-only command line."""
-    if call.kind in _LOOKING_KINDS:
-        return True
-    return call.kind is ToolKind.SHELL and bool(call.key) and is_read_only_command(call.key or "")
 
 
 _Did = Callable[[Call, str, Stamp], None]
@@ -233,9 +224,7 @@ class ToolCallRules:
         self.started_open += 1
         if key not in self.calls:
             self._track(key, call)
-        safe = not is_side_effecting(call.kind) or (
-            call.kind is ToolKind.SHELL and bool(call.key) and is_read_only_command(call.key or "")
-        )
+        safe = not is_side_effecting(call.kind) or only_looks(call.kind, call.key)
         store = self.store
         item = store.get(key)
         if item is None:
@@ -268,7 +257,7 @@ class ToolCallRules:
 
     def _finished(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
         """A finished call: a check's run, a failed attempt, or what the call did."""
-        if not _only_looks(call):
+        if not only_looks(call.kind, call.key):
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
                 self.todos.worked_on = True

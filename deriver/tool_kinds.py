@@ -16,6 +16,7 @@ from deriver.shell import SHELL_C_FLAGS, SHELLS, basename
 from deriver.user_text import first_line, word_set
 
 __all__ = [
+    "LOOKING_KINDS",
     "ToolKind",
     "classify_tool",
     "classify_tool_uncached",
@@ -133,6 +134,10 @@ def _normalise(name: str) -> str:
         if key.startswith(prefix):
             key = key[len(prefix) :]
     return key
+
+
+LOOKING_KINDS: Final = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST})
+"""The kinds of call that only look: a read, a search, a listing."""
 
 
 def is_side_effecting(kind: ToolKind) -> bool:
