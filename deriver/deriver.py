@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 4
+SNAPSHOT_FORMAT: Final = 5
 """Version 3 keeps where the session stands; version 2 (no such state) and version 1
 (positional lists) are refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50

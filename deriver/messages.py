@@ -289,7 +289,10 @@ class MessageRules:
         stamp = message.stamp
         if message.final_action is None:
             # Said while working, not to close the turn (where the session stands has that).
-            read = bool(message.content) and self.failures.read_by_agent(message.content, stamp)
+            read = bool(message.content) and (
+                self.failures.read_by_agent(message.content, stamp)
+                | self.stands.working_message(message.content, stamp)
+            )
             if not message.decisions:
                 return read  # no decision: at most the reading of a failure
         else:

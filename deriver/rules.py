@@ -87,6 +87,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "by the newer message): quoted, head and tail kept, up to 400 characters (half the "
          "budget at a small one); evicted first, with completed work", "key_decisions",
          "completed_work"),
+    Rule("reply", "the agent's first message after a user's request that ends by asking a "
+         "question, said while working; its first line says no next action (let me, I'm "
+         "checking)", "key decision: the question and the reply, quoted up to 240 "
+         "characters; evicted first, with completed work", "key_decisions", "completed_work"),
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",
          "verification: completion blocked; cleared when a run completes",
          "verification_status", "verification_status"),

@@ -35,6 +35,13 @@ _CLOSING_TIER: Final = "completed_work"
 _MESSAGE_CHARS: Final = 8000
 _QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
+_REPLY_CHARS: Final = 240
+# Words of a reply's first line that say what the agent will do rather than answer: "Good
+# question, let me check", "I'm tracing the SSH path".
+_ACTING_RE: Final = re.compile(
+    r"\b(?:let me|let['\u2019]s|i['\u2019]ll|i will|i['\u2019]m (?:going to|\w+ing))\b",
+    re.IGNORECASE,
+)
 _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
@@ -159,6 +166,8 @@ class Stands:
         self.answer = ""
         self.question = ""
         self.answer_stamp: Stamp | None = None
+        self.asked = ""
+        """The question the user's last request ends by asking, until the agent speaks."""
         self.plan = ""
         self.plan_state = ""
         """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
@@ -199,13 +208,30 @@ class Stands:
         self.completed = False
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
+        self.asked = "" if answer else question_of(content)
         self.refresh()
+
+    def working_message(self, content: str, stamp: Stamp) -> bool:
+        """The agent's first words after the user asked a question, said while working: its
+        answer ("That heuristic is too brittle: …"), a key decision with the question. Only
+        what it will do next ("Let me check.") answers nothing."""
+        asked, self.asked = self.asked, ""
+        reply = content.strip() if asked else ""
+        if not reply or _ACTING_RE.search(reply.split("\n", 1)[0]):
+            return False
+        text = (
+            f"the agent answered {quote_untrusted(asked, _QUESTION_CHARS)}: "
+            f"{quote_untrusted(reply, _REPLY_CHARS)}"
+        )
+        decision(self.store, "reply", text, stamp, tier=_CLOSING_TIER)
+        return True
 
     def closing_message(self, content: str, stamp: Stamp) -> None:
         """The agent closed a turn with this message: an answer before it has been acted on,
         and goes to key decisions with its question."""
         self._keep_answer()
         self._keep_closing()
+        self.asked = ""
         self.closing, self.closing_stamp = content, stamp
         self.completed = False
         self._quoted.clear()

@@ -51,6 +51,35 @@ class TestAnswers:
             memory.where_stands
         )
 
+    def test_the_first_words_after_a_question_are_its_answer(self) -> None:
+        """The user asks while the agent works; its first words answer, and are kept."""
+        memory = derive(
+            user("could we also check the oldest ref and fail if it differs?"),
+            assistant("That heuristic is too brittle: it rejects lagging targets.\n\nI'm keeping "
+                      "the budget guard."),
+            *bash("go test ./...", "ok", "c1"), final("Done: the guard aborts early."),
+        )  # fmt: skip
+        assert (
+            "the agent answered “could we also check the oldest ref and fail if it differs?”: "
+            "“That heuristic is too brittle: it rejects lagging targets. ⏎ I'm keeping the "
+            "budget guard.”"
+        ) in texts(memory.key_decisions)
+
+    @pytest.mark.parametrize(
+        ("asked", "said"),
+        [
+            ("how does it index?", "Good question, let me check the source."),
+            ("can you open a PR?", "I'm checking the branch state first."),
+            ("fix the lexer", "The lexer drops the last token."),
+        ],
+    )
+    def test_words_that_only_say_what_comes_next_answer_nothing(
+        self, asked: str, said: str
+    ) -> None:
+        """An announcement is no answer, and a request that asks nothing gets none."""
+        memory = derive(user(asked), assistant(said), *bash("ls", "a.py", "c1"), final("Done."))
+        assert not any(t.startswith("the agent answered") for t in texts(memory.key_decisions))
+
     @pytest.mark.parametrize("reply", ["1", "option 1", "the first one"])
     def test_a_reply_that_picks_an_option_is_bound_to_that_option(self, reply: str) -> None:
         """ "1" decides nothing without the option it picks: the option's line is kept."""
