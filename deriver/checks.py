@@ -123,6 +123,7 @@ class CheckRules:
             self._failed(tool, check, identity, shown, exit_code, output, summary, stamp)
         elif passed:
             self._resolve(check, stamp)
+            self.failures.unread = check_key(identity)  # the agent's reading of the pass
 
     def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A project's gate that passed stands for the earlier failed runs of the checks it

@@ -12,7 +12,7 @@ from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.store import EVICTION_TIERS, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
-from deriver.user_text import announces, answer_gist
+from deriver.user_text import announces, answer_gist, reports_result
 from deriver.wording import MAX_OPEN_CALLS, code
 from session_memory.core.memory import SectionName
 from session_memory.core.redact import quote_untrusted
@@ -22,6 +22,7 @@ __all__ = ["Failures", "bump", "decision", "verification"]
 _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
+_READ_STATUSES: Final = frozenset({"open", "passed"})  # a failure, a check that passed
 # Commands that stop on a conflict for the session to resolve, and what finishes them: a
 # commit, or the same command with --continue (no targets).
 _MERGING: Final = frozenset(
@@ -86,7 +87,8 @@ class Failures:
         self.shell_actions = 0
         """How many names in ``by_action`` are shell commands (``$ git push``)."""
         self.unread: str | None = None
-        """The item key of the failure of the last finished call, until the agent speaks."""
+        """The item key of the failure of the last finished call, or of the check it passed,
+        until the agent speaks."""
         self.edited: set[str] = set()
         """Open failures that a file change came after: a rerun that works was fixed."""
 
@@ -129,12 +131,15 @@ class Failures:
             self._forget_gone()
 
     def read_by_agent(self, content: str, stamp: Stamp) -> bool:
-        """The agent's first words after a failure: its reading, kept with the failure."""
+        """The agent's first words after a failure, or after a check passed: its reading
+        ("All 527 tests pass, coverage thresholds met"), kept with the failure or the check."""
         key, self.unread = self.unread, None
         item = self.store.get(ItemKey(key)) if key is not None else None
-        if item is None or item.status != "open":
+        if item is None or item.status not in _READ_STATUSES:
             return False
         reading = answer_gist(content, _READING_CHARS)
+        if item.status == "passed":
+            reading = reports_result(reading)  # not what it does next ("Now commit.")
         if not reading or announces(reading):
             return False  # only what it will do next: no reading of what went wrong
         text = f"{item.text}; the agent: {quote_untrusted(reading, _READING_CHARS)}"

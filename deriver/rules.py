@@ -123,7 +123,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
          "of check it runs; stale after a later edit of a file checks read (not docs); a run "
          "the user pasted into a message (its prompt line, then its output) counts, run by the "
-         "user",
+         "user; the agent's first sentence after a pass, when it reports a result and no next "
+         "step (All 527 tests pass), is kept with it",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "

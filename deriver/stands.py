@@ -22,7 +22,7 @@ from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
-from deriver.user_text import announces
+from deriver.user_text import announces, says_next_step
 from deriver.wording import code, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
@@ -36,12 +36,6 @@ _MESSAGE_CHARS: Final = 8000
 _QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
-# Words of a reply's first line that say what the agent will do rather than answer: "Good
-# question, let me check", "I'm tracing the SSH path".
-_ACTING_RE: Final = re.compile(
-    r"\b(?:let me|let['\u2019]s|i['\u2019]ll|i will|i['\u2019]m (?:going to|\w+ing))\b",
-    re.IGNORECASE,
-)
 _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
@@ -217,7 +211,7 @@ class Stands:
         what it will do next ("Let me check.") answers nothing."""
         asked, self.asked = self.asked, ""
         reply = content.strip() if asked else ""
-        if not reply or _ACTING_RE.search(reply.split("\n", 1)[0]):
+        if not reply or says_next_step(reply.split("\n", 1)[0]):
             return False
         text = (
             f"the agent answered {quote_untrusted(asked, _QUESTION_CHARS)}: "

@@ -14,6 +14,8 @@ __all__ = [
     "informative_line",
     "is_acknowledgement",
     "is_short_answer",
+    "reports_result",
+    "says_next_step",
     "word_set",
 ]
 
@@ -300,6 +302,35 @@ _ANNOUNCES_RE: Final = re.compile(
 def announces(sentence: str) -> bool:
     """Whether a sentence announces the agent's next action ("Let me run the tests.")."""
     return _ANNOUNCES_RE.match(sentence) is not None
+
+
+# Words anywhere in a sentence that say what the agent will do rather than what it found:
+# "Good question, let me check", "I'm tracing the SSH path", "Now verify lint".
+_NEXT_STEP_RE: Final = re.compile(
+    r"^now\b|\b(?:let me|let['\u2019]s|i['\u2019]ll|i will|i['\u2019]m (?:going to|\w+ing))\b",
+    re.IGNORECASE,
+)
+# A sentence that reports a result: "All 527 tests pass", "Build, tests, and lint all clean",
+# "87 tests + 14 doctests, 0 failures".
+_RESULT_RE: Final = re.compile(
+    r"\b(?:pass(?:es|ed|ing)?|green|clean|succeed(?:s|ed)?|\d+ (?:tests?|passed|ok))\b"
+    r"|\d%[^.]* coverage\b",
+    re.IGNORECASE,
+)
+
+
+def says_next_step(sentence: str) -> bool:
+    """Whether a sentence says what the agent will do next, not what it found."""
+    return _NEXT_STEP_RE.search(sentence) is not None
+
+
+def reports_result(text: str) -> str:
+    """The first sentence of ``text`` when it reports a result and says no next step, else
+    empty: the agent's own words on a check that passed."""
+    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    if _RESULT_RE.search(first) is None or says_next_step(first):
+        return ""
+    return first
 
 
 def answer_gist(text: str, max_chars: int = 200) -> str:

@@ -337,6 +337,24 @@ class TestTheAgentsReading:
         )  # fmt: skip
         assert "the agent" not in memory.failed_attempts[0].text
 
+    def test_the_agents_words_on_a_check_that_passed_are_kept_with_it(self) -> None:
+        """ "All 527 tests pass, coverage thresholds met." is the agent's reading of the run:
+        its first sentence, kept with the check's line."""
+        memory = derive(
+            bash("npx jest --coverage", "Tests:       527 passed, 527 total", "c1"),
+            assistant("All 527 tests pass, coverage thresholds met. Let me commit and push."),
+        )
+        (check,) = memory.verification_status
+        assert check.text.endswith("; the agent: “All 527 tests pass, coverage thresholds met.”")
+
+    @pytest.mark.parametrize(
+        "said", ["Now verify lint passes cleanly.", "The config looks fine.", "Let me commit."]
+    )
+    def test_words_after_a_pass_that_report_nothing_are_not_kept(self, said: str) -> None:
+        """What comes next, or words about something else, are no reading of the pass."""
+        memory = derive(bash("npx jest", "Tests:       5 passed, 5 total", "c1"), assistant(said))
+        assert "the agent" not in memory.verification_status[0].text
+
 
 class TestRerunAfterAChange:
     def test_a_command_that_works_after_an_edit_was_fixed(self) -> None:
