@@ -6,6 +6,7 @@ the store: the same fact again counts up one item instead of adding another.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from deriver.actions import Action, actions_of, resolves, settles
@@ -23,6 +24,13 @@ _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
 _READ_STATUSES: Final = frozenset({"open", "passed"})  # a failure, a check that passed
+# The agent's reading of a failure it ran the check to see: "The red step failed for the
+# expected reason", "fails as expected".
+_EXPECTED_RE: Final = re.compile(
+    r"\b(?:as expected|as intended|for the (?:right|expected) reasons?|expected (?:failure|"
+    r"reason)|red (?:step|check|test|run|phase)s? (?:fail|is|are|confirm))",
+    re.IGNORECASE,
+)
 # Commands that stop on a conflict for the session to resolve, and what finishes them: a
 # commit, or the same command with --continue (no targets).
 _MERGING: Final = frozenset(
@@ -142,6 +150,11 @@ class Failures:
             reading = reports_result(reading)  # not what it does next ("Now commit.")
         if not reading or announces(reading):
             return False  # only what it will do next: no reading of what went wrong
+        if item.status == "open" and _EXPECTED_RE.search(reading):
+            # A test-first run failing for the reason it was written for: the red step of
+            # the work, not an attempt that failed.
+            self.store.remove(item, stamp)
+            return True
         text = f"{item.text}; the agent: {quote_untrusted(reading, _READING_CHARS)}"
         self.store.update(item, stamp, text=text, touch=False)
         return True
@@ -247,9 +260,9 @@ class Failures:
             self.store.remove(item, stamp)
             return
         text = None
-        if worked and worked != failed:
-            # The lesson: what worked instead, when it was spelled differently.
-            text = f"{item.text}; then {code(worked, 60)} worked"
+        if worked and worked != failed and (shown := code(worked, 60)) != code(failed, 60):
+            # The lesson: what worked instead, when it was spelled differently (and shows so).
+            text = f"{item.text}; then {shown} worked"
         self.store.update(
             item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False
         )

@@ -337,6 +337,15 @@ class TestTheAgentsReading:
         )  # fmt: skip
         assert "the agent" not in memory.failed_attempts[0].text
 
+    def test_a_failure_the_agent_expected_is_no_failed_attempt(self) -> None:
+        """Test-first: the check written to fail, failing "for the expected reason", is the
+        red step of the work."""
+        memory = derive(
+            bash("node check.js", "Error: missing Mermaid guidance", "c1", exit_code=1),
+            assistant("The red step failed for the expected reason: the skill lacks Mermaid."),
+        )
+        assert memory.failed_attempts == ()
+
     def test_the_agents_words_on_a_check_that_passed_are_kept_with_it(self) -> None:
         """ "All 527 tests pass, coverage thresholds met." is the agent's reading of the run:
         its first sentence, kept with the check's line."""
@@ -370,6 +379,19 @@ class TestRerunAfterAChange:
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved"
         assert "get_number" in failure.text
+
+    def test_what_worked_is_named_only_when_it_shows_differently(self) -> None:
+        """Two long command lines that differ past what a line shows: "then … worked" would
+        repeat the failed one's text."""
+        head = "python - <<'PY'\nimport json\nfrom pathlib import Path\ndata = json.loads("
+        memory = derive(
+            bash(head + "Path('a.json').read_text())\nPY", "ValueError", "c1", exit_code=1),
+            call("Edit", {"file_path": "a.json", "old_string": "a", "new_string": "b"},
+                 call_id="c2", result="ok"),
+            bash(head + "Path('a.json').read_text()) or {}\nPY", "ok", "c3"),
+        )  # fmt: skip
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved" and "worked" not in failure.text
 
     def test_a_command_that_works_again_with_nothing_changed_was_a_flake(self) -> None:
         """The same command line working again with no change in between taught nothing."""
