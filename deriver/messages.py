@@ -317,7 +317,8 @@ class MessageRules:
 
     def _user_message(self, message: UserMessage) -> bool:
         self.failures.unread = None  # what the agent says next answers the user
-        self.checks.pasted(message.content, message.stamp)
+        if not self.checks.pasted(message.content, message.stamp):
+            self.failures.reported(message.content, message.stamp)
         store = self.store
         goal = store.goal
         content = message.content

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["LinePattern", "tail", "without_colours"]
+__all__ = ["LinePattern", "error_lines", "tail", "without_colours"]
 
 _ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -19,6 +19,22 @@ _ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|
 def without_colours(text: str) -> str:
     """The text without ANSI colour and terminal escape sequences."""
     return _ANSI_RE.sub("", text)
+
+
+# A line of a log or output that reports an error: "[JobManager] Job 7 failed: git checkout
+# failed (exit 1): error: pathspec '.' did not match", "TypeError: x is undefined".
+_REPORTS_ERROR_RE: Final = re.compile(
+    r"^[^\n]*(?:\b(?:error|failed|fatal|panic|exception)\b ?[:(\[]|\b\w+(?:Error|Exception):"
+    r"|\bpanicked at\b|^FAILED\b)[^\n]*",
+    re.MULTILINE,
+)
+
+
+def error_lines(text: str, limit: int, chars: int) -> tuple[tuple[int, str], ...]:
+    """The last ``limit`` lines of ``text`` that report an error, each cut to ``chars``,
+    with where each starts."""
+    found = [(m.start(), m.group(0).strip()[:chars]) for m in _REPORTS_ERROR_RE.finditer(text)]
+    return tuple(found[-limit:])
 
 
 def tail(text: str, limit: int) -> str:

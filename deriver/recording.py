@@ -11,6 +11,7 @@ from typing import Final
 
 from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
+from deriver.output_scan import error_lines
 from deriver.store import EVICTION_TIERS, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
@@ -23,6 +24,10 @@ __all__ = ["Failures", "bump", "decision", "verification"]
 _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
+_PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
+_PASTE_SCAN: Final = 16_000
+_REPORTED_CHARS: Final = 200
+_USER: Final = "user"
 _READ_STATUSES: Final = frozenset({"open", "passed"})  # a failure, a check that passed
 # The agent's reading of a failure it ran the check to see: "The red step failed for the
 # expected reason", "fails as expected".
@@ -158,6 +163,20 @@ class Failures:
         text = f"{item.text}; the agent: {quote_untrusted(reading, _READING_CHARS)}"
         self.store.update(item, stamp, text=text, touch=False)
         return True
+
+    def reported(self, text: str, stamp: Stamp) -> None:
+        """Output the user pasted into a request (a log, a stack trace) that reports an error:
+        the failure the user brings, its last error line kept as reported by the user."""
+        if text.count("\n") < _PASTED_LINES:
+            return
+        found = error_lines(text[-_PASTE_SCAN:], 1, _REPORTED_CHARS)
+        if found:
+            line = found[0][1]
+            item_key = failure_key(call_identity(_USER, None), line)
+            if self.store.get(item_key) is None:
+                text = f"reported by the user: {quote_untrusted(line, _REPORTED_CHARS)}"
+                self.store.add("failed_attempts", "user_reported", text, stamp, status="open",
+                               key=item_key, tier="open_failures")  # fmt: skip
 
     def new_request(self, stamp: Stamp) -> None:
         """The user moved on to a new request: the failures still open were met while

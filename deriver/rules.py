@@ -44,9 +44,14 @@ class Rule(NamedTuple):
 
 RULES: Final[tuple[Rule, ...]] = (
     Rule("goal", "user message, not synthetic, not a short answer",
-         "becomes the current goal; the previous goal becomes an earlier goal (quoted, head "
-         "and tail kept: 280 characters)",
+         "becomes the current goal (cut to its cap: head and tail, and between them the last "
+         "two lines of a pasted log that report an error); the previous goal becomes an "
+         "earlier goal (quoted, head and tail kept: 280 characters)",
          "current_goal, earlier_goals", "earlier_goals"),
+    Rule("user_reported", "user message of more than three lines (a pasted log or output, "
+         "not a check's run) with a line that reports an error (error:, failed:, "
+         "TypeError:, FAILED)", "failed attempt: its last such line, reported by the user",
+         "failed_attempts", "open_failures, then resolved_failures"),
     Rule("root_goal", "the session's first goal, replaced by a later one",
          "earlier goal pinned: evicted only with the todos", "earlier_goals", "todo_items"),
     Rule("final_unverified", "assistant message with metadata.action_type final_unverified",

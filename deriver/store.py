@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from deriver.keys import ItemKey
+from deriver.output_scan import error_lines
 from deriver.token_budget import TokenArithmetic
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import SnapshotError
@@ -441,14 +442,16 @@ class MemoryStore:
         # The longest head-and-tail cut whose block fits: what a request asks for is often
         # at its end. A token covers at most a few dozen characters, so the search starts
         # from a bounded cut of a possibly huge text.
+        # The lines that report an error stay too: a request quoting a log asks about them.
         lo, hi = 0, min(len(full), self.goal_tokens * 64)
+        marks = error_lines(full, _MARKS, _MARK_CHARS)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if block(_head_tail(full, mid), True) <= self.goal_tokens:
+            if block(_head_tail(full, mid, marks), True) <= self.goal_tokens:
                 lo = mid
             else:
                 hi = mid - 1
-        goal.text = _head_tail(full, lo)
+        goal.text = _head_tail(full, lo, marks)
         goal.truncated = True
         goal.tokens = block(goal.text, True)
 
@@ -551,10 +554,20 @@ _STATE_FIELDS: Final[dict[str, type]] = {
 
 
 _GOAL_HEAD_SHARE: Final = 0.6
+_MARK_CHARS: Final = 200  # a line of a pasted log that reports an error, kept in a cut goal
+_MARKS: Final = 2
 
 
-def _head_tail(text: str, chars: int) -> str:
-    """``chars`` characters of ``text``: its head and its tail around an ellipsis."""
+def _head_tail(text: str, chars: int, marks: tuple[tuple[int, str], ...] = ()) -> str:
+    """``chars`` characters of ``text``: its head and its tail around an ellipsis, and
+    between them the lines of ``marks`` the cut would drop, when they fit."""
     head = int(chars * _GOAL_HEAD_SHARE)
+    between = [line for start, line in marks if head <= start < len(text) - (chars - head)]
+    room = chars - sum(len(line) + 3 for line in between)
+    if between and room >= chars // 2:
+        chars, head = room, int(room * _GOAL_HEAD_SHARE)
+        middle = "".join(f" \u2026 {line}" for line in between)
+    else:
+        middle = ""
     tail = text[len(text) - (chars - head) :] if chars > head else ""
-    return f"{text[:head].rstrip()} \u2026 {tail.lstrip()}".strip()
+    return f"{text[:head].rstrip()}{middle} \u2026 {tail.lstrip()}".strip()

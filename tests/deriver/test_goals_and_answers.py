@@ -66,6 +66,25 @@ class TestLongGoal:
         assert goal.text.endswith("Most important: keep the CLI flags unchanged.")
         assert "\u2026" in goal.text
 
+    def test_a_cut_goal_keeps_the_error_lines_of_a_pasted_log(self) -> None:
+        """A request quoting a long log asks about its error: the line that reports it stays
+        in the cut, between head and tail, and it is the failure the user brings."""
+        log = "\n".join(f"[12:0{n % 10}] GET /api/progress 200" for n in range(400))
+        error = "[JobManager] Job 7 failed: git checkout failed (exit 1): pathspec '.' unknown"
+        request = f"The run ends with a git error:\n{log}\n{error}\n{log}"
+        memory = derive(user(request), budget=600)
+        goal = memory.current_goal
+        assert goal is not None and goal.truncated
+        assert goal.text.startswith("The run ends with a git error:") and error in goal.text
+        (reported,) = memory.failed_attempts
+        assert reported.text.startswith("reported by the user: \u201c")
+        assert error[1:] in reported.text  # its "[" quoted as data
+
+    def test_a_request_that_only_mentions_errors_reports_none(self) -> None:
+        """ "error messages" in prose is no error line."""
+        request = "Implement the plan.\nKeep the error messages short.\nAdd tests.\nUpdate docs."
+        assert derive(user(request)).failed_attempts == ()
+
 
 class TestRootRequest:
     def test_the_root_request_survives_later_goals_at_a_small_budget(self) -> None:
