@@ -282,9 +282,9 @@ class Failures:
         if worked and worked != failed and (shown := code(worked, 60)) != code(failed, 60):
             # The lesson: what worked instead, when it was spelled differently (and shows so).
             text = f"{item.text}; then {shown} worked"
-        self.store.update(
-            item, stamp, text=text, status="resolved", tier="resolved_failures", touch=False
-        )
+        # What worked instead is a lesson, kept as long as the decisions.
+        tier = "key_decisions" if text is not None else "resolved_failures"
+        self.store.update(item, stamp, text=text, status="resolved", tier=tier, touch=False)
         self.store.close(item, stamp)
 
     def to_state(self) -> dict[str, object]:

@@ -110,14 +110,16 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why; the same failure again "
          "counts up; a later success that did all the failed command did, on the same targets, "
-         "resolves it: kept as a lesson when spelled otherwise or when a file changed before "
-         "it worked, gone when the same command line simply worked again; what the agent says "
-         "next, before acting again, is kept with it as its reading (not an announcement of its "
-         "next step), and a failure it says it expected (the red step of test-first: failed "
+         "resolves it: kept as a lesson when spelled otherwise (what worked instead is named "
+         "and kept as long as the decisions) or when a file changed before it worked, gone "
+         "when the same command line simply worked again; what the agent says next, before "
+         "acting again, is kept with it as its reading (not an announcement of its next "
+         "step), and a failure it says it expected (the red step of test-first: failed "
          "for the expected reason) is none; a read that found nothing (no match, no such "
          "file) is no failure and no work; once the user moves on to a new request, a "
          "failure still open is history (evicted with the resolved ones)",
-         "failed_attempts", "open_failures, then resolved_failures"),
+         "failed_attempts",
+         "open_failures, then resolved_failures or key_decisions"),
     Rule("merge_conflict", "git merge, pull, rebase, cherry-pick, revert, stash or am failed "
          "on conflicts", "failed attempt, open until a commit or the command's --continue "
          "finishes it; then gone (the conflicts were resolved)",

@@ -162,6 +162,27 @@ class TestResolution:
         assert "has no upstream branch" in failure.text
         assert "then `git push --set-upstream origin feature-x 2>&1` worked" in failure.text
 
+    def test_what_worked_instead_outlives_failures_fixed_by_edits(self) -> None:
+        """A tight budget drops the failures that edits fixed before the lesson of what
+        worked instead, which is kept as long as the decisions."""
+        fixed = []
+        for n in range(8):
+            fixed += [
+                *bash(f"cargo build -p crate{n}", f"error[E0599]: no method `m{n}`", f"b{n}", 101),
+                *call("Edit", {"file_path": f"src/c{n}.rs", "old_string": "a", "new_string": "b"},
+                      call_id=f"e{n}", result="ok"),
+                *bash(f"cargo build -p crate{n}", "Finished", f"r{n}"),
+            ]  # fmt: skip
+        memory = derive(
+            call("Bash", {"command": "git push"}, "failed", "c1", error=_NO_UPSTREAM),
+            call("Bash", {"command": "git push --set-upstream origin x"}, call_id="c2",
+                 result="ok"),
+            *fixed, budget=300,
+        )  # fmt: skip
+        shown = texts(memory.failed_attempts)
+        assert any("has no upstream branch" in t for t in shown)
+        assert memory.omitted["failed_attempts"] > 0
+
     def test_a_success_in_a_compound_line_resolves(self) -> None:
         """``bd sync && git push`` working resolves an earlier ``git push`` failure."""
         memory = derive(
