@@ -147,8 +147,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "create) completed", "one todo per issue the session claimed, created or closed, and the "
          "open issues listed under them; a listing alone is a read; closed issues become "
          "completed work", "todo_items", "todo_items"),
-    Rule("todo_done", "a todo item that became completed", "completed work",
-         "completed_work", "completed_work"),
+    Rule("todo_done", "a todo item that became completed", "completed work: one line for "
+         "the steps of the lists, how many and the last four (a tracker's closed issue: a "
+         "line of its own)", "completed_work", "completed_work"),
     Rule("unchecked_step", "a todo step that verifies (Test…, Verify…, Run the tests…) "
          "became completed while no test, build or linter ran since it was planned",
          "verification: a warning that it was marked done with no check run",

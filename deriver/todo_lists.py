@@ -27,6 +27,9 @@ _STATUS_CHARS: Final = 40
 _TODO_CHARS: Final = 300
 _MAX_ISSUES: Final = 8  # tracker issues kept as todos: the latest touched
 _ISSUE_CHARS: Final = 60
+_STEPS_SHOWN: Final = 4  # the last steps done, of one line of completed work
+_STEP_CHARS: Final = 100
+_STEPS_KEY: Final = done_key("\x00steps")
 _ISSUE_TITLE_CHARS: Final = 80
 _MAX_SEEN: Final = 256  # listed issues remembered, in case the session takes them on later
 # A step whose words say it verifies the work: "Test the layout", "Run the tests".
@@ -131,7 +134,25 @@ class TodoLists:
             verification(self.store, "unchecked_step", "warning", warning, stamp,
                          key=done_key(text))  # fmt: skip
             return
-        self.store.add("completed_work", "todo_done", f"done: {text}", stamp)
+        self._steps_done(stamp)
+
+    def _steps_done(self, stamp: Stamp) -> None:
+        """The steps of the lists done so far, as one line of completed work: how many, and
+        the last few (each a line of its own would crowd out what is still to do)."""
+        store = self.store
+        steps = [
+            text for text in self.done
+            if not (_VERIFYING_RE.match(text) and store.get(done_key(text)) is not None)
+        ]  # fmt: skip
+        shown = "; ".join(line(text, _STEP_CHARS) for text in steps[-_STEPS_SHOWN:])
+        if len(steps) > _STEPS_SHOWN:
+            shown = f"{len(steps)} steps, the last: {shown}"
+        text = f"done: {shown}"
+        item = store.get(_STEPS_KEY)
+        if item is None:
+            store.add("completed_work", "todo_done", text, stamp, key=_STEPS_KEY)
+        else:
+            store.update(item, stamp, text=text)
 
     def track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
         """A task tracker's issues as todos, one per issue the session claimed, created or

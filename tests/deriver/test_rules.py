@@ -257,6 +257,20 @@ class TestTodoTools:
         assert memory.todo_items == ()
         assert texts(memory.completed_work) == ["done: Write tests"]
 
+    def test_the_steps_done_are_one_line_with_the_last_few(self) -> None:
+        """Six steps done: one line of completed work says how many, and the last four."""
+        steps = [f"Step {n}" for n in range(1, 7)]
+
+        def todo_list(done: int, call_id: str) -> list[dict[str, object]]:
+            todos = [{"content": t, "status": "completed" if i < done else "pending"}
+                     for i, t in enumerate(steps)]  # fmt: skip
+            return call("TodoWrite", {"todos": todos}, call_id=call_id)
+
+        memory = derive(*todo_list(0, "c0"), *todo_list(2, "c1"), *todo_list(6, "c2"))
+        assert texts(memory.completed_work) == [
+            "done: 6 steps, the last: Step 3; Step 4; Step 5; Step 6"
+        ]
+
     def test_a_verifying_step_marked_done_without_a_check_is_a_warning(self) -> None:
         """ "Test the layout" marked done while no test, build or linter ran since it was
         planned is no verification: a warning says so; with a check run it is done."""
