@@ -49,10 +49,14 @@ _NOT_CHECKED_NAMES: Final = frozenset(
 )  # fmt: skip
 
 
-def covered_by_checks(path: str) -> bool:
+def covered_by_checks(path: str, cwd: str | None = None) -> bool:
     """Whether changing ``path`` can change what a check reports: not for documentation,
-    images and VCS ignore files (``README.md``, ``docs/x.rst``, ``.gitignore``)."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    images and VCS ignore files (``README.md``, ``docs/x.rst``, ``.gitignore``), nor for a
+    file outside the session's working directory ``cwd`` (a scratch script in ``/tmp``)."""
+    path = path.replace("\\", "/")
+    if cwd and path.startswith(("/", "~")) and not path.startswith(cwd.rstrip("/") + "/"):
+        return False
+    name = path.rsplit("/", 1)[-1].lower()
     if name.endswith(_NOT_CHECKED_SUFFIXES):
         return False
     return name not in _NOT_CHECKED_NAMES and name.split(".", 1)[0] not in _NOT_CHECKED_NAMES
@@ -225,7 +229,7 @@ class CheckRules:
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
         only files no check reads changed."""
-        if paths and not any(covered_by_checks(path) for path in paths):
+        if paths and not any(covered_by_checks(path, self.store.cwd) for path in paths):
             return
         store = self.store
         for item in store.items_of("verification_status"):

@@ -129,7 +129,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "one verification line per check: passed or failed in the runner's own summary "
          "words, with the failing tests; a broader later run settles narrower ones, and a "
          "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
-         "of check it runs; stale after a later edit of a file checks read (not docs); a run "
+         "of check it runs; stale after a later edit of a file checks read (not docs, not a file "
+         "outside the session's working directory); a run "
          "the user pasted into a message (its prompt line, then its output) counts, run by the "
          "user; the agent's first sentence after a pass, when it reports a result and no next "
          "step (All 527 tests pass), is kept with it",

@@ -729,6 +729,24 @@ class TestChecks:
         [check] = memory.verification_status
         assert check.status == "passed"
 
+    @pytest.mark.parametrize(
+        ("path", "status"),
+        [("/tmp/scratch/poll.sh", "passed"), ("~/.config/tool.toml", "passed"),
+         ("/home/u/shop/src/cart.py", "stale")],
+    )  # fmt: skip
+    def test_a_file_outside_the_working_directory_is_no_checked_code(
+        self, path: str, status: str
+    ) -> None:
+        """A scratch script in /tmp is outside the project the checks ran on: the pass still
+        stands; a file under the session's working directory makes it stale."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/home/u/shop"),
+            bash("pytest", "=== 5 passed in 0.1s ===", "c1"),
+            call("Write", {"file_path": path, "content": "x"}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == status
+
     @pytest.mark.parametrize("path", ["src/parser.py", "tests/test_parser.py", "pyproject.toml"])
     def test_editing_code_makes_checks_stale(self, path: str) -> None:
         """Source, test and configuration files make an earlier pass stale."""
