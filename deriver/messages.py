@@ -303,6 +303,7 @@ class MessageRules:
         if action is not None:
             # The message that closes a turn: where the session stands until the next one.
             self.stands.closing_message(message.content, stamp)
+            self.failures.turn_closed(stamp)
             self.todos.turn_ended = True
             if action == "final_unverified":
                 verification(

@@ -24,7 +24,7 @@ def without_colours(text: str) -> str:
 # A line of a log or output that reports an error: "[JobManager] Job 7 failed: git checkout
 # failed (exit 1): error: pathspec '.' did not match", "TypeError: x is undefined".
 _REPORTS_ERROR_RE: Final = re.compile(
-    r"^[^\n]*(?:\b(?:error|failed|fatal|panic|exception)\b ?[:(\[]|\b\w+(?:Error|Exception):"
+    r"^[^\n]*(?:\b(?i:error|failed|fatal|panic|exception)\b ?[:(\[]|\b\w+(?:Error|Exception):"
     r"|\bpanicked at\b|^FAILED\b)[^\n]*",
     re.MULTILINE,
 )

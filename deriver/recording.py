@@ -190,6 +190,20 @@ class Failures:
     def files_changed(self) -> None:
         """A file changed: the failures open now may be fixed by it."""
         self.edited.update(entry[1] for entries in self.by_action.values() for entry in entries)
+        self.edited.update(
+            str(item.key) for item in self.store.items_of("failed_attempts")
+            if item.kind == "user_reported" and item.status == "open"
+        )  # fmt: skip
+
+    def turn_closed(self, stamp: Stamp) -> None:
+        """The agent closed its turn: an error the user reported, with files changed since,
+        is what the turn fixed; the next report says otherwise."""
+        for item in self.store.items_of("failed_attempts"):
+            if item.kind == "user_reported" and str(item.key) in self.edited:
+                self.edited.discard(str(item.key))
+                self.store.update(item, stamp, status="resolved", tier="resolved_failures",
+                                  touch=False)  # fmt: skip
+                self.store.close(item, stamp)
 
     def _index(self, action: Action, item_key: ItemKey, spelling: str) -> None:
         """Remember the failure under its action, for a later success to find."""

@@ -50,7 +50,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "current_goal, earlier_goals", "earlier_goals"),
     Rule("user_reported", "user message of more than three lines (a pasted log or output, "
          "not a check's run) with a line that reports an error (error:, failed:, "
-         "TypeError:, FAILED)", "failed attempt: its last such line, reported by the user",
+         "TypeError:, FAILED)", "failed attempt: its last such line, reported by the user; "
+         "resolved when the agent closes a turn that changed files after it",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("root_goal", "the session's first goal, replaced by a later one",
          "earlier goal pinned: evicted only with the todos", "earlier_goals", "todo_items"),
@@ -85,7 +86,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("plan", "ExitPlanMode (plan-mode exit) completed", "key decision: the approved plan",
          "key_decisions", "key_decisions"),
     Rule("answer", "AskUserQuestion completed, or a user's short answer a newer turn replaced",
-         "key decision: the user's answer, with the question it answers",
+         "key decision: the user's answer, with the question it answers (an approval to go "
+         "on, \"yes\", acted on, is none: the work shows it)",
          "key_decisions", "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (a status report is superseded "

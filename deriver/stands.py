@@ -22,7 +22,7 @@ from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
-from deriver.user_text import announces, says_next_step
+from deriver.user_text import announces, is_acknowledgement, says_next_step
 from deriver.wording import code, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
@@ -256,7 +256,12 @@ class Stands:
 
     def _keep_answer(self) -> None:
         # Without the question it answers, an answer ("ok, continue") decides nothing.
-        if self.answer and self.question and self.answer_stamp is not None:
+        if (
+            self.answer
+            and self.question
+            and self.answer_stamp is not None
+            and not (is_acknowledgement(self.answer) and not option_of(self.closing, self.answer))
+        ):
             decision(self.store, "answer", self._answer_text(), self.answer_stamp)
         self.answer, self.question, self.answer_stamp = "", "", None
 

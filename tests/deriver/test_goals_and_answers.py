@@ -80,6 +80,18 @@ class TestLongGoal:
         assert reported.text.startswith("reported by the user: \u201c")
         assert error[1:] in reported.text  # its "[" quoted as data
 
+    def test_a_reported_error_is_resolved_by_the_turn_that_changed_files(self) -> None:
+        """The turn that answers a report with an edit is its fix, shown resolved; a turn
+        that changed nothing leaves it open."""
+        report = "It fails:\nstep 1 ok\nstep 2 ok\nError: pathspec '.' did not match"
+        edit = call("Edit", {"file_path": "src/git.ts", "old_string": "a", "new_string": "b"},
+                    call_id="c1", result="ok")  # fmt: skip
+        closing = assistant("Wrapped the checkout in a try/catch.", action_type="final")
+        fixed = derive(user(report), *edit, closing)
+        assert [i.status for i in fixed.failed_attempts] == ["resolved"]
+        untouched = derive(user(report), assistant("Which command?", action_type="final"))
+        assert [i.status for i in untouched.failed_attempts] == ["open"]
+
     def test_a_request_that_only_mentions_errors_reports_none(self) -> None:
         """ "error messages" in prose is no error line."""
         request = "Implement the plan.\nKeep the error messages short.\nAdd tests.\nUpdate docs."

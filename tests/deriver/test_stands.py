@@ -241,6 +241,22 @@ def test_an_answer_acted_on_leaves_where_the_session_stands() -> None:
     )
 
 
+@pytest.mark.parametrize("approval", ["yes", "ok, go ahead", "\U0001f44d"])
+def test_an_approval_acted_on_decides_nothing_the_work_does_not_show(approval: str) -> None:
+    """ "yes" to "Want me to commit?", once the agent did it, is history: no key decision.
+    A pick among options stays one."""
+    memory = derive(
+        user("fix it"), final("Fixed. Want me to commit this?"), user(approval),
+        final("Committed."), user("now the docs"),
+    )  # fmt: skip
+    assert not any(t.startswith("user answered") for t in texts(memory.key_decisions))
+    picked = derive(
+        user("draw it"), final("Two ways:\n1. Mermaid\n2. ASCII\n\nWhich one?"), user("1"),
+        final("Drawn in Mermaid."), user("now the docs"),
+    )  # fmt: skip
+    assert "user answered “1” to: “option 1: Mermaid”" in texts(picked.key_decisions)
+
+
 def test_a_run_completed_after_the_last_message_restores_alike() -> None:
     """The last message fitted again once the run completes: a snapshot restores the same
     memory, and the section keeps within its share."""
