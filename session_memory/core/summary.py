@@ -227,10 +227,12 @@ def _labelled(bullet: str) -> tuple[str, str]:
     return "", _clean(bullet)
 
 
-# An entry of the errors section that says there was none.
+# An entry of the errors, pending tasks or next step sections that says there was none.
 _NONE_RE: Final = re.compile(
-    r"^(?:none\b|no\b[^.:]{0,40}\b(?:errors?|issues?|problems?|failures?)\b)", re.IGNORECASE
+    r"^(?:none\b|no\b[^.:]{0,40}\b(?:errors?|issues?|problems?|failures?|tasks?)\b)",
+    re.IGNORECASE,
 )
+_NONE_KINDS: Final = frozenset({"error", "todo", "resume"})
 
 
 def _is_aside(text: str) -> bool:
@@ -249,8 +251,8 @@ def _collect(sections: list[_Section], default: SectionKind | None) -> Compactio
             entry_kind = (section_kind(label) if label else None) or kind
             if entry_kind is None or entry_kind == "skip" or not text or _is_aside(text):
                 continue
-            if entry_kind == "error" and _NONE_RE.match(text):
-                continue  # "No build or test errors encountered.": no error to learn from
+            if entry_kind in _NONE_KINDS and _NONE_RE.match(text):
+                continue  # "No build or test errors encountered.", "None explicitly requested."
             if entry_kind == "resume":
                 if resumed:
                     continue

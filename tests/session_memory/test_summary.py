@@ -74,6 +74,16 @@ class TestMarkdownSummary:
         )
         assert s.errors == ("TypeError in export: fixed by passing the encoding",)
 
+    def test_a_pending_task_that_says_there_is_none_is_no_todo(self) -> None:
+        """ "None explicitly requested. All tasks have been completed" leaves nothing to do."""
+        s = read_markdown_summary(
+            "## Pending Tasks\n- None explicitly requested. All tasks have been completed.\n"
+            "- No pending tasks\n- Reply to the second review thread\n"
+            "## Optional Next Step\nNone recommended. The last message was incomplete.\n"
+        )
+        assert s.todos == ("Reply to the second review thread",)
+        assert s.resume == ()
+
     @given(st.text(max_size=400))
     def test_any_text_parses(self, text: str) -> None:
         """Any summary text parses, never raising."""
