@@ -329,6 +329,9 @@ class MessageRules:
             return True
         self.stands.user_said(content, False, message.stamp)
         self.todos.new_request(message.stamp)
+        for item in store.items_of("todo_items"):
+            if item.kind == "summary_resume":
+                store.remove(item, message.stamp)  # where work stood at a compaction: past
         self.failures.new_request(message.stamp)
         if goal is not None:
             # Head and tail: what a long message asks is often at its end, after what it quotes.

@@ -69,7 +69,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo, quoted; gone when a run completes, a todo list or checkpoint follows",
          "todo_items", "earlier_goals"),
     Rule("summary_resume", "checkpoint summary section of current work or next step",
-         "todo 'resume:', quoted; gone when a run completes, a todo list or checkpoint follows",
+         "todo 'resume:', quoted; gone when a run completes, a todo list, a checkpoint or the "
+         "user's next request follows",
          "todo_items", "earlier_goals"),
     Rule("summary_lesson", "checkpoint summary section of errors, fixes or learnings",
          "failed attempt 'lesson:', quoted; replaced by a later checkpoint",

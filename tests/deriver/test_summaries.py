@@ -80,6 +80,13 @@ class TestStatedSections:
             "\u201calso keep the JSON export working\u201d (summary)"
         ]
 
+    def test_where_work_stood_at_the_compaction_goes_at_the_next_request(self) -> None:
+        """ "Writing tests/test_export.py" says where work resumes after the compaction; once
+        the user asks for something new, it is past. The pending tasks stay."""
+        stated = checkpoint("Handoff.", summary_sections=summary_payload(SECTIONS))
+        memory = derive(user("export"), stated, user("now add a CSV header option"))
+        assert texts(memory.todo_items) == ["summary: \u201cAdd a test for the empty report\u201d"]
+
     def test_a_message_the_memory_keeps_the_head_of_is_not_repeated(self) -> None:
         """A long earlier request is kept as its head; the summary's full copy of it is the
         same message, not a new one."""
