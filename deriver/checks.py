@@ -29,6 +29,12 @@ _CAUSE_TIER: Final = (
     "resolved_failures"  # failures of a check are keyed by the check, whatever ran it
 )
 _PASTED_TOOL: Final = "user"
+# A test run that found nothing to run (and counted nothing): jest's "No tests found, exiting
+# with code 0", pytest's "no tests ran", go's "[no tests to run]".
+_NO_TESTS_RE: Final = re.compile(
+    r"^No tests found|\bno tests ran\b|\bno tests to run\b", re.IGNORECASE | re.MULTILINE
+)
+_SCAN: Final = 4096
 _PASTE_SCAN: Final = 16_000
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
 # test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
@@ -82,7 +88,7 @@ def _line(shown: str, summary: CheckSummary | None, passed: bool | None, output:
     (or the line that says why it failed)."""
     detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
     if passed is None and not detail:
-        detail = "outcome unknown"
+        detail = "ran no test" if _NO_TESTS_RE.search(output[-_SCAN:]) else "outcome unknown"
     text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
     if passed is False:
         names = failing_tests(output, 2)
@@ -112,6 +118,8 @@ class CheckRules:
         summary = summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
+        if passed and not (counts and counts.passed) and _NO_TESTS_RE.search(output[-_SCAN:]):
+            passed = None  # "No tests found, exiting with code 0": nothing was checked
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)
         identity = _identity(check)

@@ -711,6 +711,18 @@ class TestChecks:
             ("passed", "`pytest -q` (40 passed)")
         ]
 
+    @pytest.mark.parametrize(
+        ("output", "said"),
+        [("> jest --passWithNoTests\n\nNo tests found, exiting with code 0", "ran no test"),
+         ("=== no tests ran in 0.01s ===", "no tests ran")],
+    )  # fmt: skip
+    def test_a_run_that_found_no_test_is_no_pass(self, output: str, said: str) -> None:
+        """Exit 0 with "No tests found": nothing was checked, and the line says so."""
+        memory = derive(bash("npm test -- --testPathPattern=shares", output, "c1"))
+        [check] = memory.verification_status
+        assert check.status == "warning"
+        assert check.text == f"`npm test -- --testPathPattern=shares` ({said})"
+
     def test_narrower_run_keeps_the_broader_line(self) -> None:
         """A later run of one file does not settle the whole suite's line."""
         memory = derive(
