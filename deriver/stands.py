@@ -23,7 +23,7 @@ from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
 from deriver.user_text import announces, is_acknowledgement, says_next_step
-from deriver.wording import code, path_code, relative
+from deriver.wording import code, in_scratch, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
 
@@ -291,8 +291,11 @@ class Stands:
         return self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
-        """Files changed by a completed edit."""
+        """Files changed by a completed edit (of the project: not a scratch or configuration
+        file, which no commit of it takes)."""
         for path in paths:
+            if in_scratch(path, self.store.cwd):
+                continue
             shown = relative(path, self.store.cwd) or path
             if shown in self.changed:
                 self.changed.remove(shown)

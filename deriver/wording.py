@@ -25,6 +25,7 @@ __all__ = [
     "describe_uncached",
     "detail_text",
     "goal_text",
+    "in_scratch",
     "line",
     "line_uncached",
     "path_code",
@@ -73,6 +74,21 @@ def relative_uncached(text: str | None, cwd: str | None) -> str | None:
     if text.startswith(root + "/"):
         text = text[len(root) + 1 :]
     return text.replace(f" {root}/", " ").replace(f"'{root}/", "'").replace(f'"{root}/', '"')
+
+
+# Where no project lives: a temporary directory, a user's configuration directory.
+_SCRATCH_RE: Final = re.compile(
+    r"^(?:/tmp/|/private/tmp/|/var/folders/|/private/var/folders/|~/\.|/(?:Users|home)/[^/]+/\.)"
+)
+
+
+def in_scratch(path: str, cwd: str | None) -> bool:
+    """Whether ``path`` is in a temporary or configuration directory outside the session's
+    working directory ``cwd``: a scratch script in ``/tmp``, a skill written to ``~/.claude``,
+    no file of the project."""
+    if _SCRATCH_RE.match(path) is None:
+        return False
+    return not (cwd and path.startswith(cwd.rstrip("/") + "/"))
 
 
 def path_code(path: str, max_chars: int = 80) -> str:

@@ -121,6 +121,16 @@ class TestEndState:
         assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
         assert not any(t.startswith("changed") for t in texts(memory.completed_work))
 
+    def test_a_scratch_or_configuration_file_is_no_project_change(self) -> None:
+        """A poll script in /tmp or a skill in ~/.claude is in no commit of the project."""
+        memory = derive(
+            user("fix it"), bash("git status", "clean", "g1"),
+            call("Write", {"file_path": "/tmp/x/poll.sh"}, call_id="e1"),
+            call("Write", {"file_path": "/home/u/.claude/skills/a/SKILL.md"}, call_id="e2"),
+            call("Edit", {"file_path": "src/b.py"}, call_id="e3"),
+        )  # fmt: skip
+        assert "files changed and not committed: `src/b.py`" in texts(memory.where_stands)
+
     def test_a_session_without_git_says_files_changed(self) -> None:
         memory = derive(user("fix it"), call("Write", {"file_path": "a.py"}, call_id="e1"))
         assert texts(memory.where_stands) == ["files changed: `a.py`"]
