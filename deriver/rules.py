@@ -187,6 +187,10 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("announced", "the agent's last message ends by announcing a step (Let me..., I'll...)",
          "where the session stands: unfinished, the step announced", "where_stands",
          "never evicted"),
+    Rule("mid_turn", "the transcript ends inside a turn: the agent spoke while working after "
+         "its last closing message, and no run completed since",
+         "where the session stands: unfinished, the agent's last words (head and tail kept, "
+         "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since",
          "where the session stands: files changed (and not committed once the session used "
          "git), not those in a temporary or configuration directory (/tmp, ~/.claude); "

@@ -36,6 +36,7 @@ _MESSAGE_CHARS: Final = 8000
 _QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
+_SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
@@ -162,6 +163,9 @@ class Stands:
         self.answer_stamp: Stamp | None = None
         self.asked = ""
         """The question the user's last request ends by asking, until the agent speaks."""
+        self.said = ""
+        """What the agent last said while working, until it closes its turn."""
+        self.said_stamp: Stamp | None = None
         self.plan = ""
         self.plan_state = ""
         """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
@@ -203,6 +207,7 @@ class Stands:
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
         self.asked = "" if answer else question_of(content)
+        self.said = ""
         self.refresh()
 
     def working_message(self, content: str, stamp: Stamp) -> bool:
@@ -210,6 +215,9 @@ class Stands:
         answer ("That heuristic is too brittle: …"), a key decision with the question. Only
         what it will do next ("Let me check.") answers nothing."""
         asked, self.asked = self.asked, ""
+        self.said, self.said_stamp = content, stamp
+        self.completed = False  # a run goes on after the last message
+        self.refresh()
         reply = content.strip() if asked else ""
         if not reply or says_next_step(reply.split("\n", 1)[0]):
             return False
@@ -225,7 +233,7 @@ class Stands:
         and goes to key decisions with its question."""
         self._keep_answer()
         self._keep_closing()
-        self.asked = ""
+        self.asked = self.said = ""
         self.closing, self.closing_stamp = content, stamp
         self.completed = False
         self._quoted.clear()
@@ -236,6 +244,8 @@ class Stands:
         """How the last run ended: shown only when it did not complete normally."""
         self.completed = reason == "completed"
         self.ending = "" if self.completed else text
+        if self.completed:
+            self.said = ""  # the run ended its turn: no longer mid-turn
         self.ending_stamp = stamp
         self._fits.clear()  # the last message's line now starts differently
         self.refresh()
@@ -378,7 +388,8 @@ class Stands:
             quoted = self._quoted[chars] = quote_head_tail(closing, chars)
         # How the run ended qualifies the message it ended with: no line of its own.
         completed = "last run completed; " if self.completed else ""
-        return ("last_message", f"{completed}the agent's last message: {quoted}", stamp)
+        which = "last closing message" if self.said else "last message"
+        return ("last_message", f"{completed}the agent's {which}: {quoted}", stamp)
 
     def _rest(self) -> list[tuple[str, str, Stamp]]:
         found: list[tuple[str, str, Stamp]] = []
@@ -425,6 +436,10 @@ class Stands:
             if announces(last):
                 text = f"unfinished: the agent announced {quote_untrusted(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
+        if self.said and self.said_stamp is not None:
+            # The transcript ends inside a turn: the agent's last words say what it was doing.
+            said = quote_head_tail(self.said, _SAID_CHARS)
+            found.append(("mid_turn", f"unfinished: the agent, mid-turn: {said}", self.said_stamp))
         return found
 
     def _end_state(self) -> list[tuple[str, str, Stamp]]:
@@ -451,7 +466,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commit, self.commit_stamp, self.pull_request, self.pull_stamp,
-            self.ending, self.ending_stamp,
+            self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
 
     def refresh(self) -> bool:

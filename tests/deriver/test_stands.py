@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deriver.stands import question_of, quote_head_tail
-from tests.deriver.test_rules import assistant, bash, call, derive, texts, user
+from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
 
 
 def final(content: str) -> dict[str, object]:
@@ -36,6 +36,28 @@ class TestLastMessage:
         assert any("too brittle" in t for t in texts(memory.key_decisions))
         assert not any("too brittle" in t for t in texts(memory.where_stands))
         assert not any("final answer" in t for t in texts(memory.completed_work))
+
+
+class TestMidTurn:
+    def test_a_transcript_that_ends_inside_a_turn_keeps_the_agents_last_words(self) -> None:
+        """Words said while working after the last closing message say where work stopped;
+        the closing message is then the last closing one."""
+        memory = derive(
+            user("fix it"), final("Waiting on the fix agent."),
+            assistant("Fix landed. Committing and pushing:"),
+            *call("Bash", {"command": "git commit -am fix"}, call_id="c1")[:2],
+        )  # fmt: skip
+        assert texts(memory.where_stands)[:2] == [
+            "the agent's last closing message: “Waiting on the fix agent.”",
+            "unfinished: the agent, mid-turn: “Fix landed. Committing and pushing:”",
+        ]
+
+    def test_a_completed_run_or_a_closing_message_ends_the_turn(self) -> None:
+        """A run that completed, or a turn closed, after the words: no longer mid-turn."""
+        done = event("terminal", reason="completed")
+        for ending in (done, final("Pushed.")):
+            memory = derive(user("fix it"), assistant("Committing."), ending)
+            assert not any("mid-turn" in t for t in texts(memory.where_stands))
 
 
 class TestAnswers:
