@@ -159,8 +159,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "became completed while no test, build or linter ran since it was planned",
          "verification: a warning that it was marked done with no check run",
          "verification_status", "verification_status"),
-    Rule("task", "Task (sub-agent) completed", "completed work with its description, "
-         "unless it was sent only to look (find, explore, search, investigate...)",
+    Rule("task", "Task (sub-agent) completed", "completed work: one line for the tasks "
+         "done, how many and the descriptions of the last four, not those sent only to look "
+         "(find, explore, search, investigate...)",
          "completed_work", "completed_work"),
     Rule("commit", "`git commit` completed, its output naming the commit",
          "completed work: hash and subject; the files changed before it are committed",

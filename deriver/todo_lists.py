@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from deriver.keys import done_key, issue_key
+from deriver.keys import ItemKey, done_key, issue_key
 from deriver.recording import bump, verification
 from deriver.store import MemoryStore, Stamp
 from deriver.task_tracker import TrackerChange
@@ -30,6 +30,7 @@ _ISSUE_CHARS: Final = 60
 _STEPS_SHOWN: Final = 4  # the last steps done, of one line of completed work
 _STEP_CHARS: Final = 100
 _STEPS_KEY: Final = done_key("\x00steps")
+_TASKS_KEY: Final = done_key("\x00tasks")
 _ISSUE_TITLE_CHARS: Final = 80
 _MAX_SEEN: Final = 256  # listed issues remembered, in case the session takes them on later
 # A step whose words say it verifies the work: "Test the layout", "Run the tests".
@@ -69,6 +70,8 @@ class TodoLists:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.done: list[str] = []
+        self.tasks: list[str] = []
+        """The sub-agent tasks done, by what each was asked to do."""
         self.own: set[str] = set()
         """Families of the tracker issues this session changed (claimed, created, closed)."""
         self.seen: dict[str, tuple[str | None, str | None]] = {}
@@ -144,15 +147,27 @@ class TodoLists:
             text for text in self.done
             if not (_VERIFYING_RE.match(text) and store.get(done_key(text)) is not None)
         ]  # fmt: skip
-        shown = "; ".join(line(text, _STEP_CHARS) for text in steps[-_STEPS_SHOWN:])
-        if len(steps) > _STEPS_SHOWN:
-            shown = f"{len(steps)} steps, the last: {shown}"
-        text = f"done: {shown}"
-        item = store.get(_STEPS_KEY)
+        self._one_line(_STEPS_KEY, "todo_done", "done: ", "steps", steps, stamp)
+
+    def task_done(self, text: str, stamp: Stamp) -> None:
+        """A sub-agent's task done: one line of completed work for all of them, as for the
+        steps of the lists."""
+        self.tasks.append(text)
+        del self.tasks[:-MAX_TODOS]
+        self._one_line(_TASKS_KEY, "task", "sub-agent tasks done: ", "tasks", self.tasks, stamp)
+
+    def _one_line(
+        self, key: ItemKey, kind: str, lead: str, noun: str, texts: list[str], stamp: Stamp
+    ) -> None:
+        shown = "; ".join(line(text, _STEP_CHARS) for text in texts[-_STEPS_SHOWN:])
+        if len(texts) > _STEPS_SHOWN:
+            shown = f"{len(texts)} {noun}, the last: {shown}"
+        store = self.store
+        item = store.get(key)
         if item is None:
-            store.add("completed_work", "todo_done", text, stamp, key=_STEPS_KEY)
+            store.add("completed_work", kind, lead + shown, stamp, key=key)
         else:
-            store.update(item, stamp, text=text)
+            store.update(item, stamp, text=lead + shown)
 
     def track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
         """A task tracker's issues as todos, one per issue the session claimed, created or

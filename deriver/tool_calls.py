@@ -39,7 +39,6 @@ from deriver.wording import (
     MAX_OPEN_CALLS,
     as_dict,
     describe,
-    line,
     relative,
     str_or_none,
 )
@@ -334,8 +333,7 @@ class ToolCallRules:
         # task (waiting on agents, closing one) is bookkeeping.
         what = call.note or call.key
         if what and not _LOOKS_RE.match(what):
-            text = f"{line(call.name, 40)}: {line(what, 120)}"
-            self.store.add("completed_work", "task", text, stamp)
+            self.todos.task_done(what, stamp)
 
     # -- snapshots ----------------------------------------------------------------------
 
@@ -343,6 +341,7 @@ class ToolCallRules:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
             "todos_done": self.todos.done,
+            "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
             "tracker": self.todos.tracker_state(),
         }
@@ -351,5 +350,6 @@ class ToolCallRules:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
         self.todos.done = list(state["todos_done"])
+        self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))
         self.todos.load_tracker_state(state.get("tracker"))

@@ -491,15 +491,16 @@ class TestBudgetAndBookkeeping:
 
     def test_eviction_leaves_markers_and_counts(self) -> None:
         """Items dropped for the budget are counted in omitted and marked in the text."""
-        tasks = [
-            call("Task", {"description": f"port module {i}"}, call_id=f"c{i}") for i in range(80)
+        commits = [
+            bash(f'git commit -m "port module {i}"', f"[main {i + 1:07x}] port module {i}", f"c{i}")
+            for i in range(80)
         ]
-        memory = derive(user("Refactor everything"), *tasks, budget=300)
+        memory = derive(user("Refactor everything"), *[e for c in commits for e in c], budget=300)
         omitted = memory.omitted["completed_work"]
         assert omitted > 0
         assert len(memory.completed_work) + omitted == 80
         assert f"+{omitted} earlier completed items" in render_memory(memory)
-        assert memory.omitted_kinds == {"task": omitted}
+        assert memory.omitted_kinds == {"commit": omitted}
 
     def test_open_todos_outlive_completed_work(self) -> None:
         """Under pressure completed work goes first; open todos and the goal stay."""
@@ -561,7 +562,17 @@ class TestSubAgents:
     def test_a_finished_task_is_completed_work(self) -> None:
         """A sub-agent task that finished is a milestone, named by what it was asked."""
         memory = derive(call("Task", {"description": "Port the lexer"}))
-        assert texts(memory.completed_work) == ["Task: Port the lexer"]
+        assert texts(memory.completed_work) == ["sub-agent tasks done: Port the lexer"]
+
+    def test_the_tasks_done_are_one_line_with_the_last_few(self) -> None:
+        """Six tasks done: one line says how many, and the last four."""
+        tasks = [call("Task", {"description": f"Review part {n}"}, call_id=f"t{n}")
+                 for n in range(1, 7)]  # fmt: skip
+        memory = derive(*[event for task in tasks for event in task])
+        assert texts(memory.completed_work) == [
+            "sub-agent tasks done: 6 tasks, the last: Review part 3; Review part 4; "
+            "Review part 5; Review part 6"
+        ]
 
     def test_a_sub_agent_sent_only_to_look_is_no_milestone(self) -> None:
         """ "Find the phase 14 files", "Explore the auth flow": what it found shows in what
