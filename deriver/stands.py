@@ -22,7 +22,7 @@ from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
-from deriver.user_text import announces, is_acknowledgement, says_next_step
+from deriver.user_text import announces, disputes, is_acknowledgement, says_next_step
 from deriver.wording import code, in_scratch, path_code, relative
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted as _quote_uncached
@@ -201,6 +201,8 @@ class Stands:
         picked = option_of(self.closing, content) if answer else ""
         question = picked or question_of(self.closing) or _last_sentence(self.closing)
         self._keep_answer()
+        if disputes(content):
+            self.closing = ""  # "still failing": what it concluded did not hold
         self._keep_closing()
         self.ending = ""
         self.completed = False

@@ -10,6 +10,7 @@ from typing import Final
 
 __all__ = [
     "answer_gist",
+    "disputes",
     "first_line",
     "informative_line",
     "is_acknowledgement",
@@ -310,6 +311,7 @@ _NEXT_STEP_RE: Final = re.compile(
     r"^now\b|\b(?:let me|let['\u2019]s|i['\u2019]ll|i will|i['\u2019]m (?:going to|\w+ing))\b",
     re.IGNORECASE,
 )
+_DISPUTE_SCAN: Final = 300
 # A sentence that reports a result: "All 527 tests pass", "Build, tests, and lint all clean",
 # "87 tests + 14 doctests, 0 failures".
 _RESULT_RE: Final = re.compile(
@@ -317,6 +319,20 @@ _RESULT_RE: Final = re.compile(
     r"|\d%[^.]* coverage\b",
     re.IGNORECASE,
 )
+
+
+# A reply that says the agent's claim did not hold: "mise run lint is still failing", "nope, I
+# don't see it", "it doesn't work".
+_DISPUTES_RE: Final = re.compile(
+    r"\b(?:still (?:fail\w*|broken|not working|doesn['\u2019]?t work|erroring|red)"
+    r"|(?:does|did)(?:n['\u2019]?t| not) work|not working|nope)\b",
+    re.IGNORECASE,
+)
+
+
+def disputes(reply: str) -> bool:
+    """Whether a user's reply says what the agent reported did not hold."""
+    return _DISPUTES_RE.search(reply[:_DISPUTE_SCAN]) is not None
 
 
 def says_next_step(sentence: str) -> bool:

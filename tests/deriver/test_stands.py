@@ -252,6 +252,17 @@ class TestSuperseded:
         )  # fmt: skip
         assert not any("Working tree is clean" in t for t in texts(memory.key_decisions))
 
+    @pytest.mark.parametrize(
+        "reply", ["mise run lint is still failing", "nope, I don't see it", "it doesn't work"]
+    )
+    def test_a_conclusion_the_user_says_did_not_hold_is_not_kept(self, reply: str) -> None:
+        """ "Linting is clean, so I left the config" answered by "still failing": no decision."""
+        memory = derive(
+            user("fix linting"), final("Linting is clean, so I left the config as it was."),
+            user(reply),
+        )  # fmt: skip
+        assert not any("Linting is clean" in t for t in texts(memory.key_decisions))
+
     def test_an_earlier_message_that_states_a_choice_is_kept(self) -> None:
         """A closing message that states a choice and its reason stays a key decision."""
         memory = derive(
