@@ -165,7 +165,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "(find, explore, search, investigate...)",
          "completed_work", "completed_work"),
     Rule("commit", "`git commit` completed, its output naming the commit",
-         "completed work: hash and subject; the files changed before it are committed",
+         "completed work: hash and subject; the files changed before it are committed (also "
+         "when its output names no commit: -q, a proxy's filtered output)",
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "

@@ -52,7 +52,7 @@ _DURATION_RE: Final = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 # Wrappers that run the rest of the line as a command, after their own flags.
 _PLAIN_WRAPPERS: Final = word_set(
     "time command exec nice nohup sudo xvfb-run stdbuf ionice timeout gtimeout caffeinate "
-    "chronic xargs npx bunx pnpx uvx"
+    "chronic xargs npx bunx pnpx uvx rtk"
 )
 # Wrappers that run the rest of the line after a ``run`` word (``uv run``, ``poetry run``).
 _RUN_WRAPPERS: Final = frozenset(

@@ -340,11 +340,11 @@ class Stands:
             self.git_used = True
         if action == "$ git commit":
             found = _COMMIT_RE.search(output[:4000])
+            self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
             if found is None:
                 return
             self.commit = f"{code(found.group(1), 16)} {quote_untrusted(found.group(2), 120)}"
             self.commit_stamp = stamp
-            self.changed.clear()
             text = f"committed {self.commit}"
             bump(store, "completed_work", "commit", text, stamp, done_key(text))
         elif action == "$ git push" and self.commit:

@@ -104,6 +104,7 @@ class TestDetectCheck:
             ("pnpm exec vitest run", "vitest"),
             ("npm exec -- jest", "jest"),
             ("hatch run pytest -q", "pytest"),
+            ("rtk bun run lint", "bun run lint"),  # a proxy that filters the output
             # fixture: codex-0.125.0-cli_update-plan_apply-patch
             (
                 "npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts "

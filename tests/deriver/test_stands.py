@@ -143,6 +143,15 @@ class TestEndState:
         assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
         assert not any(t.startswith("changed") for t in texts(memory.completed_work))
 
+    @pytest.mark.parametrize("output", ["", "ok \u2713"])
+    def test_a_quiet_commit_takes_the_files_changed(self, output: str) -> None:
+        """`git commit -q`, or a proxy's "ok ✓", names no commit: the files are committed."""
+        memory = derive(
+            user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash('git commit -q -m "fix a"', output, "g1"),
+        )  # fmt: skip
+        assert not any("files changed" in t for t in texts(memory.where_stands))
+
     def test_a_scratch_or_configuration_file_is_no_project_change(self) -> None:
         """A poll script in /tmp or a skill in ~/.claude is in no commit of the project."""
         memory = derive(
