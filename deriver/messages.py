@@ -6,6 +6,7 @@ payload that says nothing to the memory parses to None), then applied to the sto
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
@@ -45,6 +46,7 @@ _TRANSITION_REASONS: Final = frozenset(
 _MAX_REASONS: Final = 6
 _REQUEST_CHARS: Final = 120
 _SUMMARY_CHARS: Final = 140
+_FIXED_RE: Final = re.compile(r"\b(?:fixed|resolved|solved|corrected|removed)\b", re.IGNORECASE)
 _SUMMARY_KINDS: Final = frozenset(
     {"summary_todo", "summary_resume", "summary_lesson", "summary_decision", "summary_goal",
      "summary_done"}
@@ -432,8 +434,10 @@ class MessageRules:
             store.add("key_decisions", "summary_decision", f"summary: {_quote(text)}", stamp,
                       status="decision", tier="earlier_goals")  # fmt: skip
         for text in summary.errors:
-            store.add("failed_attempts", "summary_lesson", _quote(text), stamp,
-                      status="lesson", tier="earlier_goals")  # fmt: skip
+            # The summary's errors and fixes: resolved when the entry says so ("Fixed by…").
+            status = "resolved" if _FIXED_RE.search(text) else "lesson"
+            store.add("failed_attempts", "summary_lesson", f"summary: {_quote(text)}", stamp,
+                      status=status, tier="earlier_goals")  # fmt: skip
         for text in self._new_requests(summary.user_messages):
             store.add("earlier_goals", "summary_goal", f"{_quote(text)} (summary)", stamp)
         for text in summary.resume:

@@ -80,6 +80,19 @@ class TestStatedSections:
             "\u201calso keep the JSON export working\u201d (summary)"
         ]
 
+    def test_a_summary_error_is_resolved_when_it_says_it_was_fixed(self) -> None:
+        """The summary's errors come with their fixes: "…: fixed by …" is resolved; an
+        error it lists without a fix ("CURRENT: …") stays as the summary put it."""
+        errors = ("TypeError in export: fixed by passing the encoding", "CURRENT: lint fails")
+        listed = CompactionSummary("", (), errors, (), (), (), ())
+        memory = derive(
+            user("export"), checkpoint("Handoff.", summary_sections=summary_payload(listed))
+        )
+        assert [(f.status, f.text) for f in memory.failed_attempts] == [
+            ("resolved", "summary: \u201cTypeError in export: fixed by passing the encoding\u201d"),
+            ("lesson", "summary: \u201cCURRENT: lint fails\u201d"),
+        ]
+
     def test_where_work_stood_at_the_compaction_goes_at_the_next_request(self) -> None:
         """ "Writing tests/test_export.py" says where work resumes after the compaction; once
         the user asks for something new, it is past. The pending tasks stay."""
