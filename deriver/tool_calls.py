@@ -40,6 +40,7 @@ from deriver.wording import (
     as_dict,
     describe,
     line,
+    quote,
     relative,
     str_or_none,
 )
@@ -289,7 +290,7 @@ class ToolCallRules:
             what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)
             if exit_code is not None and exit_code != 0:
                 what += f" exited {exit_code}"
-            text = f"{what}: {quote_untrusted(first, EXCERPT_CHARS)}"
+            text = f"{what}: {quote(first, EXCERPT_CHARS)}"
             self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
 
     def _did(self, call: Call, result: str, stamp: Stamp) -> None:

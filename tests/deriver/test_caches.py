@@ -15,6 +15,7 @@ from deriver.tool_kinds import (
     classify_tool,
     classify_tool_uncached,
 )
+from session_memory.core.redact import quote_untrusted
 
 COMMANDS = st.sampled_from(
     ["pytest -q", "cd src && ls -la", "bash -lc 'npm test'", "cat a > b", "git status", "rg x"]
@@ -44,11 +45,12 @@ class TestMemos:
 
     @given(st.text(max_size=200), st.integers(1, 300), st.none() | st.text(max_size=40))
     def test_wording(self, text: str, max_chars: int, key: str | None) -> None:
-        """The contained code spans, lines and call names equal their uncached twins."""
+        """The contained code spans, lines, call names and quotes equal their uncached twins."""
         assert wording.code(text, max_chars) == wording.code_uncached(text, max_chars)
         assert wording.code(text) == wording.code_uncached(text)
         assert wording.line(text, max_chars) == wording.line_uncached(text, max_chars)
         assert wording.describe(text, key) == wording.describe_uncached(text, key)
+        assert wording.quote(text, max_chars) == quote_untrusted(text, max_chars)
 
     @given(
         st.none() | st.text(max_size=80) | st.sampled_from(["/repo", "cd /repo && make"]),
