@@ -436,11 +436,13 @@ class Stands:
         store = self.store
         cap = store.stands_cap
         rest = self._rest()
-        while rest and store.stands_cost([t for _, t, _ in rest]) > cap:
+        cost = store.stands_cost([t for _, t, _ in rest])
+        while rest and cost > cap:
             rest.pop()
+            cost = store.stands_cost([t for _, t, _ in rest])
         message = self._message(_MESSAGE_CHARS)
         if message is not None:
-            room = cap - store.stands_cost([t for _, t, _ in rest])
+            room = cap - cost
             if not rest:
                 room -= store.tokens.stands_header
             room -= store.tokens.prefix(None, 1, None)
