@@ -7,7 +7,7 @@ count of the whole rests on facts about the encoding, all of them kept and check
 * a line break, and the single space that starts an item's body, are pre-token boundaries,
   so a line's count is the sum of its parts' counts;
 * so is a space between two visible characters (no pre-token has a space after its first
-  character unless it is all whitespace), so a long body counts as the sum of its words;
+  character unless it is all whitespace), so a body counts as the sum of its words;
 * a marker's number counts alike for every number of its length (1-3 digit groups are
   single tokens), so one count per length stands for them all.
 
@@ -38,14 +38,13 @@ __all__ = ["MAX_MARKER_DIGITS", "TokenArithmetic"]
 
 MAX_MARKER_DIGITS: Final = 12
 _BODY_CACHE_SIZE: Final = 8192
-_PIECES_FROM: Final = 200
-"""A body line this long or longer is counted word by word, each word once (see
-:func:`_pieces`). The texts that change a little at a time are long ones: the files changed
-where the session stands, a todo list, the agent's last message cut to fit. Measured on the
-bench generator's 200,000 events: 5,888 counts of the files changed, 500 characters and
-~100 µs each, were an eighth of `apply`; this serves the target that `apply` per event be at
-most 1.1x of 2836343 (issue 35)."""
 _PIECE_CACHE_SIZE: Final = 16384
+"""Words of body lines counted (see :func:`_pieces`): a new body is mostly words counted
+before, when a text changes a little at a time (the files changed where the session
+stands, a check's line with new counts, the agent's last message cut to fit). Measured on
+the bench generator's 200,000 events: 5,888 counts of the files changed, 500 characters and
+~100 µs each, were an eighth of `apply`, and 2,500 counts of check lines most of the rest;
+this serves the target that `apply` per event be at most 1.1x of 2836343 (issue 35)."""
 # Lines the probes are made of: prefixes, bodies, fold lines, markers, as the memory has them.
 _PROBE_BODIES: Final = (
     "changed `src/app.py`",
@@ -180,16 +179,11 @@ class TokenArithmetic:
         if tokens is None:
             if len(cache) >= _BODY_CACHE_SIZE:
                 cache.clear()
-            line = body(text)
-            if len(line) < _PIECES_FROM:
-                tokens = self._counter.count(line)
-            else:
-                tokens = self._count_pieces(line)
-            cache[text] = tokens
+            tokens = cache[text] = self._count_pieces(body(text))
         return tokens
 
     def _count_pieces(self, line: str) -> int:
-        """Tokens of a long body line: the sum of its words' counts, each counted once."""
+        """Tokens of a body line: the sum of its words' counts, each counted once."""
         cache = self._piece_cache
         count = self._counter.count
         tokens = 0
