@@ -261,8 +261,16 @@ class Stands:
             failed = outcome is None or outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
             self.plan_stamp = stamp
-        elif outcome is not None and outcome.status == "completed":
+        elif (
+            outcome is not None
+            and outcome.status == "completed"
+            and (name == _PULL_REQUEST_CALL or (kind is ToolKind.SHELL and arg))
+        ):
             self._succeeded(kind, name, arg, outcome, stamp)
+        else:
+            # What the section is built from changed only by a command or a pull request that
+            # worked: most calls need no rebuild compared against the last.
+            return True
         return self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
