@@ -6,8 +6,8 @@ count of the whole rests on facts about the encoding, all of them kept and check
 
 * a line break, and the single space that starts an item's body, are pre-token boundaries,
   so a line's count is the sum of its parts' counts;
-* so is a space between two visible characters (no pre-token has a space after its first
-  character unless it is all whitespace), so a body counts as the sum of its words;
+* so is a space after a character other than whitespace (no pre-token has a space after its
+  first character unless it is all whitespace), so a body counts as the sum of its words;
 * a marker's number counts alike for every number of its length (1-3 digit groups are
   single tokens), so one count per length stands for them all.
 
@@ -61,13 +61,19 @@ check was a third of deriving a 50-event transcript in `watch`, once per deriver
 
 
 def _pieces(line: str) -> list[str]:
-    """``line`` cut before each single space between two visible ASCII characters: the
+    """``line`` cut before each space that follows a character other than whitespace: the
     parts add up to the line (:func:`_line_failures` checks it)."""
+    words = line.split()
+    if line[:1] == " " and line[-1:] == "\n" and line[1:-1].split(" ") == words:
+        # Most lines: words one space apart, each a part with its space (found in C).
+        pieces = [" " + word for word in words]
+        pieces[-1] += "\n"
+        return pieces
     parts = line.split(" ")
     pieces = []
     current = parts[0]
     for part in parts[1:]:
-        if current and part and "!" <= current[-1] <= "~" and "!" <= part[0] <= "~":
+        if current and not current[-1].isspace():
             pieces.append(current)
             current = " " + part
         else:
@@ -185,10 +191,13 @@ class TokenArithmetic:
     def _count_pieces(self, line: str) -> int:
         """Tokens of a body line: the sum of its words' counts, each counted once."""
         cache = self._piece_cache
+        pieces = _pieces(line)
+        counts = list(map(cache.get, pieces))
+        if None not in counts:
+            return sum(counts)  # type: ignore[arg-type]  # none is None
         count = self._counter.count
         tokens = 0
-        for piece in _pieces(line):
-            found = cache.get(piece)
+        for piece, found in zip(pieces, counts, strict=True):
             if found is None:
                 if len(cache) >= _PIECE_CACHE_SIZE:
                     cache.clear()
