@@ -7,7 +7,12 @@ from hypothesis import strategies as st
 
 from deriver import wording
 from deriver.actions import actions_of, actions_of_uncached
-from deriver.check_commands import detect_check, detect_check_uncached
+from deriver.check_commands import (
+    detect_check,
+    detect_check_uncached,
+    shown_command,
+    shown_command_uncached,
+)
 from deriver.read_only import is_read_only_command, is_read_only_command_uncached
 from deriver.tool_kinds import (
     _is_patch_name,
@@ -34,9 +39,10 @@ class TestMemos:
 
     @given(COMMANDS)
     def test_shell(self, command: str) -> None:
-        """detect_check and is_read_only_command equal their uncached twins."""
+        """detect_check, is_read_only_command and shown_command equal their uncached twins."""
         assert detect_check(command) == detect_check_uncached(command)
         assert is_read_only_command(command) == is_read_only_command_uncached(command)
+        assert shown_command(command) == shown_command_uncached(command)
 
     @given(NAMES, st.none() | COMMANDS, st.none() | st.sampled_from(["pytest", "ruff"]))
     def test_actions(self, tool: str, key: str | None, check: str | None) -> None:
