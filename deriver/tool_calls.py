@@ -101,14 +101,14 @@ class Call:
     def of(cls, name: str, args: object) -> Call:
         kind = classify_tool(name)
         key = key_argument(name, args)
-        return cls(
-            name=name,
-            kind=kind,
-            key=key,
-            check=detect_check(key) if kind is ToolKind.SHELL and key else None,
-            edited=edited_paths(name, args) if kind is ToolKind.EDIT else (),
-            todos=todo_list(args) if kind is ToolKind.TODO else None,
-            note=_call_note(kind, args),
+        return cls(  # by position: half the cost by keywords, on every request
+            name,
+            kind,
+            key,
+            detect_check(key) if kind is ToolKind.SHELL and key else None,
+            edited_paths(name, args) if kind is ToolKind.EDIT else (),
+            todo_list(args) if kind is ToolKind.TODO else None,
+            _call_note(kind, args),
         )
 
     def to_state(self) -> dict[str, Any]:
