@@ -25,6 +25,7 @@ __all__ = [
     "detect_check_uncached",
     "parser_of",
     "shown_command",
+    "shown_command_uncached",
 ]
 
 
@@ -202,6 +203,11 @@ def shown_command(command: str) -> str:
     """A check's command as the memory shows it: without the ``cd`` into the project, the
     stderr merge and the output filters it was piped into (``2>&1 | tail -30``), which do
     not change what ran."""
+    return _shown_command(command)
+
+
+def shown_command_uncached(command: str) -> str:
+    """:func:`shown_command` without its memo: what tests compare the memo against."""
     shown = " ".join(command.split())
     for _ in range(4):  # ``| grep -v x | tail -5``: a few filters, not more
         trimmed = _OUTPUT_FILTER_RE.sub("", shown)
@@ -211,3 +217,9 @@ def shown_command(command: str) -> str:
     shown = " ".join(_STDERR_MERGE_RE.sub("", shown).split())
     shown = _LEADING_CD_RE.sub("", shown)
     return shown or " ".join(command.split())
+
+
+# Memoised: a session runs the same few checks again and again (measured on the bench
+# generator's 200,000 events: 4,467 runs of 24 commands, ~18 µs each to trim; serves the
+# target that `apply` per event be at most 1.1x of 2836343, issue 35).
+_shown_command = functools.lru_cache(maxsize=1024)(shown_command_uncached)

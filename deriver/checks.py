@@ -19,8 +19,8 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import EXCERPT_CHARS, code, describe
-from session_memory.core.redact import contain_trusted_line, quote_untrusted
+from deriver.wording import EXCERPT_CHARS, code, describe, quote
+from session_memory.core.redact import contain_trusted_line
 
 __all__ = ["CheckRules", "covered_by_checks"]
 
@@ -93,9 +93,9 @@ def _line(shown: str, summary: CheckSummary | None, passed: bool | None, output:
     if passed is False:
         names = failing_tests(output, 2)
         if names:
-            text += ": " + quote_untrusted(", ".join(names), _NAMES_CHARS)
+            text += ": " + quote(", ".join(names), _NAMES_CHARS)
         elif summary is None and output.strip():
-            text += ": " + quote_untrusted(failure_line(output), EXCERPT_CHARS)
+            text += ": " + quote(failure_line(output), EXCERPT_CHARS)
     return text
 
 
@@ -188,7 +188,7 @@ class CheckRules:
         what = describe(tool, shown)
         if exit_code:
             what += f" exited {exit_code}"
-        excerpt = quote_untrusted(why, _CAUSE_CHARS)
+        excerpt = quote(why, _CAUSE_CHARS)
         # One failed attempt per cause: each thing that went wrong on the way is a lesson,
         # the same cause again counts up; a pass of the check resolves them all.
         self.failures.record(

@@ -298,8 +298,16 @@ class Stands:
             failed = outcome is None or outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
             self.plan_stamp = stamp
-        elif outcome is not None and outcome.status == "completed":
+        elif (
+            outcome is not None
+            and outcome.status == "completed"
+            and (name == _PULL_REQUEST_CALL or (kind is ToolKind.SHELL and arg))
+        ):
             self._succeeded(kind, name, arg, outcome, stamp)
+        else:
+            # What the section is built from changed only by a command or a pull request that
+            # worked: most calls need no rebuild compared against the last.
+            return True
         return self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
@@ -481,11 +489,13 @@ class Stands:
         store = self.store
         cap = store.stands_cap
         rest = self._rest()
-        while rest and store.stands_cost([t for _, t, _ in rest]) > cap:
+        cost = store.stands_cost([t for _, t, _ in rest])
+        while rest and cost > cap:
             rest.pop()
+            cost = store.stands_cost([t for _, t, _ in rest])
         message = self._message(_MESSAGE_CHARS)
         if message is not None:
-            room = cap - store.stands_cost([t for _, t, _ in rest])
+            room = cap - cost
             if not rest:
                 room -= store.tokens.stands_header
             room -= store.tokens.prefix(None, 1, None)

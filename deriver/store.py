@@ -404,13 +404,17 @@ class MemoryStore:
         """The stands section's items, (kind, text, stamp) in order; the caller fits them to
         :attr:`stands_cap`."""
         items = []
+        body = self.tokens.body
+        prefix = self.tokens.prefix(None, 1, None)
+        tokens = self.tokens.stands_header if entries else 0
         for kind, text, stamp in entries:
             item = Item(f"s-{kind}", STANDS_SECTION, kind, text, None, stamp, None, None)
-            item.body_tokens = self.tokens.body(text)
-            item.prefix_tokens = self.tokens.prefix(None, 1, None)
+            item.body_tokens = body(text)
+            item.prefix_tokens = prefix
+            tokens += prefix + item.body_tokens
             items.append(item)
         self.stands = items
-        self.stands_tokens = self.stands_cost([text for _, text, _ in entries])
+        self.stands_tokens = tokens  # what stands_cost counts, from the items' own counts
 
     # -- goal ---------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ _BLOCKED_RE: Final = re.compile(r"\s*\((?:blocked by|blocks):[^)]*\)?\s*$")
 _STATUS_WORDS: Final = {"open": "pending", "in_progress": "in_progress", "closed": "closed"}
 _MAX_LINES: Final = 400
 _MAX_SCAN: Final = 64 * 1024
+_UNQUOTED: Final = str.maketrans("", "", "'\"\\")
 
 
 def _command_changes(words: list[str]) -> list[TrackerChange]:
@@ -117,6 +118,11 @@ def _output_changes(output: str) -> list[TrackerChange]:
 def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
     """The issue changes a successful tracker command made or showed; None when the command
     line runs no tracker."""
+    # A word is its characters less quotes and backslashes: a line in which no program's
+    # name shows once they are gone runs none, and need not be parsed (most do not).
+    bare = command.translate(_UNQUOTED)
+    if not any(name in bare for name in _PROGRAMS):
+        return None
     commands = [words for _piped, words in simple_commands(command)]
     tracker = [words for words in commands if basename(words[0]) in _PROGRAMS]
     if not tracker:

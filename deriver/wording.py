@@ -11,7 +11,7 @@ import re
 from typing import Any, Final
 
 from deriver.user_text import first_line
-from session_memory.core.redact import contain_block, contain_trusted_line
+from session_memory.core.redact import contain_block, contain_trusted_line, quote_untrusted
 
 __all__ = [
     "ARG_CHARS",
@@ -29,6 +29,7 @@ __all__ = [
     "line",
     "line_uncached",
     "path_code",
+    "quote",
     "relative",
     "relative_uncached",
     "str_or_none",
@@ -124,6 +125,11 @@ describe = functools.lru_cache(maxsize=4096)(describe_uncached)
 # outcome, and paths and commands recur (measured: 64 bytecodes per request of a Claude
 # Code session with a cwd, most of them building the prefixes to strip).
 relative = functools.lru_cache(maxsize=4096)(relative_uncached)
+# A check's failing tests and the line that says why it failed are quoted again at each of
+# its runs, and so is a failed call's error (measured on the bench generator's 200,000
+# events: 4,287 quotes of 509 texts, ~45 µs each; serves the target that `apply` per event
+# be at most 1.1x of 2836343, issue 35: 25.3 µs here, 15.9 there).
+quote = functools.lru_cache(maxsize=1024)(quote_untrusted)
 
 
 def goal_text(content: str) -> str:

@@ -118,8 +118,8 @@ def _int(value: object) -> int | None:
 
 def _exit_code(fields: Mapping[str, object]) -> int | None:
     for name in _EXIT_FIELDS:
-        code = _int(fields.get(name))
-        if code is not None:
+        code = fields.get(name)
+        if type(code) is int:
             return code
     return None
 
@@ -128,8 +128,8 @@ def _streams(fields: Mapping[str, object]) -> str | None:
     """``stdout`` then ``stderr`` joined, or None when the object has neither."""
     if "stdout" not in fields and "stderr" not in fields:
         return None
-    parts = [payload_text(fields.get(name)) for name in ("stdout", "stderr")]
-    return "\n".join(part for part in parts if part)
+    out, err = payload_text(fields.get("stdout")), payload_text(fields.get("stderr"))
+    return f"{out}\n{err}" if out and err else out or err
 
 
 def _as_json(value: object) -> str:

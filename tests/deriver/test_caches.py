@@ -7,7 +7,12 @@ from hypothesis import strategies as st
 
 from deriver import wording
 from deriver.actions import actions_of, actions_of_uncached
-from deriver.check_commands import detect_check, detect_check_uncached
+from deriver.check_commands import (
+    detect_check,
+    detect_check_uncached,
+    shown_command,
+    shown_command_uncached,
+)
 from deriver.read_only import is_read_only_command, is_read_only_command_uncached
 from deriver.tool_kinds import (
     _is_patch_name,
@@ -15,6 +20,7 @@ from deriver.tool_kinds import (
     classify_tool,
     classify_tool_uncached,
 )
+from session_memory.core.redact import quote_untrusted
 
 COMMANDS = st.sampled_from(
     ["pytest -q", "cd src && ls -la", "bash -lc 'npm test'", "cat a > b", "git status", "rg x"]
@@ -33,9 +39,10 @@ class TestMemos:
 
     @given(COMMANDS)
     def test_shell(self, command: str) -> None:
-        """detect_check and is_read_only_command equal their uncached twins."""
+        """detect_check, is_read_only_command and shown_command equal their uncached twins."""
         assert detect_check(command) == detect_check_uncached(command)
         assert is_read_only_command(command) == is_read_only_command_uncached(command)
+        assert shown_command(command) == shown_command_uncached(command)
 
     @given(NAMES, st.none() | COMMANDS, st.none() | st.sampled_from(["pytest", "ruff"]))
     def test_actions(self, tool: str, key: str | None, check: str | None) -> None:
@@ -44,11 +51,12 @@ class TestMemos:
 
     @given(st.text(max_size=200), st.integers(1, 300), st.none() | st.text(max_size=40))
     def test_wording(self, text: str, max_chars: int, key: str | None) -> None:
-        """The contained code spans, lines and call names equal their uncached twins."""
+        """The contained code spans, lines, call names and quotes equal their uncached twins."""
         assert wording.code(text, max_chars) == wording.code_uncached(text, max_chars)
         assert wording.code(text) == wording.code_uncached(text)
         assert wording.line(text, max_chars) == wording.line_uncached(text, max_chars)
         assert wording.describe(text, key) == wording.describe_uncached(text, key)
+        assert wording.quote(text, max_chars) == quote_untrusted(text, max_chars)
 
     @given(
         st.none() | st.text(max_size=80) | st.sampled_from(["/repo", "cd /repo && make"]),

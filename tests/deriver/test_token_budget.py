@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from deriver.token_budget import TokenArithmetic
+from deriver.token_budget import TokenArithmetic, _pieces
 from session_memory.core.errors import ConfigError
 from session_memory.core.layout import body, item_prefix, marker_line
 from session_memory.core.tokens import counter
+
+_CHARACTERS = "ab Z9,.`'\"s\t\n\u00a0\u00e9\u4e2d\u2026-/()[]:;!?#*<>|\\"
 
 
 class ByteQuarters:
@@ -40,6 +44,22 @@ class TestTokenArithmetic:
             assert arithmetic.marker("todo_items", omitted) == count(
                 marker_line("todo_items", omitted)
             )
+
+    def test_a_long_body_counts_as_its_words(self) -> None:
+        """A long body (the files changed, a last message) is counted word by word, exactly."""
+        arithmetic, count = TokenArithmetic(counter()), counter().count
+        files = ", ".join(f"`/home/dev/project/src/module_{i}/file-{i}.py`" for i in range(12))
+        for text in (f"files changed and not committed: {files} (+4 more)", "a " * 150):
+            assert arithmetic.body(text) == count(body(text))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(st.sampled_from(list(_CHARACTERS)), max_size=60) | st.text(max_size=60))
+    def test_the_words_of_any_line_add_up(self, text: str) -> None:
+        """The words a body line is cut into count as much as the line, for any text."""
+        count = counter().count
+        line = body(text)
+        assert sum(count(piece) for piece in _pieces(line)) == count(line)
+        assert "".join(_pieces(line)) == line
 
     def test_deriver_rejects_such_an_encoding(self) -> None:
         """The deriver is built on the arithmetic, so it refuses what the arithmetic refuses."""
