@@ -159,8 +159,14 @@ class TodoLists:
     def _one_line(
         self, key: ItemKey, kind: str, lead: str, noun: str, texts: list[str], stamp: Stamp
     ) -> None:
-        shown = "; ".join(line(text, _STEP_CHARS) for text in texts[-_STEPS_SHOWN:])
-        if len(texts) > _STEPS_SHOWN:
+        last: list[str] = []  # the last few, each once
+        for text in reversed(texts):
+            if text not in last:
+                last.insert(0, text)
+                if len(last) == _STEPS_SHOWN:
+                    break
+        shown = "; ".join(line(text, _STEP_CHARS) for text in last)
+        if len(texts) > len(last):
             shown = f"{len(texts)} {noun}, the last: {shown}"
         store = self.store
         item = store.get(key)

@@ -564,6 +564,15 @@ class TestSubAgents:
         memory = derive(call("Task", {"description": "Port the lexer"}))
         assert texts(memory.completed_work) == ["sub-agent tasks done: Port the lexer"]
 
+    def test_a_task_done_again_is_named_once(self) -> None:
+        """The same description done three times: counted three times, named once."""
+        tasks = [call("Task", {"description": "Check settings usage"}, call_id=f"t{n}")
+                 for n in range(3)]  # fmt: skip
+        memory = derive(*[event for task in tasks for event in task])
+        assert texts(memory.completed_work) == [
+            "sub-agent tasks done: 3 tasks, the last: Check settings usage"
+        ]
+
     def test_the_tasks_done_are_one_line_with_the_last_few(self) -> None:
         """Six tasks done: one line says how many, and the last four."""
         tasks = [call("Task", {"description": f"Review part {n}"}, call_id=f"t{n}")
