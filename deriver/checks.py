@@ -19,7 +19,7 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import EXCERPT_CHARS, code, describe, quote
+from deriver.wording import EXCERPT_CHARS, code, describe, quote, under
 from session_memory.core.redact import contain_trusted_line
 
 __all__ = ["CheckRules", "covered_by_checks"]
@@ -60,7 +60,7 @@ def covered_by_checks(path: str, cwd: str | None = None) -> bool:
     images and VCS ignore files (``README.md``, ``docs/x.rst``, ``.gitignore``), nor for a
     file outside the session's working directory ``cwd`` (a scratch script in ``/tmp``)."""
     path = path.replace("\\", "/")
-    if cwd and path.startswith(("/", "~")) and not path.startswith(cwd.rstrip("/") + "/"):
+    if cwd and path.startswith(("/", "~")) and not under(path, cwd):
         return False
     name = path.rsplit("/", 1)[-1].lower()
     if name.endswith(_NOT_CHECKED_SUFFIXES):
@@ -83,12 +83,14 @@ def _scope_of(state: list[Any]) -> CheckScope:
     return CheckScope(directory, tuple(paths), tuple(filters))
 
 
-def _line(shown: str, summary: CheckSummary | None, passed: bool | None, output: str) -> str:
+def _line(
+    shown: str, summary: CheckSummary | None, passed: bool | None, output: str, no_test: bool
+) -> str:
     """A check's verification line: its command, the runner's summary, the failing tests
     (or the line that says why it failed)."""
     detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
     if passed is None and not detail:
-        detail = "ran no test" if _NO_TESTS_RE.search(output[-_SCAN:]) else "outcome unknown"
+        detail = "ran no test" if no_test else "outcome unknown"
     text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
     if passed is False:
         names = failing_tests(output, 2)
@@ -118,7 +120,12 @@ class CheckRules:
         summary = summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
-        if passed and not (counts and counts.passed) and _NO_TESTS_RE.search(output[-_SCAN:]):
+        no_test = (
+            passed is not False
+            and not (counts and counts.passed)
+            and _NO_TESTS_RE.search(output[-_SCAN:]) is not None
+        )
+        if no_test:
             passed = None  # "No tests found, exiting with code 0": nothing was checked
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)
@@ -127,7 +134,7 @@ class CheckRules:
         self._settle(check, identity, stamp)
         if passed and check.kind is CheckKind.GATE:
             self._gate_passed(check, stamp)
-        text = _line(shown, summary, passed, output)
+        text = _line(shown, summary, passed, output, no_test)
         if tool == _PASTED_TOOL:
             text += ", run by the user"
         verification(self.store, "check", status, text, stamp, key=check_key(identity))

@@ -174,8 +174,8 @@ class Failures:
             line = found[0][1]
             item_key = failure_key(call_identity(_USER, None), line)
             if self.store.get(item_key) is None:
-                text = f"reported by the user: {quote_untrusted(line, _REPORTED_CHARS)}"
-                self.store.add("failed_attempts", "user_reported", text, stamp, status="open",
+                shown = f"reported by the user: {quote_untrusted(line, _REPORTED_CHARS)}"
+                self.store.add("failed_attempts", "user_reported", shown, stamp, status="open",
                                key=item_key, tier="open_failures")  # fmt: skip
 
     def new_request(self, stamp: Stamp) -> None:

@@ -13,7 +13,6 @@ become key decisions (capped), which is where a session states most of its choic
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Final
 
@@ -23,9 +22,8 @@ from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
 from deriver.user_text import announces, disputes, is_acknowledgement, says_next_step
-from deriver.wording import code, in_scratch, path_code, relative
+from deriver.wording import code, in_scratch, path_code, quote, relative
 from session_memory.core.outcome import ToolOutcome
-from session_memory.core.redact import quote_untrusted as _quote_uncached
 
 __all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail", "states_choice"]
 
@@ -54,15 +52,10 @@ _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
 
 
-# The section is rebuilt whenever a call opens or closes, from texts that rarely change:
-# each is quoted once (measured: quoting again was four fifths of the fold's time).
-quote_untrusted = functools.lru_cache(maxsize=256)(_quote_uncached)
-
-
 def quote_head_tail(text: str, max_chars: int) -> str:
     """``text`` quoted on one line; when longer than ``max_chars``, its head and its tail
     around an ellipsis (what a message asks or concludes is often at its end)."""
-    whole = quote_untrusted(text, _MESSAGE_CHARS)[1:-1]
+    whole = quote(text, _MESSAGE_CHARS)[1:-1]
     if len(whole) <= max_chars:
         return f"\u201c{whole}\u201d"
     keep = max(2, max_chars - len(_ELLIPSIS))
@@ -223,10 +216,7 @@ class Stands:
         reply = content.strip() if asked else ""
         if not reply or says_next_step(reply.split("\n", 1)[0]):
             return False
-        text = (
-            f"the agent answered {quote_untrusted(asked, _QUESTION_CHARS)}: "
-            f"{quote_untrusted(reply, _REPLY_CHARS)}"
-        )
+        text = f"the agent answered {quote(asked, _QUESTION_CHARS)}: {quote(reply, _REPLY_CHARS)}"
         decision(self.store, "reply", text, stamp, tier=_CLOSING_TIER)
         return True
 
@@ -278,10 +268,10 @@ class Stands:
         self.answer, self.question, self.answer_stamp = "", "", None
 
     def _answer_text(self) -> str:
-        said = quote_untrusted(self.answer, _ANSWER_CHARS)
+        said = quote(self.answer, _ANSWER_CHARS)
         if not self.question:
             return f"user answered {said}"
-        return f"user answered {said} to: {quote_untrusted(self.question, _QUESTION_CHARS)}"
+        return f"user answered {said} to: {quote(self.question, _QUESTION_CHARS)}"
 
     def tool(
         self, status: str, kind: ToolKind, name: str, arg: str | None,
@@ -351,7 +341,7 @@ class Stands:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
             if found is None:
                 return
-            self.commit = f"{code(found.group(1), 16)} {quote_untrusted(found.group(2), 120)}"
+            self.commit = f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
             self.commit_stamp = stamp
             text = f"committed {self.commit}"
             bump(store, "completed_work", "commit", text, stamp, done_key(text))
@@ -426,11 +416,11 @@ class Stands:
         if self.closing and self.closing_stamp is not None:
             question = self._question()
             if question:
-                quoted = quote_untrusted(question, _QUESTION_CHARS)
+                quoted = quote(question, _QUESTION_CHARS)
                 found.append(("awaiting", f"awaiting the user's answer to: {quoted}",
                               self.closing_stamp))  # fmt: skip
         if self.plan_state and self.plan_stamp is not None:
-            plan = quote_untrusted(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
+            plan = quote(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
             what = "awaiting approval" if self.plan_state == "open" else "not approved"
             text = f"plan {what}: {plan}" if plan else f"plan {what}"
             found.append(("plan_pending", text, self.plan_stamp))
@@ -444,7 +434,7 @@ class Stands:
             if last is None:
                 last = self._quoted[-2] = _last_sentence(closing)
             if announces(last):
-                text = f"unfinished: the agent announced {quote_untrusted(last, 200)}"
+                text = f"unfinished: the agent announced {quote(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
         if self.said and self.said_stamp is not None:
             # The transcript ends inside a turn: the agent's last words say what it was doing.

@@ -311,7 +311,6 @@ _NEXT_STEP_RE: Final = re.compile(
     r"^now\b|\b(?:let me|let['\u2019]s|i['\u2019]ll|i will|i['\u2019]m (?:going to|\w+ing))\b",
     re.IGNORECASE,
 )
-_DISPUTE_SCAN: Final = 300
 # A sentence that reports a result: "All 527 tests pass", "Build, tests, and lint all clean",
 # "87 tests + 14 doctests, 0 failures".
 _RESULT_RE: Final = re.compile(
@@ -328,6 +327,7 @@ _DISPUTES_RE: Final = re.compile(
     r"|(?:does|did)(?:n['\u2019]?t| not) work|not working|nope)\b",
     re.IGNORECASE,
 )
+_DISPUTE_SCAN: Final = 300
 
 
 def disputes(reply: str) -> bool:

@@ -33,6 +33,7 @@ __all__ = [
     "relative",
     "relative_uncached",
     "str_or_none",
+    "under",
 ]
 
 MAX_OPEN_CALLS: Final = 1024
@@ -89,7 +90,12 @@ def in_scratch(path: str, cwd: str | None) -> bool:
     no file of the project."""
     if _SCRATCH_RE.match(path) is None:
         return False
-    return not (cwd and path.startswith(cwd.rstrip("/") + "/"))
+    return not (cwd and under(path, cwd))
+
+
+def under(path: str, directory: str) -> bool:
+    """Whether ``path`` is below ``directory`` (both absolute)."""
+    return path.startswith(directory.rstrip("/") + "/")
 
 
 def path_code(path: str, max_chars: int = 80) -> str:
@@ -128,7 +134,9 @@ relative = functools.lru_cache(maxsize=4096)(relative_uncached)
 # A check's failing tests and the line that says why it failed are quoted again at each of
 # its runs, and so is a failed call's error (measured on the bench generator's 200,000
 # events: 4,287 quotes of 509 texts, ~45 µs each; serves the target that `apply` per event
-# be at most 1.1x of 2836343, issue 35: 25.3 µs here, 15.9 there).
+# be at most 1.1x of 2836343, issue 35: 25.3 µs here, 15.9 there). Where the session stands
+# is rebuilt whenever a call opens or closes, from texts that rarely change: quoting them
+# again was four fifths of the fold's time.
 quote = functools.lru_cache(maxsize=1024)(quote_untrusted)
 
 
