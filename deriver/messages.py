@@ -16,8 +16,8 @@ from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands, quote_head_tail
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
-from deriver.user_text import is_short_answer
-from deriver.wording import as_dict, code, detail_text, goal_text, str_or_none
+from deriver.user_text import choices_stated, is_short_answer
+from deriver.wording import as_dict, code, detail_text, goal_text, quote, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
@@ -46,6 +46,7 @@ _TRANSITION_REASONS: Final = frozenset(
 _MAX_REASONS: Final = 6
 _REQUEST_CHARS: Final = 120
 _SUMMARY_CHARS: Final = 140
+_CHOICE_CHARS: Final = 240
 _FIXED_RE: Final = re.compile(r"\b(?:fixed|resolved|solved|corrected|removed)\b", re.IGNORECASE)
 _SUMMARY_KINDS: Final = frozenset(
     {"summary_todo", "summary_resume", "summary_lesson", "summary_decision", "summary_goal",
@@ -330,6 +331,13 @@ class MessageRules:
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)
+        choices = choices_stated(content) if goal is not None else ""
+        if choices:
+            # How the user wants the work done: true after the request itself is done. The
+            # root request stays pinned, its choices with it.
+            decision(
+                store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}", message.stamp
+            )
         self.todos.new_request(message.stamp)
         for item in store.items_of("todo_items"):
             if item.kind == "summary_resume":

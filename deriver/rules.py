@@ -91,6 +91,13 @@ RULES: Final[tuple[Rule, ...]] = (
          "key decision: the user's answer, with the question it answers (an approval to go "
          "on, \"yes\", acted on, is none: the work shows it)",
          "key_decisions", "key_decisions"),
+    Rule("user_choice", "user request after the first, of at most 600 characters, with a "
+         "clause that sets how the work is done: a name (call it, just say), a constraint "
+         "(we don't, we should not, stop calling), a convention (we use, we're …ing) or a "
+         "preference (instead of, rather than, is also fine, only when); not a clause that "
+         "asks",
+         "key decision: the user said those clauses (240 characters)", "key_decisions",
+         "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (a status report is superseded "
          "by the newer message; one the user answers is still failing, or did not work, is "

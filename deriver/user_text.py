@@ -10,6 +10,7 @@ from typing import Final
 
 __all__ = [
     "answer_gist",
+    "choices_stated",
     "disputes",
     "first_line",
     "informative_line",
@@ -333,6 +334,52 @@ _DISPUTE_SCAN: Final = 300
 def disputes(reply: str) -> bool:
     """Whether a user's reply says what the agent reported did not hold."""
     return _DISPUTES_RE.search(reply[:_DISPUTE_SCAN]) is not None
+
+
+# A clause of a request that sets how the work is to be done rather than what to do: a name
+# ("call it code-tour", "you should say …"), a constraint ("we should not touch the default
+# ssh config", "we dont support antigravity"), a convention ("we're branding skills as
+# lowercased", "we also use migrations in staging") or a preference ("instead of …", "… is
+# also fine", "only when clear and useful"). "I don't" is left out: it reports what the user
+# sees ("I don't see it"), not what the work must be.
+_CHOICE_CLAUSE_RE: Final = re.compile(
+    r"\b(?:(?:we|you|u)(?: also| just| really)? (?:do not|don['\u2019]?t"
+    r"|should(?: not|n['\u2019]?t)|must(?: not|n['\u2019]?t)|never|no longer)\b"
+    r"|stop (?:calling|using|adding|doing)|call it|name it|(?:just|should) say|titled"
+    r"|instead of|rather than|prefer(?:red)?"
+    r"|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
+    r"|is (?:also )?fine|i want|only (?:when|if)|we (?:also )?use"
+    r"|we(?:['\u2019]?re| are) \w+ing)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT_RE: Final = re.compile(r"\.{2,}|(?<=[.!?;])\s+|\n+")
+_QUESTION_WORDS: Final = word_set(
+    "is are am was were can could should would will do does did shall may might what how why "
+    "which where when who whose"
+)
+_MAX_CHOICE_REQUEST: Final = 600
+"""A longer request specifies or pastes; its "should"s are not choices of how to work."""
+
+
+def choices_stated(request: str) -> str:
+    """The clauses of a short request that state how the work is to be done (a name, a
+    constraint, a convention, a preference), joined by " … "; empty when there are none.
+    A clause that asks ("should this be moved …?") states nothing."""
+    if len(request) > _MAX_CHOICE_REQUEST:
+        return ""
+    found = []
+    for clause in _CLAUSE_SPLIT_RE.split(request):
+        clause = clause.strip(" ,-*>")
+        words = clause.split(None, 1)
+        if (
+            not words
+            or clause.endswith("?")
+            or words[0].lower() in _QUESTION_WORDS
+            or _CHOICE_CLAUSE_RE.search(clause) is None
+        ):
+            continue
+        found.append(clause)
+    return " \u2026 ".join(found)
 
 
 def says_next_step(sentence: str) -> bool:

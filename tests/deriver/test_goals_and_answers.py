@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from deriver import SessionMemoryDeriver
-from deriver.user_text import answer_gist, is_acknowledgement
+from deriver.user_text import answer_gist, choices_stated, is_acknowledgement
 from deriver.wording import path_code, relative
 from tests.deriver.test_rules import assistant, call, derive, event, texts, user
 
@@ -49,6 +49,58 @@ class TestContinuations:
         assert memory.current_goal.text == "Add CSV export to the report page"
         assert memory.earlier_goals == ()
         assert texts(memory.where_stands) == ["user answered “continue implementation”"]
+
+
+class TestChoicesStated:
+    @pytest.mark.parametrize(
+        ("request_text", "stated"),
+        [
+            ("call it code-tour", "call it code-tour"),
+            ("we dont support antigravity so we need to remove that",
+             "we dont support antigravity so we need to remove that"),
+            ("just do the other changes first. maybe we don't need to add name",
+             "maybe we don't need to add name"),
+            ("temporary SSH keypair, we should not touch the default ssh config",
+             "temporary SSH keypair, we should not touch the default ssh config"),
+            ("we're branding skills as lowercased ..so are there parts of the readme to change",
+             "we're branding skills as lowercased"),
+            ("yes, or amending into one commit in this branch is also fine",
+             "yes, or amending into one commit in this branch is also fine"),
+        ],
+    )  # fmt: skip
+    def test_a_request_s_clause_that_sets_how_to_work_is_stated(
+        self, request_text: str, stated: str
+    ) -> None:
+        """A name, a constraint, a convention or a preference: how the work is to be done."""
+        assert choices_stated(request_text) == stated
+
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "can you fix linting",
+            "nope I don't see it in cursor",
+            "should this be moved as a note below the quickstart",
+            "I think we use Haiku for Claude at the MCP? Can you check?",
+            "Now rename the helper everywhere.",
+            "we should not touch the config. " + "Context of the spec. " * 40,
+        ],
+    )
+    def test_a_task_a_report_a_question_or_a_spec_states_no_choice(self, request_text: str) -> None:
+        """What to do, what the user sees, a question, and a long spec are not choices."""
+        assert choices_stated(request_text) == ""
+
+    def test_the_user_s_choice_is_a_key_decision_after_its_request_is_done(self) -> None:
+        """The choice stays true after the request that stated it: it is kept as a key
+        decision, and the request itself is an earlier goal."""
+        memory = derive(
+            user("Add a skill that gives a repo overview"),
+            assistant("Ten names: repo-overview, code-tour, … I recommend repo-overview."),
+            user("call it code-tour"),
+            assistant("Renamed the skill to code-tour."),
+            user("now add diagrams"),
+        )
+        assert "user said: “call it code-tour”" in texts(memory.key_decisions)
+        assert "“call it code-tour”" in texts(memory.earlier_goals)
 
 
 class TestLongGoal:
