@@ -186,7 +186,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: the message in full (its middle cut to the section's "
          "share); a run that completed after it says so", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
-         "second one, 继续...)", "where the session stands: the answer with the question of "
+         "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
+         "proper fix)", "where the session stands: the answer with the question of "
          "the message it answers, or the option it picks by number, letter or ordinal (1, "
          "option B, the second one); never a new goal", "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",

@@ -137,13 +137,14 @@ def _continues(words: list[str]) -> bool:
 # commit", "Try again", "Please merge."), or a pick among options offered ("the second one").
 _ANSWER_LEADS: Final = word_set(
     "yes y yeah yep yup sure ok okay k please pls no nope nah try retry again approve "
-    "approved go do lgtm agreed correct right fine"
+    "approved lgtm agreed correct right fine"
 )
 _CHOICE_WORDS: Final = word_set(
     "the option options choice number first second third fourth fifth last other one ones "
     "both all neither either a b c d e #"
 )
-_MAX_ANSWER_WORDS: Final = 4
+_PICK_VERBS: Final = word_set("do go with take use pick choose")
+_MAX_ANSWER_WORDS: Final = 5
 _MAX_ANSWER_CHARS: Final = 60
 
 
@@ -151,11 +152,12 @@ def is_short_answer(text: str) -> bool:
     """Whether a user reply answers the agent rather than asking anew: an acknowledgement
     (:func:`is_acknowledgement`), an affirmation, refusal or retry word with at most a few
     more words ("yes, please commit", "Try again", "Please merge."), or a pick among the
-    options offered ("the second one", "option 2")."""
+    options offered ("the second one", "option 2"). A reply that asks ("Ok, next 37
+    then?") or bids a new thing done ("do the proper fix") is a request."""
     if is_acknowledgement(text):
         return True
     stripped = text.strip() if isinstance(text, str) else ""
-    if not stripped or len(stripped) > _MAX_ANSWER_CHARS:
+    if not stripped or len(stripped) > _MAX_ANSWER_CHARS or stripped.endswith("?"):
         return False
     spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
     words = [word for word in (raw.strip("'") for raw in spaced.split()) if word]
@@ -163,7 +165,8 @@ def is_short_answer(text: str) -> bool:
         return False
     if words[0] in _ANSWER_LEADS:
         return True
-    return all(w in _CHOICE_WORDS or w.isdigit() for w in words)
+    picked = [w for w in words if w not in _PICK_VERBS]  # "go with the second one"
+    return bool(picked) and all(w in _CHOICE_WORDS or w.isdigit() for w in picked)
 
 
 _NON_BLANK_RE: Final = re.compile(r"\S")

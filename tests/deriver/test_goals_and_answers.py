@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from deriver import SessionMemoryDeriver
-from deriver.user_text import answer_gist, choices_stated, is_acknowledgement
+from deriver.user_text import answer_gist, choices_stated, is_acknowledgement, is_short_answer
 from deriver.wording import path_code, relative
 from tests.deriver.test_rules import assistant, call, derive, event, texts, user
 
@@ -49,6 +49,23 @@ class TestContinuations:
         assert memory.current_goal.text == "Add CSV export to the report page"
         assert memory.earlier_goals == ()
         assert texts(memory.where_stands) == ["user answered “continue implementation”"]
+
+
+class TestShortAnswers:
+    @pytest.mark.parametrize(
+        "reply", ["yes, please commit", "Try again", "Please merge.", "do it", "the second one",
+                  "go with the second one", "use option 2"],
+    )  # fmt: skip
+    def test_an_approval_a_retry_or_a_pick_answers_the_agent(self, reply: str) -> None:
+        assert is_short_answer(reply)
+
+    @pytest.mark.parametrize("reply", ["Ok, next 37 then?", "do the proper fix", "commit"])
+    def test_a_reply_that_asks_or_bids_a_new_thing_done_is_a_request(self, reply: str) -> None:
+        """ "Ok, next 37 then?" asks for the next piece of work; "do the proper fix" names
+        the work: each is the new goal, not an answer bound to the agent's question."""
+        assert not is_short_answer(reply)
+        memory = derive(user("Review the open pull requests"), assistant("Done."), user(reply))
+        assert memory.current_goal is not None and memory.current_goal.text == reply
 
 
 class TestChoicesStated:
