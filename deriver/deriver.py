@@ -225,11 +225,18 @@ class SessionMemoryDeriver:
         store = self._store
         sections = {name: self._rules.ordered(name) for name in store.sections}
         diag = self._diag
+        # The last message, when cut to its share, takes the room the rest leaves unused.
+        stands, used = store.stands, store.total_tokens()
+        wider = self._rules.stands.widened(store.budget_tokens - used)
+        if wider is not None:
+            item = store.stands_item(*wider)
+            used += item.body_tokens - stands[0].body_tokens
+            stands = [item, *stands[1:]]
         return SessionMemory(
             schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,
             current_goal=store.goal_item(),
-            where_stands=tuple(i.frozen() for i in store.stands),
+            where_stands=tuple(i.frozen() for i in stands),
             earlier_goals=tuple(i.frozen() for i in sections["earlier_goals"]),
             todo_items=tuple(i.frozen() for i in sections["todo_items"]),
             completed_work=tuple(i.frozen() for i in sections["completed_work"]),
@@ -243,7 +250,7 @@ class SessionMemoryDeriver:
             version=self._version,
             budget_tokens=store.budget_tokens,
             encoding=self._config.encoding,
-            tokens_used=store.total_tokens(),
+            tokens_used=used,
             diagnostics=Diagnostics(
                 lines_skipped=diag.lines_skipped,
                 skipped=tuple(diag.skipped),

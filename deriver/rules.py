@@ -184,7 +184,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed_work", "completed_work"),
     Rule("last_message", "the agent's closing message (final action) of the last turn",
          "where the session stands: the message in full (its middle cut to the section's "
-         "share); a run that completed after it says so", "where_stands", "never evicted"),
+         "share, or, when the memory is read, to the room the rest leaves); a run that "
+         "completed after it says so", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
          "proper fix)", "where the session stands: the answer with the question of "

@@ -5,7 +5,8 @@ a question or a plan awaiting the user; calls left open and a step announced but
 files changed and not committed, a commit not pushed, a pull request left open; a run that
 did not end normally. Each item is there only while it is true at the end. The section is
 never evicted: it is fitted to its own share of the budget (:attr:`MemoryStore.stands_cap`)
-by cutting the middle of the last message, then dropping its last items.
+by cutting the middle of the last message, then dropping its last items. When the memory is
+read, a last message so cut takes the room the rest leaves (:meth:`Stands.widened`).
 
 Earlier closing messages and answers are not lost: when a newer one replaces them here they
 become key decisions (capped), which is where a session states most of its choices.
@@ -46,7 +47,7 @@ _LAST_LINES: Final = 3
 _COMMIT_RE: Final = re.compile(
     r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
 )  # fmt: skip
-_NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown", "_built_from"})
+_NOT_STATE: Final = frozenset({"store", "_quoted", "_fits", "_shown", "_built_from", "_cut_at"})
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
@@ -176,6 +177,8 @@ class Stands:
         self.completed = False
         """Whether the last run completed after the agent's last message."""
         self._shown: list[tuple[str, str, Stamp]] = []
+        self._cut_at = _MESSAGE_CHARS
+        """The characters of the last message shown (fewer than it has when it was cut)."""
         self._fits: dict[int, int] = {}
         """The message length that fits each room asked for, for the current message."""
         self._quoted: dict[int, str] = {}
@@ -484,18 +487,32 @@ class Stands:
             rest.pop()
             cost = store.stands_cost([t for _, t, _ in rest])
         message = self._message(_MESSAGE_CHARS)
+        self._cut_at = _MESSAGE_CHARS
         if message is not None:
             room = cap - cost
             if not rest:
                 room -= store.tokens.stands_header
             room -= store.tokens.prefix(None, 1, None)
             if store.tokens.body(message[1]) > room:
-                message = self._message(self._fitting_chars(room))
+                self._cut_at = self._fitting_chars(room)
+                message = self._message(self._cut_at)
         entries = [*([message] if message else []), *rest]
         if entries != self._shown:
             self._shown = entries
             store.set_stands(entries)
         return True
+
+    def widened(self, free: int) -> tuple[str, str, Stamp] | None:
+        """The last message, shown cut, cut longer to take up to ``free`` more tokens: the
+        room the rest of the memory leaves when it is read. None when it is shown whole or
+        no longer cut fits."""
+        shown = self._shown[0] if self._shown else None
+        if shown is None or shown[0] != "last_message" or free <= 0:
+            return None
+        if self._cut_at >= min(_MESSAGE_CHARS, len(self.closing)):
+            return None
+        chars = self._fitting_chars(self.store.tokens.body(shown[1]) + free)
+        return self._message(chars) if chars > self._cut_at else None
 
     def _fitting_chars(self, room: int) -> int:
         """The longest cut of the last message whose line takes at most ``room`` tokens

@@ -403,18 +403,18 @@ class MemoryStore:
     def set_stands(self, entries: list[tuple[str, str, Stamp]]) -> None:
         """The stands section's items, (kind, text, stamp) in order; the caller fits them to
         :attr:`stands_cap`."""
-        items = []
-        body = self.tokens.body
-        prefix = self.tokens.prefix(None, 1, None)
-        tokens = self.tokens.stands_header if entries else 0
-        for kind, text, stamp in entries:
-            item = Item(f"s-{kind}", STANDS_SECTION, kind, text, None, stamp, None, None)
-            item.body_tokens = body(text)
-            item.prefix_tokens = prefix
-            tokens += prefix + item.body_tokens
-            items.append(item)
+        items = [self.stands_item(*entry) for entry in entries]
         self.stands = items
-        self.stands_tokens = tokens  # what stands_cost counts, from the items' own counts
+        # What stands_cost counts, from the items' own counts.
+        header = self.tokens.stands_header if entries else 0
+        self.stands_tokens = header + sum(i.prefix_tokens + i.body_tokens for i in items)
+
+    def stands_item(self, kind: str, text: str, stamp: Stamp) -> Item:
+        """An item of the stands section, its tokens counted."""
+        item = Item(f"s-{kind}", STANDS_SECTION, kind, text, None, stamp, None, None)
+        item.body_tokens = self.tokens.body(text)
+        item.prefix_tokens = self.tokens.prefix(None, 1, None)
+        return item
 
     # -- goal ---------------------------------------------------------------------------
 

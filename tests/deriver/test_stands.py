@@ -311,7 +311,7 @@ def test_an_approval_acted_on_decides_nothing_the_work_does_not_show(approval: s
 
 def test_a_run_completed_after_the_last_message_restores_alike() -> None:
     """The last message fitted again once the run completes: a snapshot restores the same
-    memory, and the section keeps within its share."""
+    memory, within the budget."""
     from deriver import SessionMemoryDeriver
     from tests.deriver.test_rules import event
 
@@ -320,4 +320,28 @@ def test_a_run_completed_after_the_last_message_restores_alike() -> None:
     deriver.apply_all([event("terminal", reason="completed")])
     restored = SessionMemoryDeriver.restore(deriver.snapshot())
     assert restored.memory.to_json() == deriver.memory.to_json()
-    assert sum(i.tokens for i in deriver.memory.where_stands) <= 600 // 4
+    assert deriver.memory.tokens_used <= 600
+
+
+def test_a_cut_last_message_takes_the_room_the_rest_leaves() -> None:
+    """The last message is cut to its share (a quarter of the budget) while the fold runs;
+    read alone in a small memory it takes the unused room, and the rendered memory is
+    exactly as many tokens as it says, within the budget."""
+    from deriver import SessionMemoryDeriver
+    from session_memory.core.tokens import counter
+    from viewbuilder import render_memory
+
+    closing = "Fixed. " + " ".join(f"step{n} done" for n in range(300)) + " Moved init earlier."
+    deriver = SessionMemoryDeriver(budget_tokens=600)
+    deriver.apply_all([user("fix the ads"), final(closing)])
+    memory = deriver.memory
+    (last,) = memory.where_stands
+    assert last.tokens > 600 // 4 and "\u2026" in last.text
+    assert counter().count(render_memory(memory)) == memory.tokens_used <= 600
+
+    crowded = SessionMemoryDeriver(budget_tokens=600)
+    crowded.apply_all([user(f"request {n}: " + "detail " * 30) for n in range(12)])
+    crowded.apply_all([final(closing)])
+    memory = crowded.memory
+    assert memory.where_stands[0].tokens < last.tokens
+    assert counter().count(render_memory(memory)) == memory.tokens_used <= 600
