@@ -20,6 +20,7 @@ __all__ = [
     "CheckSummary",
     "exit_code_from_output",
     "parse_check_output",
+    "script_command",
     "summarize_check",
 ]
 
@@ -509,3 +510,25 @@ def exit_code_from_output(text: str) -> int | None:
     if match is None and tail:
         match = _EXIT_LINE.last(tail)
     return int(match.group(1)) if match is not None else None
+
+
+# What a script runner prints before it runs a script: bun and yarn "$ biome check", npm and
+# pnpm "> pkg@1.0.0 lint" then "> eslint .", mise "[lint] $ golangci-lint run".
+_SCRIPT_ECHO_RE: Final = re.compile(r"^(?:\[[^\]\s]+\] )?\$ (\S.*)$|^> (\S.*)$")
+_PACKAGE_HEADER_RE: Final = re.compile(r"^@?[^@\s]+@\S*(?: \S+){1,2}$")
+"""npm's and pnpm's first echo line: the package, its version, the script (and its path)."""
+_ECHO_LINES: Final = 6
+
+
+def script_command(output: str) -> str:
+    """The command a project script ran, as its runner echoed it before the script's output
+    (``bun run lint`` prints "$ biome check --error-on-warnings"); empty when not echoed."""
+    for line in output[:2000].splitlines()[:_ECHO_LINES]:
+        echo = _SCRIPT_ECHO_RE.match(line.strip())
+        if echo is None:
+            continue
+        command = echo.group(1) or echo.group(2)
+        if echo.group(2) and _PACKAGE_HEADER_RE.match(command):
+            continue
+        return command.strip()
+    return ""

@@ -12,7 +12,7 @@ import re
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check, shown_command
-from deriver.check_output import CheckSummary, summarize_check
+from deriver.check_output import CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line
@@ -84,13 +84,20 @@ def _scope_of(state: list[Any]) -> CheckScope:
 
 
 def _line(
-    shown: str, summary: CheckSummary | None, passed: bool | None, output: str, no_test: bool
+    shown: str,
+    summary: CheckSummary | None,
+    passed: bool | None,
+    output: str,
+    no_test: bool,
+    runs: str,
 ) -> str:
-    """A check's verification line: its command, the runner's summary, the failing tests
-    (or the line that says why it failed)."""
+    """A check's verification line: its command (and what a project script ran), the
+    runner's summary, the failing tests (or the line that says why it failed)."""
     detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
     if passed is None and not detail:
         detail = "ran no test" if no_test else "outcome unknown"
+    if runs:
+        detail = f"runs {quote(runs, _COMMAND_CHARS)}" + (f"; {detail}" if detail else "")
     text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
     if passed is False:
         names = failing_tests(output, 2)
@@ -134,7 +141,9 @@ class CheckRules:
         self._settle(check, identity, stamp)
         if passed and check.kind is CheckKind.GATE:
             self._gate_passed(check, stamp)
-        text = _line(shown, summary, passed, output, no_test)
+        # A project's script says what it ran ("bun run lint": "$ biome check").
+        runs = script_command(output) if check.kind is CheckKind.GATE else ""
+        text = _line(shown, summary, passed, output, no_test, runs)
         if tool == _PASTED_TOOL:
             text += ", run by the user"
         verification(self.store, "check", status, text, stamp, key=check_key(identity))

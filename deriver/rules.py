@@ -139,7 +139,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...)",
          "one verification line per check: passed or failed in the runner's own summary "
-         "words, with the failing tests (a run that found no test, No tests found, is a "
+         "words (a project's script with the command its runner echoed: bun run lint, runs "
+         "biome check), with the failing tests (a run that found no test, No tests found, is a "
          "warning); a broader later run settles narrower ones, and a "
          "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
          "of check it runs; stale after a later edit of a file checks read (not docs, not a file "

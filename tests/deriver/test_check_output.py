@@ -491,3 +491,34 @@ class TestFailureListing:
         """Any text gives names and a line, never raising."""
         assert isinstance(failing_tests(output), tuple)
         assert isinstance(failure_line(output), str)
+
+
+class TestScriptCommand:
+    @pytest.mark.parametrize(
+        ("output", "command"),
+        [
+            ("$ biome check --error-on-warnings\nChecked 286 files.",
+             "biome check --error-on-warnings"),
+            ("\n> evaluator@1.0.0 lint\n> eslint .\n", "eslint ."),
+            ("> @scope/web@0.1.0 test /repo/web\n> vitest run\n", "vitest run"),
+            ("[lint] $ golangci-lint run ./...\n0 issues.", "golangci-lint run ./..."),
+            ("ok  \texample.com/pkg\t0.1s", ""),
+            ("collected 3 items\n" * 10 + "$ late echo", ""),
+        ],
+    )  # fmt: skip
+    def test_the_command_a_runner_echoed_before_the_script(self, output: str, command: str) -> None:
+        """bun and yarn echo "$ cmd", npm and pnpm "> pkg@version script" then "> cmd", mise
+        "[task] $ cmd"; only in the first lines, before the script's own output."""
+        assert check_output.script_command(output) == command
+
+    def test_a_script_s_line_names_what_it_ran(self) -> None:
+        from tests.deriver.test_rules import call, derive, texts, user
+
+        memory = derive(
+            user("fix lint"),
+            call("Bash", {"command": "bun run lint"}, exit_code=0,
+                 result="$ biome check --error-on-warnings\nChecked 286 files. No fixes applied."),
+        )  # fmt: skip
+        assert texts(memory.verification_status) == [
+            "`bun run lint` (runs “biome check --error-on-warnings”)"
+        ]
