@@ -514,21 +514,23 @@ def exit_code_from_output(text: str) -> int | None:
 
 # What a script runner prints before it runs a script: bun and yarn "$ biome check", npm and
 # pnpm "> pkg@1.0.0 lint" then "> eslint .", mise "[lint] $ golangci-lint run".
-_SCRIPT_ECHO_RE: Final = re.compile(r"^(?:\[[^\]\s]+\] )?\$ (\S.*)$|^> (\S.*)$")
+_SCRIPT_ECHO_RE: Final = re.compile(r"^(?:\[([^\]\s]+)\] )?\$ (\S.*)$|^> (\S.*)$")
 _PACKAGE_HEADER_RE: Final = re.compile(r"^@?[^@\s]+@\S*(?: \S+){1,2}$")
 """npm's and pnpm's first echo line: the package, its version, the script (and its path)."""
 _ECHO_LINES: Final = 6
 
 
-def script_command(output: str) -> str:
-    """The command a project script ran, as its runner echoed it before the script's output
-    (``bun run lint`` prints "$ biome check --error-on-warnings"); empty when not echoed."""
+def script_command(output: str, script: str) -> str:
+    """The command the project script ``script`` ran, as its runner echoed it before the
+    script's output (``bun run lint`` prints "$ biome check --error-on-warnings"); empty when
+    not echoed. A task's echo counts only under the task's own name: ``mise run check`` echoes
+    "[test:ci] $ go test" for a task it depends on."""
     for line in output[:2000].splitlines()[:_ECHO_LINES]:
         echo = _SCRIPT_ECHO_RE.match(line.strip())
-        if echo is None:
+        if echo is None or (echo.group(1) and echo.group(1) != script):
             continue
-        command = echo.group(1) or echo.group(2)
-        if echo.group(2) and _PACKAGE_HEADER_RE.match(command):
+        command = echo.group(2) or echo.group(3)
+        if echo.group(3) and _PACKAGE_HEADER_RE.match(command):
             continue
         return command.strip()
     return ""

@@ -142,7 +142,8 @@ class CheckRules:
         if passed and check.kind is CheckKind.GATE:
             self._gate_passed(check, stamp)
         # A project's script says what it ran ("bun run lint": "$ biome check").
-        runs = script_command(output) if check.kind is CheckKind.GATE else ""
+        script = shown.rsplit(None, 1)[-1] if shown.strip() else ""
+        runs = script_command(output, script) if check.kind is CheckKind.GATE else ""
         text = _line(shown, summary, passed, output, no_test, runs)
         if tool == _PASTED_TOOL:
             text += ", run by the user"

@@ -502,6 +502,7 @@ class TestScriptCommand:
             ("\n> evaluator@1.0.0 lint\n> eslint .\n", "eslint ."),
             ("> @scope/web@0.1.0 test /repo/web\n> vitest run\n", "vitest run"),
             ("[lint] $ golangci-lint run ./...\n0 issues.", "golangci-lint run ./..."),
+            ("[test:ci] $ go test -race ./...\nok", ""),
             ("ok  \texample.com/pkg\t0.1s", ""),
             ("collected 3 items\n" * 10 + "$ late echo", ""),
         ],
@@ -509,7 +510,7 @@ class TestScriptCommand:
     def test_the_command_a_runner_echoed_before_the_script(self, output: str, command: str) -> None:
         """bun and yarn echo "$ cmd", npm and pnpm "> pkg@version script" then "> cmd", mise
         "[task] $ cmd"; only in the first lines, before the script's own output."""
-        assert check_output.script_command(output) == command
+        assert check_output.script_command(output, "lint") == command
 
     def test_a_script_s_line_names_what_it_ran(self) -> None:
         from tests.deriver.test_rules import call, derive, texts, user

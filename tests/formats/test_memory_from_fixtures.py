@@ -132,7 +132,7 @@ class TestCodexMemory:
         assert texts(open_todos) == ["Run focused verification"]
         assert m.failed_attempts == ()
         checks = joined(m.verification_status)
-        assert "(16 passed)" in checks
+        assert "16 passed)" in checks
         assert "npm run build" in checks
         assert "codemie-code.plugin.ts" in joined(m.where_stands)
         assert uncertain(m) == []
