@@ -105,10 +105,11 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):) [^\n]+)",
     re.MULTILINE,
 )
-# Lines that say nothing about why: a harness's exit report, a runner's start banner.
+# Lines that say nothing about why: a harness's exit report, a runner's start banner, a
+# script runner's echo of what it runs ("$ go test", "[test:ci] $ go test", "> eslint .").
 _BOILERPLATE_RE: Final = re.compile(
     r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
-    r"|finished in |randomized with seed|[=\-_.*]+$)",
+    r"|finished in |randomized with seed|[=\-_.*]+$|(?:\[[^\]\s]+\] )?\$ |> )",
     re.IGNORECASE,
 )
 

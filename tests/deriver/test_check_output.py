@@ -523,3 +523,9 @@ class TestScriptCommand:
         assert texts(memory.verification_status) == [
             "`bun run lint` (runs “biome check --error-on-warnings”)"
         ]
+
+
+def test_a_failed_script_s_line_is_not_its_runner_s_echo() -> None:
+    """ "[test:ci] $ go test -race ./..." says what ran, not why it failed."""
+    output = "[test:ci] $ go test -race ./...\n> eslint .\nFAIL\texample.com/sem\t3.2s\n"
+    assert failure_line(output) == "FAIL\texample.com/sem\t3.2s"
