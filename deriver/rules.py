@@ -202,7 +202,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: unfinished, the step announced", "where_stands",
          "never evicted"),
     Rule("mid_turn", "the transcript ends inside a turn: the agent spoke while working after "
-         "its last closing message, and no run completed since",
+         "its last closing message, and no run completed nor todo list was written since",
          "where the session stands: unfinished, the agent's last words (head and tail kept, "
          "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since",

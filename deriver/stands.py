@@ -291,6 +291,8 @@ class Stands:
             failed = outcome is None or outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
             self.plan_stamp = stamp
+        elif kind is ToolKind.TODO and self.said:
+            self.said = ""  # the todo list, written after them, says where the work stands
         elif (
             outcome is not None
             and outcome.status == "completed"

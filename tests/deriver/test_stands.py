@@ -59,6 +59,19 @@ class TestMidTurn:
             memory = derive(user("fix it"), assistant("Committing."), ending)
             assert not any("mid-turn" in t for t in texts(memory.where_stands))
 
+    def test_a_todo_list_written_after_the_words_supersedes_them(self) -> None:
+        """ "Let me now explore the source" then a todo list that marks the exploring done:
+        the list says where the work stands; the words point at work already done."""
+        todos = [
+            {"content": "Explore the source", "status": "completed", "activeForm": "x"},
+            {"content": "Check security", "status": "in_progress", "activeForm": "y"},
+        ]
+        memory = derive(
+            user("audit the codebase"), assistant("Let me now explore the source:"),
+            *call("TodoWrite", {"todos": todos}, result="ok"),
+        )  # fmt: skip
+        assert not any("mid-turn" in t for t in texts(memory.where_stands))
+
 
 class TestAnswers:
     def test_a_short_reply_is_bound_to_the_question_it_answers(self) -> None:
