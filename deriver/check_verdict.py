@@ -47,6 +47,8 @@ def check_passed(
         verdict = _counts_verdict(counts, no_errors_passes=True)
         if verdict is not None:
             return verdict
+    if not exit_is_the_checks and counts is None and _lists_errors(output):
+        return False  # "tsc | head -30" exits 0 with the type errors it printed
     if isinstance(exit_code, int) and not isinstance(exit_code, bool):
         return exit_code == 0
     verdict = _counts_verdict(counts, no_errors_passes=False) if counts is not None else None
@@ -101,10 +103,24 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|\u2718 \[ERROR\][^\n]*"
     r"|[\w.]*(?:Error|Exception): [^\n]+"
     # a compiler's diagnostic at a file position: ``a.go:44:19: x undefined``,
-    # ``src/a.ts(12,5): error TS2345: …``
-    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):) [^\n]+)",
+    # ``src/a.ts(12,5): error TS2345: …``, ``src/a.ts:12:5 - error TS2345: …``
+    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error) [^\n]+)",
     re.MULTILINE,
 )
+
+
+_WARNING_RE: Final = re.compile(r"\bwarning\b", re.IGNORECASE)
+
+
+def _lists_errors(output: str) -> bool:
+    """Whether a check's output (its head) has a line that says why it failed (a compiler's
+    warning at a file position does not)."""
+    if not isinstance(output, str):
+        return False
+    head = without_colours(output[:_FAILING_SCAN])
+    return any(not _WARNING_RE.search(m.group(1)) for m in _ERROR_LINE_RE.finditer(head))
+
+
 # Lines that say nothing about why: a harness's exit report, a runner's start banner, a
 # script runner's echo of what it runs ("$ go test", "[test:ci] $ go test", "> eslint .").
 _BOILERPLATE_RE: Final = re.compile(

@@ -429,6 +429,24 @@ class TestPipedExit:
     def test_without_summary_the_exit_decides(self) -> None:
         """With no summary to read, a piped exit code still decides."""
         assert check_passed(1, None, "boom", exit_is_the_checks=False) is False
+        assert check_passed(0, None, "ok", exit_is_the_checks=False) is True
+
+    @pytest.mark.parametrize(
+        "output",
+        [
+            "\x1b[96msrc/a.test.ts\x1b[0m:\x1b[93m29\x1b[0m:\x1b[93m39\x1b[0m - \x1b[91merror"
+            "\x1b[0m TS2345: Argument of type 'null' is not assignable",
+            "src/a.ts(12,5): error TS2345: Argument of type 'null'",
+            "x.go:15:2: missing go.sum entry for module providing package",
+        ],
+    )
+    def test_errors_listed_beat_a_piped_exit_zero(self, output: str) -> None:
+        """`tsc | head -30` exits 0 with the type errors it printed (the summary cut off): it
+        failed. A compiler's warning at a position is no error."""
+        assert check_passed(0, None, output, exit_is_the_checks=False) is False
+        assert check_passed(0, None, output) is True
+        warning = "parser.c:254:18: warning: null character(s) preserved"
+        assert check_passed(0, None, warning, exit_is_the_checks=False) is True
 
 
 class TestFailureListing:
