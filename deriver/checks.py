@@ -8,6 +8,7 @@ attempt, keyed by the check, which a later pass of the same or a broader check r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Final
 
@@ -68,6 +69,11 @@ def covered_by_checks(path: str, cwd: str | None = None) -> bool:
     return name not in _NOT_CHECKED_NAMES and name.split(".", 1)[0] not in _NOT_CHECKED_NAMES
 
 
+# A filter that keeps only some lines of a check's output: ``tsc | grep -E "ezoic"``.
+_GREP_FILTER_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep|rg)\b[^|;&]*)")
+_PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.IGNORECASE)
+
+
 def _identity(check: CheckRun) -> str:
     scope = check.scope
     return "\x00".join((check.name, scope.directory, "\x01".join(scope.paths),
@@ -126,6 +132,14 @@ class CheckRules:
         """The check's latest run: passed, failed or unknown, in the runner's own words."""
         summary = summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
+        kept = _GREP_FILTER_RE.search(check.command) if summary is None else None
+        if kept is not None and not _PROBLEM_WORDS_RE.search(kept.group(1)):
+            # "tsc | grep ezoic": the run shows only the lines the filter kept, so it stands
+            # for no broader run. A summary that shows ("5 passed") is the whole run's, and a
+            # filter for problems ("grep -iE 'error|issue'") keeps all of them.
+            scope = check.scope
+            narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept.group(1)))
+            check = dataclasses.replace(check, scope=narrowed)
         passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
         no_test = (
             passed is not False

@@ -547,3 +547,34 @@ def test_a_failed_script_s_line_is_not_its_runner_s_echo() -> None:
     """ "[test:ci] $ go test -race ./..." says what ran, not why it failed."""
     output = "[test:ci] $ go test -race ./...\n> eslint .\nFAIL\texample.com/sem\t3.2s\n"
     assert failure_line(output) == "FAIL\texample.com/sem\t3.2s"
+
+
+class TestGrepFilteredRun:
+    _ERRORS = "src/api.test.ts(29,39): error TS2345: Argument of type 'null' is not assignable"
+
+    def test_a_run_filtered_to_a_name_stands_for_no_broader_run(self) -> None:
+        """`tsc | grep ezoic || echo "No errors in ezoic files"` passes for the ezoic files:
+        the whole project's type errors stay, their failure open."""
+        from tests.deriver.test_rules import bash, derive, user
+
+        memory = derive(
+            user("fix the ads"),
+            bash("npx tsc --noEmit", self._ERRORS, "c1", exit_code=2),
+            bash('npx tsc --noEmit | grep -E "ezoic" || echo "No errors in ezoic files"',
+                 "No errors in ezoic files", "c2"),
+        )  # fmt: skip
+        statuses = [item.status for item in memory.verification_status]
+        assert statuses == ["failed", "passed"]
+        assert [item.status for item in memory.failed_attempts] == ["open"]
+
+    def test_a_run_filtered_for_problems_stands_for_the_whole_run(self) -> None:
+        """`tsc | grep -iE "error|issue"` that prints nothing found no problem at all."""
+        from tests.deriver.test_rules import bash, derive, user
+
+        memory = derive(
+            user("fix the types"),
+            bash("npx tsc --noEmit", self._ERRORS, "c1", exit_code=2),
+            bash('npx tsc --noEmit | grep -iE "error|issue"', "", "c2"),
+        )  # fmt: skip
+        assert [item.status for item in memory.verification_status] == ["passed"]
+        assert [item.status for item in memory.failed_attempts] == ["resolved"]
