@@ -19,6 +19,7 @@ __all__ = [
     "CheckCounts",
     "CheckSummary",
     "exit_code_from_output",
+    "is_script_echo",
     "parse_check_output",
     "script_command",
     "summarize_check",
@@ -518,6 +519,12 @@ _SCRIPT_ECHO_RE: Final = re.compile(r"^(?:\[([^\]\s]+)\] )?\$ (\S.*)$|^> (\S.*)$
 _PACKAGE_HEADER_RE: Final = re.compile(r"^@?[^@\s]+@\S*(?: \S+){1,2}$")
 """npm's and pnpm's first echo line: the package, its version, the script (and its path)."""
 _ECHO_LINES: Final = 6
+
+
+def is_script_echo(line: str) -> bool:
+    """Whether an output line is a script runner's echo of what it runs (it says nothing of
+    how the run went)."""
+    return _SCRIPT_ECHO_RE.match(line.strip()) is not None
 
 
 def script_command(output: str, script: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts
+from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
 from deriver.output_scan import tail, without_colours
 
 __all__ = ["check_passed", "failing_tests", "failure_line"]
@@ -121,11 +121,11 @@ def _lists_errors(output: str) -> bool:
     return any(not _WARNING_RE.search(m.group(1)) for m in _ERROR_LINE_RE.finditer(head))
 
 
-# Lines that say nothing about why: a harness's exit report, a runner's start banner, a
-# script runner's echo of what it runs ("$ go test", "[test:ci] $ go test", "> eslint .").
+# Lines that say nothing about why: a harness's exit report, a runner's start banner (and a
+# script runner's echo of what it runs, :func:`is_script_echo`).
 _BOILERPLATE_RE: Final = re.compile(
     r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
-    r"|finished in |randomized with seed|[=\-_.*]+$|(?:\[[^\]\s]+\] )?\$ |> )",
+    r"|finished in |randomized with seed|[=\-_.*]+$)",
     re.IGNORECASE,
 )
 
@@ -148,6 +148,6 @@ def failure_line(output: str, summary: str = "") -> str:
         return summary
     for raw in head.splitlines():
         text = raw.strip()
-        if text and not _BOILERPLATE_RE.match(text):
+        if text and not _BOILERPLATE_RE.match(text) and not is_script_echo(text):
             return text
     return head.strip().splitlines()[0].strip()
