@@ -21,6 +21,7 @@ from deriver.check_output import (
 )
 from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.output_scan import LinePattern
+from tests.deriver.test_rules import bash, call, derive, texts, user
 from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
 
@@ -531,8 +532,6 @@ class TestScriptCommand:
         assert check_output.script_command(output, "lint") == command
 
     def test_a_script_s_line_names_what_it_ran(self) -> None:
-        from tests.deriver.test_rules import call, derive, texts, user
-
         memory = derive(
             user("fix lint"),
             call("Bash", {"command": "bun run lint"}, exit_code=0,
@@ -555,8 +554,6 @@ class TestGrepFilteredRun:
     def test_a_run_filtered_to_a_name_stands_for_no_broader_run(self) -> None:
         """`tsc | grep ezoic || echo "No errors in ezoic files"` passes for the ezoic files:
         the whole project's type errors stay, their failure open."""
-        from tests.deriver.test_rules import bash, derive, user
-
         memory = derive(
             user("fix the ads"),
             bash("npx tsc --noEmit", self._ERRORS, "c1", exit_code=2),
@@ -569,8 +566,6 @@ class TestGrepFilteredRun:
 
     def test_a_run_filtered_for_problems_stands_for_the_whole_run(self) -> None:
         """`tsc | grep -iE "error|issue"` that prints nothing found no problem at all."""
-        from tests.deriver.test_rules import bash, derive, user
-
         memory = derive(
             user("fix the types"),
             bash("npx tsc --noEmit", self._ERRORS, "c1", exit_code=2),
