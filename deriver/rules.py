@@ -210,8 +210,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since",
          "where the session stands: files changed (and not committed once the session used "
-         "git), not those in a temporary or configuration directory (/tmp, ~/.claude); "
-         "passing checks become stale", "where_stands", "never evicted"),
+         "git), not those in a temporary or configuration directory (/tmp, ~/.claude) "
+         "outside the session's known working directory; passing checks become stale",
+         "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit",
          "where_stands", "never evicted"),
     Rule("pull_open", "a pull request opened and not merged or closed since",

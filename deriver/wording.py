@@ -87,10 +87,11 @@ _SCRATCH_RE: Final = re.compile(
 def in_scratch(path: str, cwd: str | None) -> bool:
     """Whether ``path`` is in a temporary or configuration directory outside the session's
     working directory ``cwd``: a scratch script in ``/tmp``, a skill written to ``~/.claude``,
-    no file of the project."""
-    if _SCRATCH_RE.match(path) is None:
+    no file of the project. Not while ``cwd`` is unknown: the project may be in ``/tmp``
+    (Claude Code names it only after a first prompt it queued)."""
+    if not cwd or _SCRATCH_RE.match(path) is None:
         return False
-    return not (cwd and under(path, cwd))
+    return not under(path, cwd)
 
 
 def under(path: str, directory: str) -> bool:

@@ -168,12 +168,24 @@ class TestEndState:
     def test_a_scratch_or_configuration_file_is_no_project_change(self) -> None:
         """A poll script in /tmp or a skill in ~/.claude is in no commit of the project."""
         memory = derive(
-            user("fix it"), bash("git status", "clean", "g1"),
+            event("message", role="user", content="fix it", cwd="/home/u/shop"),
+            bash("git status", "clean", "g1"),
             call("Write", {"file_path": "/tmp/x/poll.sh"}, call_id="e1"),
             call("Write", {"file_path": "/home/u/.claude/skills/a/SKILL.md"}, call_id="e2"),
             call("Edit", {"file_path": "src/b.py"}, call_id="e3"),
         )  # fmt: skip
         assert "files changed and not committed: `src/b.py`" in texts(memory.where_stands)
+
+    def test_a_project_in_tmp_named_late_keeps_its_changes(self) -> None:
+        """Claude Code names the working directory only after a first prompt it queued: a
+        file of a project in /tmp changed before that is a change, not a scratch file."""
+        memory = derive(
+            user("fix it"),
+            call("Edit", {"file_path": "/tmp/run/work/checkout.py"}, call_id="e1"),
+            event("message", role="assistant", content="Fixed.", cwd="/tmp/run/work",
+                  metadata={"action_type": "final"}),
+        )  # fmt: skip
+        assert "files changed: `/tmp/run/work/checkout.py`" in texts(memory.where_stands)
 
     def test_a_session_without_git_says_files_changed(self) -> None:
         memory = derive(user("fix it"), call("Write", {"file_path": "a.py"}, call_id="e1"))
