@@ -144,7 +144,7 @@ _CHOICE_WORDS: Final = word_set(
     "both all neither either a b c d e #"
 )
 _PICK_VERBS: Final = word_set("do go with take use pick choose")
-_MAX_ANSWER_WORDS: Final = 5
+_MAX_ANSWER_WORDS: Final = 4
 _MAX_ANSWER_CHARS: Final = 60
 
 
@@ -161,12 +161,14 @@ def is_short_answer(text: str) -> bool:
         return False
     spaced = _NON_WORD_RE.sub(" ", stripped.lower().replace("\u2019", "'"))
     words = [word for word in (raw.strip("'") for raw in spaced.split()) if word]
-    if not words or len(words) > _MAX_ANSWER_WORDS:
+    if not words:
         return False
     if words[0] in _ANSWER_LEADS:
-        return True
+        return len(words) <= _MAX_ANSWER_WORDS
     picked = [w for w in words if w not in _PICK_VERBS]  # "go with the second one"
-    return bool(picked) and all(w in _CHOICE_WORDS or w.isdigit() for w in picked)
+    return 0 < len(picked) <= _MAX_ANSWER_WORDS and all(
+        w in _CHOICE_WORDS or w.isdigit() for w in picked
+    )
 
 
 _NON_BLANK_RE: Final = re.compile(r"\S")

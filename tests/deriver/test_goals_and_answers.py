@@ -59,7 +59,9 @@ class TestShortAnswers:
     def test_an_approval_a_retry_or_a_pick_answers_the_agent(self, reply: str) -> None:
         assert is_short_answer(reply)
 
-    @pytest.mark.parametrize("reply", ["Ok, next 37 then?", "do the proper fix", "commit"])
+    @pytest.mark.parametrize(
+        "reply", ["Ok, next 37 then?", "do the proper fix", "commit", "yes please commit and push"]
+    )
     def test_a_reply_that_asks_or_bids_a_new_thing_done_is_a_request(self, reply: str) -> None:
         """ "Ok, next 37 then?" asks for the next piece of work; "do the proper fix" names
         the work: each is the new goal, not an answer bound to the agent's question."""
