@@ -344,17 +344,19 @@ def disputes(reply: str) -> bool:
 # A clause of a request that sets how the work is to be done rather than what to do: a name
 # ("call it code-tour", "you should say …"), a constraint ("we should not touch the default
 # ssh config", "we dont support antigravity"), a convention ("we're branding skills as
-# lowercased", "we also use migrations in staging") or a preference ("instead of …", "… is
-# also fine", "only when clear and useful"). "I don't" is left out: it reports what the user
-# sees ("I don't see it"), not what the work must be.
+# lowercased", "we also use migrations in staging") or a preference ("instead of saying …",
+# "… is also fine", "only when clear and useful"). Words that report rather than choose are
+# left out: "I don't see it", "it returns null instead of throwing", "it only fails when run in
+# CI", "we're getting a 500".
 _CHOICE_CLAUSE_RE: Final = re.compile(
     r"\b(?:(?:we|you|u)(?: also| just| really)? (?:do not|don['\u2019]?t"
     r"|should(?: not|n['\u2019]?t)|must(?: not|n['\u2019]?t)|never|no longer)\b"
     r"|stop (?:calling|using|adding|doing)|call it|name it|(?:just|should) say|titled"
-    r"|instead of|rather than|prefer(?:red)?"
-    r"|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
-    r"|is (?:also )?fine|i want|only (?:when|if)|we (?:also )?use"
-    r"|we(?:['\u2019]?re| are) \w+ing)\b",
+    r"|(?:instead of|rather than) \w+ing|(?:use|say|call|keep|go with)\b.{0,60}\b(?:instead|rather)"
+    r"|prefer(?:red)?|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
+    r"|is (?:also )?fine|i want|^only (?:when|if)|we (?:also )?use"
+    r"|we(?:['\u2019]?re| are) (?!(?:getting|seeing|having|hitting|experiencing|trying|running"
+    r"|facing|looking|working|going)\b)\w+ing)\b",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE: Final = re.compile(r"\.{2,}|(?<=[.!?;])\s+|\n+")

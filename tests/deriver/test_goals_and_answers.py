@@ -102,10 +102,14 @@ class TestChoicesStated:
             "I think we use Haiku for Claude at the MCP? Can you check?",
             "Now rename the helper everywhere.",
             "we should not touch the config. " + "Context of the spec. " * 40,
+            "the API returns 404 instead of 200",
+            "it only fails when run in CI",
+            "we're getting a 500 on login",
         ],
     )
     def test_a_task_a_report_a_question_or_a_spec_states_no_choice(self, request_text: str) -> None:
-        """What to do, what the user sees, a question, and a long spec are not choices."""
+        """What to do, what the user sees or reports, a question, and a long spec are not
+        choices."""
         assert choices_stated(request_text) == ""
 
     def test_the_user_s_choice_is_a_key_decision_after_its_request_is_done(self) -> None:
