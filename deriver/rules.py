@@ -93,10 +93,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions", "key_decisions"),
     Rule("user_choice", "user request after the first, of at most 600 characters, with a "
          "clause that sets how the work is done: a name (call it, just say), a constraint "
-         "(we don't, we should not, stop calling), a convention (we use, we're …ing) or a "
-         "preference (instead of saying, use … instead, is also fine, only when); not a "
-         "clause that asks, nor one that reports (returns 404 instead of 200, we're getting "
-         "a 500)",
+         "(we don't, we should not, don't push, stop calling), a convention (we use, we're "
+         "…ing) or a preference (instead of saying, use … instead, is also fine, only when); "
+         "not a clause that asks, nor one that reports (returns 404 instead of 200, we're "
+         "getting a 500)",
          "key decision: the user said those clauses (240 characters)", "key_decisions",
          "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",

@@ -343,7 +343,7 @@ def disputes(reply: str) -> bool:
 
 # A clause of a request that sets how the work is to be done rather than what to do: a name
 # ("call it code-tour", "you should say …"), a constraint ("we should not touch the default
-# ssh config", "we dont support antigravity"), a convention ("we're branding skills as
+# ssh config", "we dont support antigravity", "don't push"), a convention ("we're branding skills as
 # lowercased", "we also use migrations in staging") or a preference ("instead of saying …",
 # "… is also fine", "only when clear and useful"). Words that report rather than choose are
 # left out: "I don't see it", "it returns null instead of throwing", "it only fails when run in
@@ -351,6 +351,7 @@ def disputes(reply: str) -> bool:
 _CHOICE_CLAUSE_RE: Final = re.compile(
     r"\b(?:(?:we|you|u)(?: also| just| really)? (?:do not|don['\u2019]?t"
     r"|should(?: not|n['\u2019]?t)|must(?: not|n['\u2019]?t)|never|no longer)\b"
+    r"|^(?:please )?(?:don['\u2019]?t|do not|never) \w+"
     r"|stop (?:calling|using|adding|doing)|call it|name it|(?:just|should) say|titled"
     r"|(?:instead of|rather than) \w+ing|(?:use|say|call|keep|go with)\b.{0,60}\b(?:instead|rather)"
     r"|prefer(?:red)?|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
@@ -381,7 +382,7 @@ def choices_stated(request: str) -> str:
         if (
             not words
             or clause.endswith("?")
-            or words[0].lower() in _QUESTION_WORDS
+            or (words[0].lower() in _QUESTION_WORDS and not clause.lower().startswith("do not"))
             or _CHOICE_CLAUSE_RE.search(clause) is None
         ):
             continue

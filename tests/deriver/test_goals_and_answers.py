@@ -85,6 +85,7 @@ class TestChoicesStated:
              "we're branding skills as lowercased"),
             ("yes, or amending into one commit in this branch is also fine",
              "yes, or amending into one commit in this branch is also fine"),
+            ("fix the flaky test. do not modify the fixtures", "do not modify the fixtures"),
         ],
     )  # fmt: skip
     def test_a_request_s_clause_that_sets_how_to_work_is_stated(
