@@ -508,12 +508,12 @@ class Stands:
         """The last message, shown cut, cut longer to take up to ``free`` more tokens: the
         room the rest of the memory leaves when it is read. None when it is shown whole or
         no longer cut fits."""
-        shown = self._shown[0] if self._shown else None
-        if shown is None or shown[0] != "last_message" or free <= 0:
+        shown = self.store.stands[0] if self.store.stands else None
+        if shown is None or shown.kind != "last_message" or free <= 0:
             return None
         if self._cut_at >= min(_MESSAGE_CHARS, len(self.closing)):
             return None
-        chars = self._fitting_chars(self.store.tokens.body(shown[1]) + free)
+        chars = self._fitting_chars(shown.body_tokens + free)
         return self._message(chars) if chars > self._cut_at else None
 
     def _fitting_chars(self, room: int) -> int:
