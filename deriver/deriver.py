@@ -16,7 +16,7 @@ import msgspec
 import orjson
 
 from deriver.rules import Rules
-from deriver.store import MemoryStore
+from deriver.store import Item, MemoryStore
 from deriver.token_budget import TokenArithmetic
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import ConfigError, SnapshotError
@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 5
+SNAPSHOT_FORMAT: Final = 6
 """Version 3 keeps where the session stands; version 2 (no such state) and version 1
 (positional lists) are refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50
@@ -225,8 +225,17 @@ class SessionMemoryDeriver:
         store = self._store
         sections = {name: self._rules.ordered(name) for name in store.sections}
         diag = self._diag
-        # The last message, when cut to its share, takes the room the rest leaves unused.
         stands, used = store.stands, store.total_tokens()
+        # Evicted items come back into the room the memory has now (they lost it at the
+        # fold's tightest moment); then the last message, when cut to its share, takes what
+        # is left.
+        back, back_tokens = store.returned(store.budget_tokens - used)
+        used += back_tokens
+        omitted, omitted_kinds = dict(store.omitted), dict(store.omitted_kinds)
+        for item in back:
+            _insert_in_order(sections[item.section], item)
+            omitted[item.section] -= 1
+            omitted_kinds[item.kind] -= 1
         wider = self._rules.stands.widened(store.budget_tokens - used)
         if wider is not None:
             item = store.stands_item(*wider)
@@ -243,8 +252,8 @@ class SessionMemoryDeriver:
             key_decisions=tuple(i.frozen() for i in sections["key_decisions"]),
             failed_attempts=tuple(i.frozen() for i in sections["failed_attempts"]),
             verification_status=tuple(i.frozen() for i in sections["verification_status"]),
-            omitted=dict(sorted(store.omitted.items())),
-            omitted_kinds=dict(sorted(store.omitted_kinds.items())),
+            omitted={s: n for s, n in sorted(omitted.items()) if n},
+            omitted_kinds={k: n for k, n in sorted(omitted_kinds.items()) if n},
             event_count=self._event_count,
             last_event_id=self._last_event_id,
             version=self._version,
@@ -315,6 +324,17 @@ class SessionMemoryDeriver:
         ) as exc:
             raise SnapshotError(f"deriver snapshot is corrupt: {exc}") from exc
         return deriver
+
+
+def _insert_in_order(items: list[Item], item: Item) -> None:
+    """``item`` put back among a section's ``items``: before the first one written after it."""
+    number = _item_number(item)
+    at = next((i for i, shown in enumerate(items) if _item_number(shown) > number), len(items))
+    items.insert(at, item)
+
+
+def _item_number(item: Item) -> int:
+    return int(item.id[1:])
 
 
 _SNAPSHOT_FIELDS: Final[dict[str, tuple[tuple[type, ...], bool]]] = {

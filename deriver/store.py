@@ -39,6 +39,13 @@ _TIER_INDEX: Final = {name: i for i, name in enumerate(EVICTION_TIERS)}
 _HISTORY_TIERS: Final = _TIER_INDEX["open_failures"]
 
 _SPARED_PER_TIER: Final = 3
+_EVICTED_KEPT: Final = 16
+_SETTLED_KINDS: Final = frozenset(
+    {"goal", "root_goal", "user_choice", "answer", "reply", "plan", "decision"}
+)
+"""Kinds of item no rule changes or removes once written (:meth:`MemoryStore.returned`):
+requests, the user's choices and answers, the agent's stated decisions, answers and approved
+plans. A closing message is not one: a later turn may overtake what it says."""
 
 
 class Item:
@@ -211,6 +218,9 @@ class MemoryStore:
         self.by_key: dict[ItemKey, Item] = {}
         self.omitted: dict[SectionName, int] = {}
         self.omitted_kinds: dict[str, int] = {}
+        self.evicted: list[Item] = []
+        """The latest items evicted of the kinds that never change once written (see
+        :meth:`returned`)."""
         self.goal: GoalState | None = None
         self.cwd: str | None = None
         """The session's working directory, as its latest message or transition said."""
@@ -249,12 +259,9 @@ class MemoryStore:
 
     def _restructure(self, section: SectionName) -> None:
         """Recount a section's heading and marker after its items or omitted count changed."""
-        omitted = self.omitted.get(section, 0)
-        cost = 0
-        if omitted or self.sections[section]:
-            cost = self._section_tokens[section]
-            if omitted:
-                cost += self.tokens.marker(section, omitted)
+        cost = self._section_cost(
+            section, bool(self.sections[section]), self.omitted.get(section, 0)
+        )
         self._structure_tokens += cost - self._section_costs[section]
         self._section_costs[section] = cost
 
@@ -472,6 +479,40 @@ class MemoryStore:
             self.omitted[section] = self.omitted.get(section, 0) + 1
             self.omitted_kinds[victim.kind] = self.omitted_kinds.get(victim.kind, 0) + 1
             self._restructure(section)
+            if victim.kind in _SETTLED_KINDS:
+                self.evicted.append(victim)
+                del self.evicted[:-_EVICTED_KEPT]
+
+    def returned(self, room: int) -> tuple[list[Item], int]:
+        """The evicted items that come back into ``room`` tokens as the memory is read, and
+        the tokens they take: the last evicted first, while they fit. Eviction is for the
+        fold's tightest moment; the memory read later may have room again. Only items no
+        rule changes once written come back (:data:`_SETTLED_KINDS`): one the fold would
+        have changed had it stayed could come back stale."""
+        back: list[Item] = []
+        used = 0
+        omitted = dict(self.omitted)
+        shown = {s for s, items in self.sections.items() if items}
+        for item in reversed(self.evicted):
+            if item.key is not None and item.key in self.by_key:
+                continue  # written again since, and shown
+            section = item.section
+            before = self._section_cost(section, section in shown, omitted[section])
+            after = self._section_cost(section, True, omitted[section] - 1)
+            cost = item.tokens + after - before
+            if used + cost <= room:
+                back.append(item)
+                used += cost
+                omitted[section] -= 1
+                shown.add(section)
+        return back, used
+
+    def _section_cost(self, section: SectionName, has_items: bool, omitted: int) -> int:
+        """A section's heading and marker: what :meth:`_restructure` counts."""
+        if not (has_items or omitted):
+            return 0
+        cost = self._section_tokens[section]
+        return cost + self.tokens.marker(section, omitted) if omitted else cost
 
     def _next_victim(self) -> Item | None:
         # First pass: spare each history tier's most recent few items, so that a tight
@@ -511,6 +552,7 @@ class MemoryStore:
             "tiers": [list(tier) for tier in self._tiers],
             "omitted": self.omitted,
             "omitted_kinds": self.omitted_kinds,
+            "evicted": [i.to_state() for i in self.evicted],
             "goal": None if goal is None else goal.to_state(),
             "cwd": self.cwd,
         }
@@ -530,6 +572,7 @@ class MemoryStore:
         self._tiers = [{i: items[i] for i in ids} for ids in state["tiers"]]
         self.omitted = dict(state["omitted"])
         self.omitted_kinds = dict(state["omitted_kinds"])
+        self.evicted = [Item.from_state(raw) for raw in state["evicted"]]
         for section in RENDER_ORDER:
             self._restructure(section)
         cwd = state.get("cwd")
@@ -553,6 +596,7 @@ _STATE_FIELDS: Final[dict[str, type]] = {
     "tiers": list,
     "omitted": dict,
     "omitted_kinds": dict,
+    "evicted": list,
 }
 """The types of the store's snapshot fields that restore as they are, checked on load."""
 

@@ -11,6 +11,7 @@ from deriver import SessionMemoryDeriver
 from session_memory.core.errors import ConfigError
 from session_memory.core.memory import SessionMemory
 from session_memory.core.redact import quote_untrusted
+from session_memory.core.tokens import counter
 from viewbuilder import render_memory
 
 _ids = count()
@@ -501,6 +502,24 @@ class TestBudgetAndBookkeeping:
         assert len(memory.completed_work) + omitted == 80
         assert f"+{omitted} earlier completed items" in render_memory(memory)
         assert memory.omitted_kinds == {"commit": omitted}
+
+    def test_evicted_requests_come_back_when_room_frees(self) -> None:
+        """A request evicted while a long last message took the room comes back, counted
+        exactly and in its place, once the memory read later has room for it."""
+        requests = [
+            user(f"Add report {i} to the admin page of the billing service") for i in range(20)
+        ]
+        long_reply = assistant(
+            " ".join(["The report needs a new query."] * 60), action_type="final"
+        )
+        tight = derive(*requests, long_reply, budget=250)
+        done = derive(*requests, long_reply, assistant("Done.", action_type="final"), budget=250)
+        assert done.omitted["earlier_goals"] < tight.omitted["earlier_goals"]
+        assert len(done.earlier_goals) + done.omitted["earlier_goals"] == 19
+        rendered = render_memory(done)
+        assert done.tokens_used == counter().count(rendered) <= 250
+        shown = [item.text for item in done.earlier_goals]
+        assert shown == sorted(shown, key=lambda text: int(text.split()[2]))
 
     def test_open_todos_outlive_completed_work(self) -> None:
         """Under pressure completed work goes first; open todos and the goal stay."""
