@@ -159,8 +159,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "pnpm exec) marks it resolved", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
-         "when the agent worked on past its last update, ended the turn and the user asks for "
-         "something new",
+         "when the agent worked on past its last update and ended the turn, once the user asks "
+         "for something new or the agent works again in a later turn without writing it",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create) completed", "one todo per issue the session claimed, created or closed, and the "

@@ -76,11 +76,11 @@ class TodoLists:
         """Families of the tracker issues this session changed (claimed, created, closed)."""
         self.seen: dict[str, tuple[str | None, str | None]] = {}
         """Issues a listing showed, by id: their status and title, the latest last."""
-        self.turn_ended = False
-        """Whether the agent ended its turn since the list was last written."""
         self.worked_on = False
         """Whether the agent changed something (an edit, a command, a check) since the list
         was last written: work its list no longer tells."""
+        self.left_behind = False
+        """Whether the agent ended a turn after it worked on past the list's last update."""
         self.checks_run = 0
         """How many checks (tests, builds, linters) the session ran."""
         self.planned: dict[str, int] = {}
@@ -111,20 +111,35 @@ class TodoLists:
         del self.done[: -MAX_TODOS * 2]
         for text in list(planned)[: max(0, len(planned) - MAX_TODOS * 2)]:
             del planned[text]
-        self.turn_ended = self.worked_on = False
+        self.worked_on = self.left_behind = False
 
     def new_request(self, stamp: Stamp) -> None:
-        """The user asked for something new after the agent worked on past its list's last
-        update and ended the turn without updating it: the list was that request's plan, its
-        steps left open are not this one's to do (the closing message says how that work
-        ended). A list the agent left as it stood when it stopped working still says what
-        is open."""
-        if not (self.turn_ended and self.worked_on):
-            return
+        """The user asked for something new after the agent left its list behind: the list
+        was that request's plan, its steps left open are not this one's to do (the closing
+        message says how that work ended). A list the agent left as it stood when it
+        stopped working still says what is open."""
+        if self.left_behind:
+            self._drop(stamp)
+
+    def turn_closed(self) -> None:
+        """The agent ended its turn: when it worked on past the list, it left the list
+        behind."""
+        self.left_behind = self.left_behind or self.worked_on
+
+    def worked(self, stamp: Stamp) -> None:
+        """The agent changed something. Work in a turn after the one that left the list
+        behind, with the list not written again, is past it too: the list no longer says
+        what is open (a step it shows in progress may long be done)."""
+        if self.left_behind:
+            self._drop(stamp)
+        self.worked_on = True
+
+    def _drop(self, stamp: Stamp) -> None:
         store = self.store
         for item in store.items_of("todo_items"):
             if item.kind == "todo":
                 store.remove(item, stamp)
+        self.left_behind = False
 
     def _completed(self, text: str, stamp: Stamp) -> None:
         """A todo done: completed work, once. A step that verifies the work, marked done
@@ -249,8 +264,8 @@ class TodoLists:
         return {
             "own": sorted(self.own),
             "seen": [[k, s, t] for k, (s, t) in self.seen.items()],
-            "turn_ended": self.turn_ended,
             "worked_on": self.worked_on,
+            "left_behind": self.left_behind,
             "checks_run": self.checks_run,
             "planned": [[text, count] for text, count in self.planned.items()],
         }
@@ -261,8 +276,8 @@ class TodoLists:
         self.seen = {
             e[0]: (e[1], e[2]) for e in raw.get("seen", ()) if isinstance(e, list) and len(e) == 3
         }
-        self.turn_ended = raw.get("turn_ended") is True
         self.worked_on = raw.get("worked_on") is True
+        self.left_behind = raw.get("left_behind") is True
         checks_run = raw.get("checks_run")
         self.checks_run = checks_run if isinstance(checks_run, int) else 0
         self.planned = {

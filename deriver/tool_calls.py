@@ -261,7 +261,7 @@ class ToolCallRules:
         if not only_looks(call.kind, call.key):
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
-                self.todos.worked_on = True
+                self.todos.worked(stamp)
         if outcome.status == "failed":
             self._failed(call, outcome.error, outcome.exit_code, stamp)
             return

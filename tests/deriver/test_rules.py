@@ -341,6 +341,26 @@ class TestTodoTools:
         still_working = derive(call("update_plan", plan, call_id="c4"), user("Also add a diagram"))
         assert texts(still_working.todo_items) == ["Run combined verification and commit"]
 
+    def test_work_in_a_later_turn_leaves_the_old_plan_behind(self) -> None:
+        """A list the agent worked on past and ended its turn without updating says no more
+        what is open once the agent works again in a later turn without writing it: the step
+        it shows in progress was done in the turn before. Work that the turn it was left in
+        still owes keeps it."""
+        plan = {
+            "plan": [{"step": "Verify: lint, tests, then open the PR", "status": "in_progress"}]
+        }
+        opened = bash("gh pr create --fill", "https://github.com/o/r/pull/7", "g1")
+        closing = assistant("Checks pass and PR #7 is open.", action_type="final")
+        reply = bash("gh pr comment 7 --body 'rerun'", "", "g2")
+        later = derive(call("update_plan", plan, call_id="c1"), opened, closing, reply)
+        assert later.todo_items == ()
+        not_left = derive(
+            call("update_plan", plan, call_id="c2"),
+            assistant("Running the checks next.", action_type="final"),
+            reply,
+        )
+        assert texts(not_left.todo_items) == ["Verify: lint, tests, then open the PR"]
+
     def test_passing_test_command_is_verification(self) -> None:
         """A pytest run that passed is a passed check with its counts."""
         memory = derive(
