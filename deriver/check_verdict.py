@@ -130,14 +130,19 @@ _BOILERPLATE_RE: Final = re.compile(
 )
 
 
+# A task runner's label before each line of a task's output: mise "[lint:go] ", concurrently
+# and npm-run-all "[0] ", "[lint] ".
+_TASK_LABEL_RE: Final = re.compile(r"^\[[^\]\s]+\] (?=\S)", re.MULTILINE)
+
+
 def failure_line(output: str, summary: str = "") -> str:
-    """The first line of a failed check's output that says why it failed: an error line,
-    else the first failing test's name, else the runner's ``summary``, else the first line
-    that is not boilerplate."""
+    """The first line of a failed check's output that says why it failed: an error line
+    (not a warning), else the first failing test's name, else the runner's ``summary``, else the first line
+    that is not boilerplate; a task runner's label before a line is not part of it."""
     if not isinstance(output, str) or not output.strip():
         return summary
-    head = without_colours(output[:_FAILING_SCAN])
-    match = _ERROR_LINE_RE.search(head)
+    head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
+    match = next((m for m in _ERROR_LINE_RE.finditer(head) if not _WARNING_RE.search(m[1])), None)
     if match is not None:
         found = match.group(1).strip()
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin

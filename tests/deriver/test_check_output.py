@@ -496,6 +496,25 @@ class TestFailureListing:
         tsc = "src/ads.tsx(12,5): error TS2345: Argument of type 'string' is not assignable\n"
         assert failure_line(tsc) == tsc.strip()
 
+    def test_a_task_runners_labels_and_a_compilers_warnings_are_not_why(self) -> None:
+        """A task runner's label before each line is not part of it: the error under the
+        labels is found, not the "Finished in" line of the task that passed. A compiler's
+        warning at a file position is no error."""
+        mise = (
+            "[lint:gofmt] $ ~/repo/mise-tasks/lint/gofmt\n[lint:go] $ ~/repo/mise-tasks/lint/go\n"
+            "[lint:gofmt] Finished in 24.5ms\n"
+            "[lint:go] internal/syncer/syncer.go:665:3: SA9003: empty branch (staticcheck)\n"
+        )
+        assert (
+            failure_line(mise)
+            == "internal/syncer/syncer.go:665:3: SA9003: empty branch (staticcheck)"
+        )
+        go = (
+            "parser.c:254:18: warning: null character(s) preserved in string literal\n"
+            "cmd/a.go:3:1: undefined: errors\n"
+        )
+        assert failure_line(go) == "cmd/a.go:3:1: undefined: errors"
+
     def test_failing_test_then_summary_then_first_line(self) -> None:
         """Without an error line, the first failing test, the summary, then a real line."""
         assert failure_line("Exit code 2\n  1) test a (M)\n     Assertion failed\n") == "test a (M)"
