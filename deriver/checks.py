@@ -184,7 +184,7 @@ class CheckRules:
                 if not check.scope.covers(scope):
                     continue
                 del failing[other]
-                self.failures.resolve(_CHECK_TOOL, other, stamp)
+                self.failures.resolve(_CHECK_TOOL, other, stamp, no_lesson=_no_lesson(check))
                 item = store.get(check_key(other))
                 if item is not None and item.status == "failed":
                     lines.get(name, {}).pop(other, None)
@@ -243,7 +243,7 @@ class CheckRules:
         for identity, scope in list(failing.items()):
             if check.scope.covers(scope):
                 del failing[identity]
-                self.failures.resolve(_CHECK_TOOL, identity, stamp)
+                self.failures.resolve(_CHECK_TOOL, identity, stamp, no_lesson=_no_lesson(check))
 
     def pasted(self, text: str, stamp: Stamp) -> bool:
         """A check the user ran and pasted into a message, its prompt line (``$ pytest``,
@@ -297,3 +297,16 @@ class CheckRules:
         self.lines = load(state.get("lines", {}))
         self.failing = load(state.get("failing", {}))
         self.kinds = dict(state.get("kinds", {}))
+
+
+_STYLE_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT})
+
+
+def _no_lesson(check: CheckRun) -> bool:
+    """Whether the failures a pass of ``check`` resolves leave no lesson: a linter's or a
+    formatter's findings, fixed, are in the code now (a test's or a build's failure says how
+    the code behaved, and stays)."""
+    if check.kind is CheckKind.GATE:
+        covered = gate_covers(check.name)
+        return bool(covered) and covered <= _STYLE_KINDS
+    return check.kind in _STYLE_KINDS

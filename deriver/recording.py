@@ -226,8 +226,17 @@ class Failures:
         self.edited = {key for key in self.edited if store.get(ItemKey(key)) is not None}
         self._count_shell_actions()
 
-    def resolve(self, tool: str, key: str | None, stamp: Stamp, check: str | None = None) -> None:
-        """A success of the same action resolves its earlier failures it settles."""
+    def resolve(
+        self,
+        tool: str,
+        key: str | None,
+        stamp: Stamp,
+        check: str | None = None,
+        *,
+        no_lesson: bool = False,
+    ) -> None:
+        """A success of the same action resolves its earlier failures it settles; with
+        ``no_lesson`` (a linter's finding, fixed) they go."""
         if not self._may_resolve(tool, key, check):
             return
         successes = actions_of(tool, key, check)
@@ -245,7 +254,7 @@ class Failures:
                 if resolves(action, Action(action.name, entry[0]), check=check is not None) and (
                     check is not None or settles(successes, actions_of(tool, entry[2] or None))
                 ):
-                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp, shell)
+                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp, shell, no_lesson)
                 else:
                     kept.append(entry)
             if kept:
@@ -279,16 +288,22 @@ class Failures:
         self.shell_actions = sum(name.startswith(_SHELL) for name in self.by_action)
 
     def _resolve(
-        self, item_key: ItemKey, failed: str, worked: str, stamp: Stamp, shell: bool
+        self,
+        item_key: ItemKey,
+        failed: str,
+        worked: str,
+        stamp: Stamp,
+        shell: bool,
+        no_lesson: bool = False,
     ) -> None:
         item = self.store.get(item_key)
         if item is None or item.status != "open":
             return
         fixed = item_key in self.edited
         self.edited.discard(item_key)
-        if shell and item.kind == "tool_failed" and worked == failed and not fixed:
-            # The same command line worked when run again with nothing changed: a flake,
-            # nothing learned, nothing open. (Another tool's key argument is not the whole
+        if no_lesson or (shell and item.kind == "tool_failed" and worked == failed and not fixed):
+            # A linter's finding that now passes, or the same command line that worked when
+            # run again with nothing changed (a flake): nothing learned, nothing open. (Another tool's key argument is not the whole
             # call: an edit of the same file that works is another edit.)
             self.store.remove(item, stamp)
             return

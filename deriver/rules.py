@@ -156,7 +156,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
-         "pnpm exec) marks it resolved", "failed_attempts", "resolved_failures"),
+         "pnpm exec) marks it resolved; a linter's or formatter's finding so fixed goes (it is "
+         "in the code now)", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
          "when the agent worked on past its last update and ended the turn, once the user asks "

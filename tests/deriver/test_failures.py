@@ -414,6 +414,26 @@ class TestRerunAfterAChange:
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved" and "worked" not in failure.text
 
+    def test_a_linters_finding_fixed_leaves_no_lesson(self) -> None:
+        """A linter's finding, fixed and the linter passing (or a project's lint task),
+        is in the code now: the failure goes. A test's failure says how the code behaved
+        and stays, resolved."""
+        edit = call("Edit", {"file_path": "a.go", "old_string": "a", "new_string": "b"},
+                    call_id="e1", result="ok")  # fmt: skip
+        finding = "internal/a.go:665:3: SA9003: empty branch (staticcheck)"
+        for lint in ("golangci-lint run ./...", "mise run lint"):
+            memory = derive(
+                bash(lint, finding, "c1", exit_code=1), edit, bash(lint, "0 issues.", "c2")
+            )
+            assert memory.failed_attempts == (), lint
+        memory = derive(
+            bash("go test ./...", "--- FAIL: TestSync (0.01s)\nFAIL", "c1", exit_code=1),
+            edit,
+            bash("go test ./...", "ok  \tx/internal\t0.1s", "c2"),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved" and "TestSync" in failure.text
+
     def test_a_command_that_works_again_with_nothing_changed_was_a_flake(self) -> None:
         """The same command line working again with no change in between taught nothing."""
         memory = derive(
