@@ -137,8 +137,9 @@ _TASK_LABEL_RE: Final = re.compile(r"^\[[^\]\s]+\] (?=\S)", re.MULTILINE)
 
 def failure_line(output: str, summary: str = "") -> str:
     """The first line of a failed check's output that says why it failed: an error line
-    (not a warning), else the first failing test's name, else the runner's ``summary``, else the first line
-    that is not boilerplate; a task runner's label before a line is not part of it."""
+    (not a warning), else the first failing test's name, else the runner's ``summary``, else
+    the first line that is not boilerplate; a task runner's label before a line is not part
+    of it."""
     if not isinstance(output, str) or not output.strip():
         return summary
     head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))

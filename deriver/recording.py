@@ -303,8 +303,9 @@ class Failures:
         self.edited.discard(item_key)
         if no_lesson or (shell and item.kind == "tool_failed" and worked == failed and not fixed):
             # A linter's finding that now passes, or the same command line that worked when
-            # run again with nothing changed (a flake): nothing learned, nothing open. (Another tool's key argument is not the whole
-            # call: an edit of the same file that works is another edit.)
+            # run again with nothing changed (a flake): nothing learned, nothing open.
+            # (Another tool's key argument is not the whole call: an edit of the same file
+            # that works is another edit.)
             self.store.remove(item, stamp)
             return
         text = None

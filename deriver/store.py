@@ -9,11 +9,10 @@ When the total goes over the budget, the oldest item of the lowest tier goes fir
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
+from deriver.goal import GoalState, Stamp, fit_goal, stamp_of
 from deriver.keys import ItemKey
-from deriver.output_scan import error_lines
 from deriver.token_budget import TokenArithmetic
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import SnapshotError
@@ -22,8 +21,6 @@ from session_memory.core.memory import Goal, MemoryItem, Provenance, SectionName
 
 __all__ = ["EVICTION_TIERS", "GoalState", "Item", "MemoryStore", "Stamp"]
 
-Stamp = tuple[str, int | None]
-"""An event id and its step: where a fact came from."""
 
 # Tier names in the order they are sacrificed when the budget is tight (docs/rules.md).
 EVICTION_TIERS: Final[tuple[str, ...]] = (
@@ -148,62 +145,17 @@ class Item:
             state["kind"],
             state["text"],
             state["status"],
-            _stamp(state["created"]),
+            stamp_of(state["created"]),
             state["key"],
             state["safe_to_replay"],
         )
         item.count = state["count"]
-        item.changed = _stamp(state["changed"])
-        item.closed = _stamp(state["closed"]) if state["closed"] else None
+        item.changed = stamp_of(state["changed"])
+        item.closed = stamp_of(state["closed"]) if state["closed"] else None
         item.tier = state["tier"]
         item.body_tokens = state["body_tokens"]
         item.prefix_tokens = state["prefix_tokens"]
         return item
-
-
-def _stamp(state: list[Any]) -> Stamp:
-    event_id, step = state
-    return (event_id, step)
-
-
-@dataclass(slots=True)
-class GoalState:
-    """The current goal as the store keeps it; :meth:`MemoryStore.goal_item` freezes it."""
-
-    text: str
-    source: Stamp
-    run_id: str | None
-    truncated: bool = False
-    acknowledgements: int = 0
-    last_ack: str = ""
-    tokens: int = 0
-    root: bool = False
-    """Whether this is the session's first request (pinned once later goals replace it)."""
-
-    def to_state(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "source": list(self.source),
-            "run_id": self.run_id,
-            "truncated": self.truncated,
-            "acknowledgements": self.acknowledgements,
-            "last_ack": self.last_ack,
-            "tokens": self.tokens,
-            "root": self.root,
-        }
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any]) -> GoalState:
-        return cls(
-            text=state["text"],
-            source=_stamp(state["source"]),
-            run_id=state["run_id"],
-            truncated=state["truncated"],
-            acknowledgements=state["acknowledgements"],
-            last_ack=state["last_ack"],
-            tokens=state["tokens"],
-            root=bool(state.get("root", False)),
-        )
 
 
 class MemoryStore:
@@ -438,33 +390,8 @@ class MemoryStore:
 
     def _fit_goal(self) -> None:
         """Shorten the goal text until its block fits the goal cap; never drop it."""
-        goal = self.goal
-        assert goal is not None
-        goal_tokens = self.tokens.goal
-        full = goal.text
-
-        def block(text: str, truncated: bool) -> int:
-            return goal_tokens(text, truncated, goal.acknowledgements, goal.last_ack)
-
-        tokens = block(full, False)
-        if tokens <= self.goal_tokens:
-            goal.tokens, goal.truncated = tokens, False
-            return
-        # The longest head-and-tail cut whose block fits: what a request asks for is often
-        # at its end. A token covers at most a few dozen characters, so the search starts
-        # from a bounded cut of a possibly huge text.
-        # The lines that report an error stay too: a request quoting a log asks about them.
-        lo, hi = 0, min(len(full), self.goal_tokens * 64)
-        marks = error_lines(full, _MARKS, _MARK_CHARS)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if block(_head_tail(full, mid, marks), True) <= self.goal_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
-        goal.text = _head_tail(full, lo, marks)
-        goal.truncated = True
-        goal.tokens = block(goal.text, True)
+        assert self.goal is not None
+        fit_goal(self.goal, self.tokens.goal, self.goal_tokens)
 
     # -- budget -------------------------------------------------------------------------
 
@@ -599,23 +526,3 @@ _STATE_FIELDS: Final[dict[str, type]] = {
     "evicted": list,
 }
 """The types of the store's snapshot fields that restore as they are, checked on load."""
-
-
-_GOAL_HEAD_SHARE: Final = 0.6
-_MARK_CHARS: Final = 200  # a line of a pasted log that reports an error, kept in a cut goal
-_MARKS: Final = 2
-
-
-def _head_tail(text: str, chars: int, marks: tuple[tuple[int, str], ...] = ()) -> str:
-    """``chars`` characters of ``text``: its head and its tail around an ellipsis, and
-    between them the lines of ``marks`` the cut would drop, when they fit."""
-    head = int(chars * _GOAL_HEAD_SHARE)
-    between = [line for start, line in marks if head <= start < len(text) - (chars - head)]
-    room = chars - sum(len(line) + 3 for line in between)
-    if between and room >= chars // 2:
-        chars, head = room, int(room * _GOAL_HEAD_SHARE)
-        middle = "".join(f" \u2026 {line}" for line in between)
-    else:
-        middle = ""
-    tail = text[len(text) - (chars - head) :] if chars > head else ""
-    return f"{text[:head].rstrip()}{middle} \u2026 {tail.lstrip()}".strip()
