@@ -255,7 +255,11 @@ class RunTargets:
         if self.any_target:
             gates = targets[:1]
         else:
-            gates = [t for t in targets if self.gates.match(t.rsplit(":", 1)[-1])]
+            # nx names a project's target ("app:test"), mise a task under its namespace
+            # ("test:e2e", "lint:go").
+            gates = [
+                t for t in targets if self.gates.match(t.rsplit(":", 1)[-1]) or self.gates.match(t)
+            ]
         return Found(f"{name} " + " ".join(gates), []) if gates else None
 
     def _targets(self, rest: list[str]) -> list[str]:

@@ -265,6 +265,14 @@ class CheckRules:
         self.record(_PASTED_TOOL, check, None, output, stamp)
         return True
 
+    @staticmethod
+    def run_pasted(text: str) -> bool:
+        """Whether a message opens with the prompt line of a check the user ran: it is the
+        run's output, pasted, with no request of its own before it."""
+        first = text.lstrip()[:_PASTE_SCAN].split("\n", 1)[0]
+        prompt = _PROMPT_RE.match(first)
+        return prompt is not None and detect_check(prompt.group(1)) is not None
+
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
         only files no check reads changed."""

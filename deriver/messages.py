@@ -343,8 +343,10 @@ class MessageRules:
             if item.kind == "summary_resume":
                 store.remove(item, message.stamp)  # where work stood at a compaction: past
         self.failures.new_request(message.stamp)
-        if goal is not None:
-            # Head and tail: what a long message asks is often at its end, after what it quotes.
+        if goal is not None and not (self.checks.run_pasted(goal.text) and not goal.root):
+            # A run the user pasted, once replaced, is in the checks and failures; a request
+            # is an earlier goal. Head and tail: what a long message asks is often at its
+            # end, after what it quotes.
             earlier = quote_head_tail(goal.text, _EARLIER_GOAL_CHARS)
             if goal.root:
                 # The session's root request stays pinned: evicted only with the todos.

@@ -46,7 +46,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("goal", "user message, not synthetic, not a short answer",
          "becomes the current goal (cut to its cap: head and tail, and between them the last "
          "two lines of a pasted log that report an error); the previous goal becomes an "
-         "earlier goal (quoted, head and tail kept: 280 characters)",
+         "earlier goal (quoted, head and tail kept: 280 characters), unless it was a run the "
+         "user pasted (it opens with the prompt line: the run is in the checks)",
          "current_goal, earlier_goals", "earlier_goals"),
     Rule("user_reported", "user message of more than three lines (a pasted log or output, "
          "not a check's run) with a line that reports an error (error:, failed:, "

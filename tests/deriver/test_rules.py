@@ -710,6 +710,23 @@ class TestGatesAndPastedRuns:
         assert line.text.endswith(", run by the user")
         assert [i.status for i in memory.failed_attempts] == ["resolved"]
 
+    def test_a_pasted_run_is_no_earlier_goal(self) -> None:
+        """A message that is a pasted run (it opens with the prompt line) is the current goal
+        while it is the latest; once replaced, the run is in the checks, not a request among
+        the earlier goals. A request that quotes a run stays one."""
+        pasted = (
+            "\u276f mise run test:ssh\n[test:ssh] $ go test ./x\n--- FAIL: TestA (1.0s)\nFAIL\n"
+        )
+        memory = derive(
+            user("add an end-to-end test"),
+            user(pasted),
+            user("why does this fail?\n" + pasted),
+            user("commit it"),
+        )
+        first, quoting = memory.earlier_goals
+        assert first.text == "“add an end-to-end test”"
+        assert quoting.text.startswith("“why does this fail?")
+
 
 class TestChecks:
     def test_runner_summary_in_its_own_words(self) -> None:

@@ -222,6 +222,8 @@ class TestProjectGates:
             ("task ci", "task ci"),
             ("mise run lint", "mise run lint"),
             ("mise tasks run check", "mise run check"),
+            ("mise run test:ssh-docker", "mise run test:ssh-docker"),  # a task's namespace
+            ("mise run lint:go", "mise run lint:go"),
             ("turbo run typecheck", "turbo run typecheck"),
             ("nx run web:test", "nx web:test"),
             ("npm run check-types", "npm run check-types"),
