@@ -128,8 +128,9 @@ class CheckRules:
 
     def record(
         self, tool: str, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp
-    ) -> None:
-        """The check's latest run: passed, failed or unknown, in the runner's own words."""
+    ) -> bool:
+        """The check's latest run: passed, failed or unknown, in the runner's own words;
+        whether it passed."""
         summary = summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         kept = _GREP_FILTER_RE.search(check.command) if summary is None else None
@@ -167,6 +168,7 @@ class CheckRules:
         elif passed:
             self._resolve(check, stamp)
             self.failures.unread = check_key(identity)  # the agent's reading of the pass
+        return bool(passed)
 
     def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A project's gate that passed stands for the earlier failed runs of the checks it

@@ -307,7 +307,7 @@ class MessageRules:
             # The message that closes a turn: where the session stands until the next one.
             self.stands.closing_message(message.content, stamp)
             self.failures.turn_closed(stamp)
-            self.todos.turn_closed()
+            self.todos.turn_closed(stamp)
             if action == "final_unverified":
                 verification(
                     store,

@@ -161,8 +161,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "in the code now)", "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
-         "when the agent worked on past its last update and ended the turn, once the user asks "
-         "for something new or the agent works again in a later turn without writing it",
+         "when the agent worked on past its last update, ended the turn and the user asks for "
+         "something new; a step that verifies the work (Verify…, Run the tests), in progress, "
+         "goes when the agent ends its turn after checks passed since it began (the last too)",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create) completed", "one todo per issue the session claimed, created or closed, and the "

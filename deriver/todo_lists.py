@@ -5,11 +5,12 @@ the issues of a task tracker used through the shell (:mod:`deriver.task_tracker`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from deriver.keys import ItemKey, done_key, issue_key
 from deriver.recording import bump, verification
-from deriver.store import MemoryStore, Stamp
+from deriver.store import Item, MemoryStore, Stamp
 from deriver.task_tracker import TrackerChange
 from deriver.wording import as_dict, line
 from session_memory.core.outcome import payload_text
@@ -85,6 +86,13 @@ class TodoLists:
         """How many checks (tests, builds, linters) the session ran."""
         self.planned: dict[str, int] = {}
         """Each step of the lists, by text: how many checks had run when it was planned."""
+        self.passes = 0
+        """How many checks passed."""
+        self.last_passed = False
+        """Whether the latest check passed."""
+        self.started: dict[str, int] = {}
+        """Each step the lists showed in progress, by text: how many checks had passed
+        when it began."""
 
     def replace(self, todos: list[Todo], stamp: Stamp) -> None:
         """The todo list becomes the tool's latest list, verbatim and in order."""
@@ -99,6 +107,8 @@ class TodoLists:
                 # A step first seen already completed may have been checked before: any
                 # check of the session counts for it.
                 planned[text] = self.checks_run if status != "completed" else 0
+            if status == "in_progress":
+                self.started.setdefault(text, self.passes)
             if status == "completed":
                 self._completed(text, stamp)
             elif status in _TODO_STATUSES:
@@ -109,8 +119,9 @@ class TodoLists:
                 store.add("todo_items", "todo", f"{text} {shown}" if text else shown, stamp,
                           status="pending")  # fmt: skip
         del self.done[: -MAX_TODOS * 2]
-        for text in list(planned)[: max(0, len(planned) - MAX_TODOS * 2)]:
-            del planned[text]
+        for steps in (planned, self.started):
+            for text in list(steps)[: max(0, len(steps) - MAX_TODOS * 2)]:
+                del steps[text]
         self.worked_on = self.left_behind = False
 
     def new_request(self, stamp: Stamp) -> None:
@@ -119,27 +130,35 @@ class TodoLists:
         message says how that work ended). A list the agent left as it stood when it
         stopped working still says what is open."""
         if self.left_behind:
-            self._drop(stamp)
+            self._drop(lambda item: True, stamp)
 
-    def turn_closed(self) -> None:
+    def turn_closed(self, stamp: Stamp) -> None:
         """The agent ended its turn: when it worked on past the list, it left the list
-        behind."""
+        behind. A step that verifies the work, in progress, with checks passed since it
+        began (the latest of them too), was done though the list never said so."""
         self.left_behind = self.left_behind or self.worked_on
+        if self.last_passed:
+            passes, started = self.passes, self.started
+            self._drop(
+                lambda item: (
+                    item.status == "in_progress"
+                    and passes > started.get(item.text, passes)
+                    and _VERIFYING_RE.match(item.text) is not None
+                ),
+                stamp,
+            )
 
-    def worked(self, stamp: Stamp) -> None:
-        """The agent changed something. Work in a turn after the one that left the list
-        behind, with the list not written again, is past it too: the list no longer says
-        what is open (a step it shows in progress may long be done)."""
-        if self.left_behind:
-            self._drop(stamp)
-        self.worked_on = True
+    def checked(self, passed: bool) -> None:
+        """A check ran (a test, a build, a linter): it passed or not."""
+        self.checks_run += 1
+        self.passes += passed
+        self.last_passed = passed
 
-    def _drop(self, stamp: Stamp) -> None:
+    def _drop(self, which: Callable[[Item], bool], stamp: Stamp) -> None:
         store = self.store
         for item in store.items_of("todo_items"):
-            if item.kind == "todo":
+            if item.kind == "todo" and which(item):
                 store.remove(item, stamp)
-        self.left_behind = False
 
     def _completed(self, text: str, stamp: Stamp) -> None:
         """A todo done: completed work, once. A step that verifies the work, marked done
@@ -268,6 +287,9 @@ class TodoLists:
             "left_behind": self.left_behind,
             "checks_run": self.checks_run,
             "planned": [[text, count] for text, count in self.planned.items()],
+            "passes": self.passes,
+            "last_passed": self.last_passed,
+            "started": [[text, count] for text, count in self.started.items()],
         }
 
     def load_tracker_state(self, state: object) -> None:
@@ -282,6 +304,12 @@ class TodoLists:
         self.checks_run = checks_run if isinstance(checks_run, int) else 0
         self.planned = {
             e[0]: e[1] for e in raw.get("planned", ()) if isinstance(e, list) and len(e) == 2
+        }
+        passes = raw.get("passes")
+        self.passes = passes if isinstance(passes, int) else 0
+        self.last_passed = raw.get("last_passed") is True
+        self.started = {
+            e[0]: e[1] for e in raw.get("started", ()) if isinstance(e, list) and len(e) == 2
         }
 
 

@@ -261,7 +261,7 @@ class ToolCallRules:
         if not only_looks(call.kind, call.key):
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
-                self.todos.worked(stamp)
+                self.todos.worked_on = True
         if outcome.status == "failed":
             self._failed(call, outcome.error, outcome.exit_code, stamp)
             return
@@ -269,8 +269,7 @@ class ToolCallRules:
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
-            self.todos.checks_run += 1
-            self.checks.record(call.name, call.check, exit_code, result, stamp)
+            self.todos.checked(self.checks.record(call.name, call.check, exit_code, result, stamp))
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
         elif exit_code not in (None, 0) or outcome.status != "completed":
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
@@ -280,9 +279,8 @@ class ToolCallRules:
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
         if call.check is not None:
-            self.todos.checks_run += 1
             code = exit_code if exit_code is not None else 1
-            self.checks.record(call.name, call.check, code, error, stamp)
+            self.todos.checked(self.checks.record(call.name, call.check, code, error, stamp))
         elif only_looked(call.kind, call.key, exit_code, error):
             pass  # a read that found nothing changed nothing and did no work
         else:

@@ -341,25 +341,25 @@ class TestTodoTools:
         still_working = derive(call("update_plan", plan, call_id="c4"), user("Also add a diagram"))
         assert texts(still_working.todo_items) == ["Run combined verification and commit"]
 
-    def test_work_in_a_later_turn_leaves_the_old_plan_behind(self) -> None:
-        """A list the agent worked on past and ended its turn without updating says no more
-        what is open once the agent works again in a later turn without writing it: the step
-        it shows in progress was done in the turn before. Work that the turn it was left in
-        still owes keeps it."""
-        plan = {
-            "plan": [{"step": "Verify: lint, tests, then open the PR", "status": "in_progress"}]
-        }
-        opened = bash("gh pr create --fill", "https://github.com/o/r/pull/7", "g1")
-        closing = assistant("Checks pass and PR #7 is open.", action_type="final")
-        reply = bash("gh pr comment 7 --body 'rerun'", "", "g2")
-        later = derive(call("update_plan", plan, call_id="c1"), opened, closing, reply)
-        assert later.todo_items == ()
-        not_left = derive(
-            call("update_plan", plan, call_id="c2"),
-            assistant("Running the checks next.", action_type="final"),
-            reply,
-        )
-        assert texts(not_left.todo_items) == ["Verify: lint, tests, then open the PR"]
+    def test_a_verifying_step_whose_checks_passed_is_done_at_the_turns_end(self) -> None:
+        """A step that verifies the work ("Verify: …", "Run the tests"), in progress, with
+        checks passed since it began and the latest of them too, was done when the agent
+        closed its turn, though the list never said so. A failing last check, checks that
+        passed only before it began, or a step that does not verify keep it open."""
+
+        def plan(step: str, n: int) -> dict[str, Any]:
+            return call("update_plan", {"plan": [{"step": step, "status": "in_progress"}]},
+                        call_id=f"p{n}")  # fmt: skip
+
+        passed = bash("pytest -q", "3 passed in 0.1s", "c1")
+        failed = bash("pytest -q", "1 failed, 2 passed in 0.1s", "c2", exit_code=1)
+        closing = assistant("Checks pass; the PR is open.", action_type="final")
+        verify = "Verify: lint, tests, then open the PR"
+        assert derive(plan(verify, 1), passed, closing).todo_items == ()
+        assert texts(derive(plan(verify, 2), passed, failed, closing).todo_items) == [verify]
+        assert texts(derive(passed, plan(verify, 3), closing).todo_items) == [verify]
+        other = "Update the changelog"
+        assert texts(derive(plan(other, 4), passed, closing).todo_items) == [other]
 
     def test_passing_test_command_is_verification(self) -> None:
         """A pytest run that passed is a passed check with its counts."""
