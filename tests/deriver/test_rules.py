@@ -347,7 +347,7 @@ class TestTodoTools:
         closed its turn, though the list never said so. A failing last check, checks that
         passed only before it began, or a step that does not verify keep it open."""
 
-        def plan(step: str, n: int) -> dict[str, Any]:
+        def plan(step: str, n: int) -> list[dict[str, Any]]:
             return call("update_plan", {"plan": [{"step": step, "status": "in_progress"}]},
                         call_id=f"p{n}")  # fmt: skip
 
