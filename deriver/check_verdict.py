@@ -36,9 +36,12 @@ def check_passed(
     output: str,
     *,
     exit_is_the_checks: bool = True,
+    silent_passes: bool = False,
 ) -> bool | None:
     """Whether a check passed: the exit code decides when known, then the counts, then an
     explicit success summary ("OK", "All checks passed!", ...); None when nothing says.
+    With ``silent_passes`` (a linter, a formatter's check, a type checker, a build: they
+    print nothing when all is well), a blank output with no exit code says it passed.
 
     When the exit code is not the check's own (``exit_is_the_checks`` false: its output was
     piped into ``tail``, or ``|| true`` followed), the runner's summary decides over it.
@@ -55,6 +58,8 @@ def check_passed(
     if verdict is not None:
         return verdict
     if isinstance(output, str) and _SUCCESS_RE.search(tail(output, MAX_SUMMARY_SCAN)):
+        return True
+    if silent_passes and exit_code is None and isinstance(output, str) and not output.strip():
         return True
     return None
 

@@ -141,7 +141,13 @@ class CheckRules:
             scope = check.scope
             narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept.group(1)))
             check = dataclasses.replace(check, scope=narrowed)
-        passed = check_passed(exit_code, counts, output, exit_is_the_checks=check.own_exit)
+        passed = check_passed(
+            exit_code,
+            counts,
+            output,
+            exit_is_the_checks=check.own_exit,
+            silent_passes=check.kind in _SILENT_KINDS,
+        )
         no_test = (
             passed is not False
             and not (counts and counts.passed)
@@ -310,6 +316,8 @@ class CheckRules:
 
 
 _STYLE_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT})
+_SILENT_KINDS: Final = _STYLE_KINDS | {CheckKind.TYPECHECK, CheckKind.BUILD}
+"""Checks that print nothing when all is well (``git diff --check``, ``tsc``, ``go build``)."""
 
 
 def _no_lesson(check: CheckRun) -> bool:

@@ -690,6 +690,19 @@ class TestGatesAndPastedRuns:
         )
         assert "failed" in [i.status for i in other.verification_status]
 
+    def test_a_silent_check_with_no_exit_code_passed(self) -> None:
+        """A linter, a formatter's check, a type checker or a build prints nothing when all
+        is well: a blank output with no exit code (a Codex code-mode cell reports none)
+        passed. A test run that printed nothing says nothing."""
+
+        def unknown_exit(command: str, n: int) -> list[dict[str, Any]]:
+            return call("exec_command", {"cmd": command}, call_id=f"x{n}", result="")
+
+        memory = derive(unknown_exit("git diff --check", 1), unknown_exit("tsc --noEmit", 2))
+        assert [i.status for i in memory.verification_status] == ["passed", "passed"]
+        (tests,) = derive(unknown_exit("pytest -q", 3)).verification_status
+        assert tests.status == "warning"
+
     def test_a_check_the_user_ran_and_pasted_is_a_run(self) -> None:
         """Output the user pasted after a prompt line is that check's run: it replaces the
         agent's failed run of the same test and says who ran it."""
