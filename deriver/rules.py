@@ -103,7 +103,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (a status report is superseded "
          "by the newer message; one the user answers is still failing, or did not work, is "
-         "not kept): quoted, head and tail kept, up to 400 characters (half the "
+         "not kept): quoted without its sentences on where the work stands in git (The "
+         "changes remain uncommitted), head and tail kept, up to 400 characters (half the "
          "budget at a small one); evicted first, with completed work", "key_decisions",
          "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "

@@ -137,6 +137,27 @@ def states_choice(text: str) -> bool:
     return _CHOICE_RE.search(text) is not None
 
 
+# A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
+# pushed yet", "I haven't committed". Where the session stands tells it from the commands.
+_GIT_STATE_RE: Final = re.compile(
+    r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
+    r"|(?:haven't|have not|didn't|did not) (?:yet )?(?:commit|push|stage)"
+    r"|working tree (?:is )?(?:clean|dirty))\b",
+    re.IGNORECASE,
+)
+_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+
+
+def _without_git_state(text: str) -> str:
+    """A closing message kept as a decision, without its sentences on where the work stands
+    in git: they go stale at the next commit or push, and the section of where the session
+    stands says it from the commands themselves."""
+    if _GIT_STATE_RE.search(text) is None:
+        return text
+    kept = "".join(s for s in _SENTENCE_RE.findall(text) if not _GIT_STATE_RE.search(s))
+    return kept.strip() or text
+
+
 def _last_sentence(text: str) -> str:
     lines = [ln.strip() for ln in text[-2000:].splitlines() if ln.strip()]
     if not lines:
@@ -253,7 +274,8 @@ class Stands:
             # Sized by the budget, and evicted before the decisions stated as such: at a small
             # budget the end of the session and its explicit decisions come first.
             chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
-            text = f"the agent concluded: {quote_head_tail(self.closing, chars)}"
+            kept = _without_git_state(self.closing)
+            text = f"the agent concluded: {quote_head_tail(kept, chars)}"
             decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
         self.closing, self.closing_stamp = "", None
         self._quoted.clear()

@@ -37,6 +37,19 @@ class TestLastMessage:
         assert not any("too brittle" in t for t in texts(memory.where_stands))
         assert not any("final answer" in t for t in texts(memory.completed_work))
 
+    def test_a_kept_closing_message_says_nothing_of_git_state(self) -> None:
+        """A closing message kept as a decision loses its sentences on where the work stands
+        in git ("The changes remain uncommitted"): the next commit makes them false, and
+        where the session stands says it from the commands."""
+        memory = derive(
+            user("simplify the push code"),
+            final("Precomputed the empty packs because they depend only on the hash.\n"
+                  "The changes remain uncommitted in the working tree."),
+            user("commit and push"),
+        )  # fmt: skip
+        (kept,) = texts(memory.key_decisions)
+        assert "Precomputed the empty packs" in kept and "uncommitted" not in kept
+
 
 class TestMidTurn:
     def test_a_transcript_that_ends_inside_a_turn_keeps_the_agents_last_words(self) -> None:
