@@ -88,6 +88,9 @@ class Checkpoint(NamedTuple):
     checkpoint_id: str | None
     summary: CompactionSummary | None
     stamp: Stamp
+    label: str = ""
+    """A compaction's line without the summary's request: when the memory quotes the
+    session's own requests, the summary's account of them repeats them."""
 
 
 class Terminal(NamedTuple):
@@ -213,7 +216,11 @@ def parse_checkpoint(event: TranscriptEvent) -> Checkpoint:
         resume = tuple(r for r in summary.resume if not r.startswith(lead))
         summary = summary._replace(resume=resume)
     text = f"{label}: {quote_untrusted(lead, _REQUEST_CHARS)}" if lead else label
-    return Checkpoint(text, checkpoint_id, summary, _stamp(event))
+    # A client's compaction summary's request paraphrases the session's requests; a summary's
+    # first line otherwise says where work stood, and a native checkpoint's summary is the
+    # agent's own record of it: kept whole.
+    paraphrase = trigger is not None and summary is not None and bool(summary.request)
+    return Checkpoint(text, checkpoint_id, summary, _stamp(event), label if paraphrase else "")
 
 
 # How a run ended, in words: the native reasons (MyCodeAgent's, which the adapters map
@@ -393,6 +400,8 @@ class MessageRules:
 
     def apply_checkpoint(self, checkpoint: Checkpoint) -> bool:
         store, stamp = self.store, checkpoint.stamp
+        if store.goal is not None and not store.goal.text.startswith(_FROM_SUMMARY):
+            checkpoint = checkpoint._replace(text=checkpoint.label or checkpoint.text)
         self._drop_summary_items(stamp)
         checkpoint_id = checkpoint.checkpoint_id
         if checkpoint_id:
@@ -433,7 +442,7 @@ class MessageRules:
         messages as earlier goals, completed milestones as completed work."""
         store = self.store
         if store.goal is None and summary.request:
-            store.set_goal(goal_text(f"(from the compaction summary) {summary.request}"),
+            store.set_goal(goal_text(f"{_FROM_SUMMARY}{summary.request}"),
                            stamp, None)  # fmt: skip
         # All of it in the tiers evicted first (completed work, then earlier goals), so
         # that a summary never crowds out an exact item; within a tier the most recent
@@ -497,6 +506,7 @@ _SUMMARY_SECTIONS: Final = (
 _COMPACTION_KINDS: Final = frozenset({"compaction", "checkpoint"})
 _SAME_HEAD_CHARS: Final = 80
 _EARLIER_GOAL_CHARS: Final = 280
+_FROM_SUMMARY: Final = "(from the compaction summary) "
 
 
 def _quote(text: str) -> str:

@@ -63,8 +63,10 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("compaction", "state_transition with reason context_compacted",
          "key decision", "key_decisions", "key_decisions"),
     Rule("checkpoint", "checkpoint event",
-         "key decision: the checkpoint and its summary's request (or first line); a "
-         "context_compacted transition naming it adds the messages compacted",
+         "key decision: the checkpoint and its summary's request (or first line); a client's "
+         "compaction leaves out the request when the memory has the session's own requests "
+         "(it paraphrases them); a context_compacted transition naming it adds the messages "
+         "compacted",
          "key_decisions", "key_decisions"),
     Rule("summary_todo", "checkpoint summary section of pending tasks",
          "todo, quoted; gone when a run completes, a todo list or checkpoint follows",

@@ -238,10 +238,16 @@ class TestClaudeCodeSummaryItems:
         assert earlier == ["\u201calso keep the JSON export working\u201d (summary)"]
 
     def test_the_checkpoint_line_names_the_compaction(self, tmp_path: Path) -> None:
-        """The checkpoint's key decision says how the context was compacted and the request."""
+        """The checkpoint's key decision says how the context was compacted; the summary's
+        account of the request only when the memory has no request of the session's own
+        (a session resumed from the summary): else it repeats the goals the memory quotes."""
         session = claude_session(tmp_path)
         session.compaction(CLAUDE, pre_tokens=150000)
         (line,) = [t for t in texts(memory_of(session).key_decisions) if "compacted" in t]
+        assert line == "context compacted (auto, 150000 tokens before)"
+        resumed = claude_session(tmp_path / "resumed", prompt=None)
+        resumed.compaction(CLAUDE, pre_tokens=150000)
+        (line,) = [t for t in texts(memory_of(resumed).key_decisions) if "compacted" in t]
         assert line.startswith(
             "context compacted (auto, 150000 tokens before): \u201cThe user asked to"
         )
