@@ -298,13 +298,13 @@ class MessageRules:
         store = self.store
         stamp = message.stamp
         if message.final_action is None:
-            # Said while working, not to close the turn (where the session stands has that).
-            read = bool(message.content) and (
+            # Said while working, not to close the turn: the agent's last words (where the
+            # session stands shows them), and maybe its reading of a failure.
+            if message.content:
                 self.failures.read_by_agent(message.content, stamp)
-                | self.stands.working_message(message.content, stamp)
-            )
+                self.stands.working_message(message.content, stamp)
             if not message.decisions:
-                return read  # no decision: at most the reading of a failure
+                return bool(message.content)
         else:
             self.failures.unread = None
         for text in message.decisions:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deriver.stands import question_of, quote_head_tail
+from session_memory.core.tokens import counter
 from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
+from viewbuilder import render_memory
 
 
 def final(content: str) -> dict[str, object]:
@@ -52,6 +54,21 @@ class TestLastMessage:
 
 
 class TestMidTurn:
+    def test_the_agents_words_while_working_stay_within_the_budget(self) -> None:
+        """Words said while working change where the session stands: the memory is fitted
+        to its budget after them as after any change (they once were not, and a full memory
+        went over by their tokens)."""
+        todos = [{"content": f"Port module {i} of the billing service", "status": "pending"}
+                 for i in range(30)]  # fmt: skip
+        for words in (1, 5, 20):
+            memory = derive(
+                user("Port the billing service"),
+                call("TodoWrite", {"todos": todos}, call_id="t1"),
+                assistant("Checking the next module now. " * words),
+                budget=260,
+            )
+            assert memory.tokens_used == counter().count(render_memory(memory)) <= 260
+
     def test_a_transcript_that_ends_inside_a_turn_keeps_the_agents_last_words(self) -> None:
         """Words said while working after the last closing message say where work stopped;
         the closing message is then the last closing one."""
