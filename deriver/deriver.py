@@ -141,8 +141,11 @@ class SessionMemoryDeriver:
             self._diag.malformed_payloads += 1
             return True
         if parsed is not None and handler.apply(parsed):
-            self._store.fit()
             self._version += 1
+        # After every event, whatever its handler says it changed: the budget holds by
+        # construction (a handler that changed where the session stands and said it changed
+        # nothing once left the memory over it).
+        self._store.fit()
         return True
 
     def _as_event(self, event: object) -> TranscriptEvent | None:
