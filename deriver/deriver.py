@@ -27,8 +27,8 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 __all__ = ["SessionMemoryDeriver"]
 
 SNAPSHOT_FORMAT: Final = 6
-"""Version 3 keeps where the session stands; version 2 (no such state) and version 1
-(positional lists) are refused: rebuild instead."""
+"""Version 6 keeps the items evicted that may come back when the memory is read; version 3
+keeps where the session stands. Any other version is refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50
 _MAX_UNKNOWN_TYPES_KEPT: Final = 50
 # What parsing a payload of an unexpected shape can raise.
