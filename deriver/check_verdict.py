@@ -117,13 +117,17 @@ _ERROR_LINE_RE: Final = re.compile(
 _WARNING_RE: Final = re.compile(r"\bwarning\b", re.IGNORECASE)
 
 
+def _first_error(head: str) -> re.Match[str] | None:
+    """The first line of ``head`` that says why a check failed (a compiler's warning at a
+    file position does not)."""
+    return next((m for m in _ERROR_LINE_RE.finditer(head) if not _WARNING_RE.search(m[1])), None)
+
+
 def _lists_errors(output: str) -> bool:
-    """Whether a check's output (its head) has a line that says why it failed (a compiler's
-    warning at a file position does not)."""
+    """Whether a check's output (its head) has a line that says why it failed."""
     if not isinstance(output, str):
         return False
-    head = without_colours(output[:_FAILING_SCAN])
-    return any(not _WARNING_RE.search(m.group(1)) for m in _ERROR_LINE_RE.finditer(head))
+    return _first_error(without_colours(output[:_FAILING_SCAN])) is not None
 
 
 # Lines that say nothing about why: a harness's exit report, a runner's start banner (and a
@@ -148,7 +152,7 @@ def failure_line(output: str, summary: str = "") -> str:
     if not isinstance(output, str) or not output.strip():
         return summary
     head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
-    match = next((m for m in _ERROR_LINE_RE.finditer(head) if not _WARNING_RE.search(m[1])), None)
+    match = _first_error(head)
     if match is not None:
         found = match.group(1).strip()
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin

@@ -260,8 +260,7 @@ class CheckRules:
         found = None
         lines = text[:_PASTE_SCAN].splitlines()
         for i, text_line in enumerate(lines):
-            prompt = _PROMPT_RE.match(text_line)
-            check = detect_check(prompt.group(1)) if prompt is not None else None
+            check = _prompted_check(text_line)
             if check is not None:
                 found = (check, i)
         if found is None:
@@ -277,9 +276,7 @@ class CheckRules:
     def run_pasted(text: str) -> bool:
         """Whether a message opens with the prompt line of a check the user ran: it is the
         run's output, pasted, with no request of its own before it."""
-        first = text.lstrip()[:_PASTE_SCAN].split("\n", 1)[0]
-        prompt = _PROMPT_RE.match(first)
-        return prompt is not None and detect_check(prompt.group(1)) is not None
+        return _prompted_check(text.lstrip()[:_PASTE_SCAN].split("\n", 1)[0]) is not None
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
@@ -313,6 +310,12 @@ class CheckRules:
         self.lines = load(state.get("lines", {}))
         self.failing = load(state.get("failing", {}))
         self.kinds = dict(state.get("kinds", {}))
+
+
+def _prompted_check(line: str) -> CheckRun | None:
+    """The check a shell prompt line runs (``$ pytest``, ``\u276f mise run test``), if any."""
+    prompt = _PROMPT_RE.match(line)
+    return detect_check(prompt.group(1)) if prompt is not None else None
 
 
 _STYLE_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT})

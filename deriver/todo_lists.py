@@ -300,17 +300,20 @@ class TodoLists:
         }
         self.worked_on = raw.get("worked_on") is True
         self.left_behind = raw.get("left_behind") is True
-        checks_run = raw.get("checks_run")
-        self.checks_run = checks_run if isinstance(checks_run, int) else 0
-        self.planned = {
-            e[0]: e[1] for e in raw.get("planned", ()) if isinstance(e, list) and len(e) == 2
-        }
-        passes = raw.get("passes")
-        self.passes = passes if isinstance(passes, int) else 0
+        self.checks_run = _count(raw.get("checks_run"))
+        self.planned = _step_counts(raw.get("planned", ()))
+        self.passes = _count(raw.get("passes"))
         self.last_passed = raw.get("last_passed") is True
-        self.started = {
-            e[0]: e[1] for e in raw.get("started", ()) if isinstance(e, list) and len(e) == 2
-        }
+        self.started = _step_counts(raw.get("started", ()))
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _step_counts(saved: Any) -> dict[str, int]:
+    """Steps and their counts, as :meth:`TodoLists.tracker_state` saved them."""
+    return {e[0]: e[1] for e in saved if isinstance(e, list) and len(e) == 2}
 
 
 def _family(issue: str) -> str:
