@@ -338,13 +338,13 @@ class MessageRules:
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)
-        choices = choices_stated(content) if goal is not None else ""
-        if choices:
-            # How the user wants the work done: true after the request itself is done. The
-            # root request stays pinned, its choices with it.
-            decision(
-                store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}", message.stamp
-            )
+        choices = choices_stated(goal.text) if goal is not None and not goal.root else ""
+        if choices and goal is not None:
+            # How the user wants the work done: true after the request itself is done, so
+            # kept once a new request replaces it (the current goal shows its own). The root
+            # request stays pinned, its choices with it.
+            decision(store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
+                     goal.source)  # fmt: skip
         self.todos.new_request(message.stamp)
         for item in store.items_of("todo_items"):
             if item.kind == "summary_resume":

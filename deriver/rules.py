@@ -100,7 +100,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "…ing) or a preference (instead of saying, use … instead, is also fine, only when); "
          "not a clause that asks, nor one that reports (returns 404 instead of 200, we're "
          "getting a 500)",
-         "key decision: the user said those clauses (240 characters)", "key_decisions",
+         "key decision, once a newer request replaces it as the current goal (which "
+         "shows it until then): the user said those clauses (240 characters)", "key_decisions",
          "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (a status report is superseded "

@@ -126,6 +126,18 @@ class TestChoicesStated:
         assert "user said: “call it code-tour”" in texts(memory.key_decisions)
         assert "“call it code-tour”" in texts(memory.earlier_goals)
 
+    def test_the_current_goal_s_choice_is_not_repeated_as_a_decision(self) -> None:
+        """While the request is the current goal, the goal shows its choice: no key decision
+        repeats it."""
+        memory = derive(
+            user("Add a skill that gives a repo overview"),
+            assistant("Added the skill as repo-overview."),
+            user("and we need to stop calling it Entire Skills, it's just skills"),
+        )
+        assert memory.current_goal is not None
+        assert "stop calling it Entire Skills" in memory.current_goal.text
+        assert not [t for t in texts(memory.key_decisions) if "Entire Skills" in t]
+
 
 class TestLongGoal:
     def test_a_goal_cut_at_its_cap_keeps_its_head_and_tail(self) -> None:
