@@ -515,7 +515,10 @@ def exit_code_from_output(text: str) -> int | None:
 
 # What a script runner prints before it runs a script: bun and yarn "$ biome check", npm and
 # pnpm "> pkg@1.0.0 lint" then "> eslint .", mise "[lint] $ golangci-lint run".
-_SCRIPT_ECHO_RE: Final = re.compile(r"^(?:\[([^\]\s]+)\] )?\$ (\S.*)$|^> (\S.*)$")
+# Gradle's "> Task :test" and "> Configure project :app" say which task runs, not a command.
+_SCRIPT_ECHO_RE: Final = re.compile(
+    r"^(?:\[([^\]\s]+)\] )?\$ (\S.*)$|^> (?!(?:Task|Configure project) :)(\S.*)$"
+)
 _PACKAGE_HEADER_RE: Final = re.compile(r"^@?[^@\s]+@\S*(?: \S+){1,2}$")
 """npm's and pnpm's first echo line: the package, its version, the script (and its path)."""
 _ECHO_LINES: Final = 6

@@ -14,7 +14,8 @@ from deriver.output_scan import tail, without_colours
 __all__ = ["check_passed", "failing_tests", "failure_line"]
 
 _SUCCESS_RE: Final = re.compile(
-    r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\."
+    r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\.|BUILD SUCCESSFUL\b"
+    r"|\[INFO\] BUILD SUCCESS\b"
     r"|[ \t]*0 errors?, \d+ warnings?, \d+ informations?|Found 0 errors)",
     re.MULTILINE,
 )
@@ -50,6 +51,9 @@ def check_passed(
         verdict = _counts_verdict(counts, no_errors_passes=True)
         if verdict is not None:
             return verdict
+    own_exit = exit_is_the_checks and isinstance(exit_code, int) and not isinstance(exit_code, bool)
+    if not own_exit and _says_run_failed(output):
+        return False  # "./gradlew test | tail" exits 0 after "BUILD FAILED in 3s"
     if not exit_is_the_checks and counts is None and _lists_errors(output):
         return False  # "tsc | head -30" exits 0 with the type errors it printed
     if isinstance(exit_code, int) and not isinstance(exit_code, bool):
@@ -62,6 +66,32 @@ def check_passed(
     if silent_passes and exit_code is None and isinstance(output, str) and not output.strip():
         return True
     return None
+
+
+# A build tool's or script runner's last word when the run failed: gradle "BUILD FAILED in
+# 3s" and "> Task :test FAILED", maven "[ERROR] BUILD FAILURE", "Failed to compile." (webpack
+# based builds), vite "error during build:", esbuild "✘ Build failed", npm "npm ERR! code
+# ELIFECYCLE" (npm 10: "npm error Lifecycle script `test` failed"), pnpm "ELIFECYCLE  Test
+# failed" and "ERR_PNPM_…", yarn "error Command failed with exit code 1", bun "error: script
+# "test" exited with code 1", make "make: *** [Makefile:5: test] Error 1", turbo "ERROR  run
+# failed".
+_RUN_FAILED_RE: Final = re.compile(
+    r"^[ \t>\u2718\u00d7\u2716!]*(?:BUILD FAILED\b|FAILURE: Build failed|\[ERROR\] BUILD FAILURE"
+    r"|Task :\S+ FAILED\b|Failed to compile\b|error during build:|Build failed\b"
+    r"|npm (?:ERR!|error) (?:code ELIFECYCLE|Lifecycle script)|ELIFECYCLE\b.*\bfailed"
+    r"|ERR_PNPM_\w+|error Command failed with exit code [1-9]"
+    r"|error: script \S+ exited with code [1-9]|ERROR\s+run failed"
+    r"|make(?:\[\d+\])?: \*\*\* .*\bError [1-9]\d*\b(?! \(ignored\)))",
+    re.MULTILINE,
+)
+
+
+def _says_run_failed(output: str) -> bool:
+    """Whether a check's output ends saying that its run failed, whatever its exit code."""
+    return (
+        isinstance(output, str)
+        and _RUN_FAILED_RE.search(without_colours(tail(output, MAX_SUMMARY_SCAN))) is not None
+    )
 
 
 # Failing tests as the common runners list them: ExUnit "  1) test name (Module)", pytest

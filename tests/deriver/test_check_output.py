@@ -449,6 +449,57 @@ class TestPipedExit:
         warning = "parser.c:254:18: warning: null character(s) preserved"
         assert check_passed(0, None, warning, exit_is_the_checks=False) is True
 
+    @pytest.mark.parametrize(
+        "output",
+        [
+            "> Task :compileJava\n> Task :test FAILED\n\nFAILURE: Build failed with an exception."
+            "\n\nBUILD FAILED in 3s\n",
+            "[INFO] Tests run: 3\n[ERROR] BUILD FAILURE\n",
+            "Creating an optimized production build...\nFailed to compile.\n\n./src/a.ts\n",
+            "vite v5.0.0 building for production...\nerror during build:\nRollupError: x\n",
+            "\u2718 Build failed\n",
+            "> a@1.0.0 build\n> tsc\n\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 2\n",
+            "npm error Lifecycle script `test` failed with error:\nnpm error code 1\n",
+            " ELIFECYCLE \u2009Test failed. See above for more details.\n",
+            " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL \u2009@a/api@1.0.0 test: `jest`\n",
+            "error Command failed with exit code 1.\n",
+            'error: script "test" exited with code 1\n',
+            "make: *** [Makefile:5: test] Error 1\n",
+            " ERROR  run failed: command  exited (1)\n",
+        ],
+    )  # fmt: skip
+    def test_a_run_that_says_it_failed_failed_whatever_the_piped_exit(self, output: str) -> None:
+        """`./gradlew test | tail` exits 0 after "BUILD FAILED": the build tool's or script
+        runner's last word decides, over an exit code that is not the check's own and when
+        there is none (a Codex cell reports none). Its own exit code still decides."""
+        assert check_passed(0, None, output, exit_is_the_checks=False) is False
+        assert check_passed(None, None, output) is False
+        assert check_passed(0, None, output) is True
+
+    @pytest.mark.parametrize(
+        "output",
+        [
+            "make: [Makefile:5: clean] Error 1 (ignored)\nmake: *** [x] Error 12 (ignored)\n",
+            "Tests pass; the fixture logs 'failed to compile' on purpose\n",
+        ],
+    )
+    def test_an_ignored_error_or_a_quoted_phrase_is_no_failed_run(self, output: str) -> None:
+        assert check_passed(None, None, output) is None
+
+    def test_a_gradle_build_piped_into_tail_is_failed(self) -> None:
+        memory = derive(
+            user("fix the build"),
+            call("Bash", {"command": "./gradlew test 2>&1 | tail -5"}, exit_code=0,
+                 result="> Task :test FAILED\n\nFAILURE: Build failed with an exception.\n\n"
+                        "BUILD FAILED in 3s\n"),
+        )  # fmt: skip
+        assert [i.status for i in memory.verification_status] == ["failed"]
+        assert "runs" not in memory.verification_status[0].text  # "> Task :test" is no echo
+
+    def test_a_build_tool_s_success_line_passes_without_an_exit_code(self) -> None:
+        assert check_passed(None, None, "> Task :test\n\nBUILD SUCCESSFUL in 3s\n") is True
+        assert check_passed(None, None, "[INFO] BUILD SUCCESS\n[INFO] Total time: 2 s\n")
+
 
 class TestFailureListing:
     def test_exunit_failing_tests(self) -> None:
@@ -543,6 +594,7 @@ class TestScriptCommand:
             ("[test:ci] $ go test -race ./...\nok", ""),
             ("ok  \texample.com/pkg\t0.1s", ""),
             ("collected 3 items\n" * 10 + "$ late echo", ""),
+            ("> Configure project :app\n> Task :lint FAILED\n", ""),
         ],
     )  # fmt: skip
     def test_the_command_a_runner_echoed_before_the_script(self, output: str, command: str) -> None:
