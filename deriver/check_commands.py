@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from deriver.check_forms import Found, Runs
-from deriver.check_runners import CHECK_RUNNERS, CheckKind, CheckRunner
+from deriver.check_runners import CHECK_RUNNERS, RUN_BY_PATH, CheckKind, CheckRunner
 from deriver.check_scope import CheckScope, scope_of
 from deriver.shell import basename, nested_script, segments, strip_wrappers
 
@@ -145,6 +145,8 @@ class CheckTable:
             return None
         if program == "python" and (module := _python_module(rest)) is not None:
             return self._run(module[0], module[1:], depth)
+        if "/" in words[0] and program not in self._by_program:
+            return self._run(RUN_BY_PATH, words, depth)  # ./scripts/check.sh
         return self._run(program, rest, depth)
 
     def _run(self, program: str, rest: list[str], depth: int) -> _Hit | None:

@@ -29,6 +29,7 @@ __all__ = [
     "RunTargets",
     "Runs",
     "Script",
+    "ScriptFile",
     "Scripts",
     "Subcommand",
     "Tasks",
@@ -138,6 +139,27 @@ class Script:
         if i + 1 < len(rest) and basename(rest[i]) == self.script:
             return Found(name, rest[i + 2 :]) if rest[i + 1] == self.subcommand else None
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptFile:
+    """An interpreter running a project's own script whose file name says that it verifies
+    (``node scripts/validate.js``, ``python tools/check_links.py``, ``bash run-tests.sh``):
+    the check is the script, named by its path as typed. The interpreter's options before
+    it are skipped, with the values of ``value_flags``; one of ``code_flags`` (``node -e
+    code``, ``python -c code``) runs no file."""
+
+    names: re.Pattern[str]
+    value_flags: frozenset[str] = _NONE
+    code_flags: frozenset[str] = _NONE
+
+    def match(self, name: str, rest: list[str]) -> Result:
+        i = _first_word(rest, self.value_flags)
+        if i >= len(rest) or self.code_flags.intersection(rest[:i]):
+            return None
+        path = rest[i]
+        stem = basename(path).split(".", 1)[0].lower()
+        return Found(path, rest[i + 1 :]) if self.names.match(stem) else None
 
 
 def _positional(words: list[str]) -> list[str]:

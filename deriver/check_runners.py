@@ -26,6 +26,7 @@ from deriver.check_forms import (
     Goal,
     RunTargets,
     Script,
+    ScriptFile,
     Scripts,
     Subcommand,
     Tasks,
@@ -34,7 +35,14 @@ from deriver.check_forms import (
 )
 from deriver.user_text import word_set
 
-__all__ = ["CHECK_RUNNERS", "GATE_NAMES", "CheckKind", "CheckRunner", "gate_covers"]
+__all__ = [
+    "CHECK_RUNNERS",
+    "GATE_NAMES",
+    "RUN_BY_PATH",
+    "CheckKind",
+    "CheckRunner",
+    "gate_covers",
+]
 
 
 class CheckKind(StrEnum):
@@ -128,6 +136,31 @@ def _run(
     )
 
 
+# A project's own script named for what it verifies: "validate.js", "check_links.py",
+# "run-tests.sh", "test_parser.py", "verify-release.sh", "smoke.mjs".
+VERIFYING_SCRIPT: Final = re.compile(
+    r"^(?:run[_-])?(?:tests?|checks?|lint|validate|validation|verify|smoke|e2e)(?:[_-][\w-]*)?$"
+)
+_SCRIPT_FILE: Final = ScriptFile(
+    VERIFYING_SCRIPT,
+    value_flags=word_set("-r --require --import --loader -W -X"),
+    code_flags=word_set("-c -e -p --eval --print"),
+)
+RUN_BY_PATH: Final = "./"
+"""The program a script run by its path (``./scripts/check.sh``) is looked up as; the path
+is the first of its words."""
+_INTERPRETERS: Final = (
+    "python",
+    "node",
+    "tsx",
+    "ts-node",
+    "bash",
+    "sh",
+    "zsh",
+    "ruby",
+    "perl",
+    RUN_BY_PATH,
+)
 _R = CheckRunner
 
 CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
@@ -145,6 +178,15 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("ctest",), ANY, "ctest", TEST, "ctest"),
     _R(("rspec",), ANY, "rspec", TEST, "rspec"),
     _R(("phpunit",), ANY, "phpunit", TEST, "phpunit"),
+    _R(("php",), Script("artisan", "test"), "artisan test", TEST, "phpunit"),
+    _R(("playwright",), _sub("test"), "playwright test", TEST),
+    _R(("cypress",), _sub("run"), "cypress run", TEST),
+    _R(("gotestsum",), ANY, "gotestsum", TEST, "go"),
+    _R(("meson",), _sub("test"), "meson test", TEST),
+    _R(("xcodebuild",), WithOption(word_set("test test-without-building")), "xcodebuild test",
+       TEST, scoped=False),
+    _R(("xcodebuild",), WithOption(word_set("build build-for-testing")), "xcodebuild build",
+       BUILD, scoped=False),
     # Type checkers and linters
     _R(("mypy", "dmypy"), ANY, "mypy", TYPECHECK, "linters"),
     _R(("pyright", "basedpyright"), ANY, "pyright", TYPECHECK, "linters"),
@@ -165,6 +207,24 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("hadolint",), ANY, "hadolint", LINT),
     _R(("stylelint",), ANY, "stylelint", LINT),
     _R(("actionlint",), ANY, "actionlint", LINT),
+    _R(("oxlint",), ANY, "oxlint", LINT),
+    _R(("tflint",), ANY, "tflint", LINT),
+    _R(("yamllint",), ANY, "yamllint", LINT),
+    _R(("markdownlint", "markdownlint-cli2"), ANY, "markdownlint", LINT),
+    _R(("ansible-lint",), ANY, "ansible-lint", LINT),
+    _R(("codespell",), ANY, "codespell", LINT),
+    _R(("cspell",), ANY, "cspell", LINT),
+    _R(("vale",), ANY, "vale", LINT),
+    _R(("svelte-check",), ANY, "svelte-check", TYPECHECK),
+    _R(("terraform", "tofu"), _sub("validate"), "terraform validate", LINT),
+    _R(("terraform", "tofu"), _sub("fmt", needs="-check"), "terraform fmt", FORMAT),
+    _R(("helm",), _sub("lint"), "helm lint", LINT),
+    _R(("buf",), _sub("lint"), "buf lint", LINT),
+    _R(("sqlfluff",), _sub("lint"), "sqlfluff lint", LINT),
+    _R(("astro",), _sub("check"), "astro check", TYPECHECK),
+    _R(("next",), _sub("build"), "next build", BUILD),
+    _R(("next",), _sub("lint"), "next lint", LINT),
+    _R(("vite",), _sub("build"), "vite build", BUILD),
     _R(("git",), _sub("diff", needs="--check"), "git diff --check", LINT),
     # Formatters and linters that only check when told to
     _R(("prettier",), WithOption(word_set("--check -c --list-different -l")), "prettier", FORMAT),
@@ -172,6 +232,9 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("stylua",), WithOption(word_set("--check")), "stylua", FORMAT),
     _R(("gofmt",), WithOption(word_set("-l -d")), "gofmt", FORMAT),
     _R(("clang-format",), WithOption(word_set("--dry-run -n")), "clang-format", FORMAT),
+    _R(("black",), WithOption(word_set("--check --diff")), "black", FORMAT),
+    _R(("isort",), WithOption(word_set("--check --check-only -c --diff")), "isort", FORMAT),
+    _R(("rustfmt",), WithOption(word_set("--check")), "rustfmt", FORMAT),
     # Toolchains whose subcommands check
     _R(("go",), _sub("test"), "go test", TEST, "go"),
     _R(("go",), _sub("build"), "go build", BUILD),
@@ -254,4 +317,6 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("yarn",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS, workspace="workspace"), "yarn",
        GATE),
     _R(("bun",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS), "bun", GATE),
+    # A project's own verifying script, run by an interpreter (last: its other rows first)
+    _R(_INTERPRETERS, _SCRIPT_FILE, "script", GATE, scoped=False),
 )  # fmt: skip

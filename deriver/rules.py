@@ -143,7 +143,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "finishes it; then gone (the conflicts were resolved)",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
-         "(make check, just test, npm run check-types, pre-commit run...)",
+         "(make check, just test, npm run check-types, pre-commit run...), or a project's own "
+         "script named for what it verifies (node scripts/validate.js, ./scripts/check.sh)",
          "one verification line per check: passed or failed in the runner's own summary "
          "words (a project's script with the command its runner echoed: bun run lint, runs "
          "biome check), with the failing tests (a run that found no test, No tests found, is a "

@@ -9,15 +9,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from deriver import SessionMemoryDeriver, check_commands
 from deriver.check_commands import CheckTable, detect_check
-from deriver.check_forms import Gates, RunTargets, Scripts, Tasks
+from deriver.check_forms import Gates, RunTargets, ScriptFile, Scripts, Tasks
 from deriver.check_output import PARSERS, summarize_check
-from deriver.check_runners import CHECK_RUNNERS, CheckKind, CheckRunner
+from deriver.check_runners import CHECK_RUNNERS, RUN_BY_PATH, CheckKind, CheckRunner
 
 DOC = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
-FAMILIES = (Gates, Tasks, RunTargets, Scripts)
-"""Forms that name a check after the targets a command line gives: no one name to parse."""
+FAMILIES = (Gates, Tasks, RunTargets, Scripts, ScriptFile)
+"""Forms that name a check after the targets or script a command line gives: no one name to
+parse."""
 
 
 def documented_row() -> CheckRunner:
@@ -118,6 +121,71 @@ class TestChecksByMeaning:
         [line] = memory.verification_status
         assert (line.status, line.text) == ("passed", "`git diff --check`")
 
+    @pytest.mark.parametrize(
+        ("command", "name", "kind"),
+        [
+            ("npx playwright test e2e/login.spec.ts", "playwright test", CheckKind.TEST),
+            ("npx cypress run", "cypress run", CheckKind.TEST),
+            ("gotestsum ./...", "gotestsum", CheckKind.TEST),
+            ("php artisan test", "artisan test", CheckKind.TEST),
+            ("xcodebuild -scheme App test", "xcodebuild test", CheckKind.TEST),
+            ("black --check .", "black", CheckKind.FORMAT),
+            ("terraform validate", "terraform validate", CheckKind.LINT),
+            ("terraform fmt -check", "terraform fmt", CheckKind.FORMAT),
+            ("helm lint charts/api", "helm lint", CheckKind.LINT),
+            ("yamllint .", "yamllint", CheckKind.LINT),
+            ("npx next build", "next build", CheckKind.BUILD),
+            ("npx vite build", "vite build", CheckKind.BUILD),
+            ("npx svelte-check", "svelte-check", CheckKind.TYPECHECK),
+        ],
+    )
+    def test_more_runners_by_what_they_check(
+        self, command: str, name: str, kind: CheckKind
+    ) -> None:
+        check = detect_check(command)
+        assert check is not None and (check.name, check.kind) == (name, kind)
+
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [
+            ("node scripts/validate.js", "scripts/validate.js"),
+            ("python3 tools/check_links.py docs", "tools/check_links.py"),
+            ("bash scripts/run-tests.sh", "scripts/run-tests.sh"),
+            ("python test_parser.py", "test_parser.py"),
+            ("node -r ts-node/register scripts/verify-schema.ts", "scripts/verify-schema.ts"),
+            ("./scripts/lint.sh src", "./scripts/lint.sh"),
+        ],
+    )
+    def test_a_project_s_own_verifying_script_is_a_check(self, command: str, name: str) -> None:
+        """A script named for what it verifies (validate, check, test, lint, verify), run by
+        an interpreter or by its path, is the project's own check, named by its path."""
+        check = detect_check(command)
+        assert check is not None and (check.name, check.kind) == (name, CheckKind.GATE)
+
+    @pytest.mark.parametrize(
+        "command",
+        ["node server.js", "python scripts/build_index.py", 'node -e "check()"',
+         'python -c "import test"', "./run.sh", "python -"],
+    )  # fmt: skip
+    def test_other_scripts_and_inline_code_are_no_check(self, command: str) -> None:
+        assert detect_check(command) is None
+
+    def test_a_validation_script_s_failure_is_a_failed_check(self) -> None:
+        """A failed run of the project's validator is its FAILED line, not a failed
+        attempt of its own; a later pass of it resolves it."""
+        output = "Error: schema.json: /items/0 must have required property 'id'\n"
+        events = [
+            *bash("node scripts/validate.js", output, 1),
+            *bash("node scripts/validate.js", "validation ok\n", 0),
+        ]
+        for n, event in enumerate(events):
+            event["event_id"] = f"e{n}"
+            event["payload"]["tool_call_id"] = f"c{n // 3}"
+        memory = SessionMemoryDeriver.rebuild(events).memory
+        [line] = memory.verification_status
+        assert (line.status, line.text) == ("passed", "`node scripts/validate.js`")
+        assert [f.status for f in memory.failed_attempts] == ["resolved"]
+
 
 class TestTable:
     def test_parsers_exist(self) -> None:
@@ -139,6 +207,8 @@ class TestTable:
         """Programs are names without directory or suffix; interpreters are ``python``."""
         for row in CHECK_RUNNERS:
             for program in row.programs:
+                if program == RUN_BY_PATH:
+                    continue  # a script run by its path, looked up as this one
                 assert re.fullmatch(r"[a-z][\w.+-]*", program), program
                 assert not re.fullmatch(r"python[\d.]+|py|pypy[\d.]*", program), program
 
