@@ -50,6 +50,7 @@ _SEARCH_PROGRAMS: Final = word_set("rg grep egrep fgrep zgrep ag ack git-grep")
 _SUBCOMMAND_RE: Final = re.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_.-]+)*$")
 _REDIRECT_RE: Final = re.compile(r"^\d*(?:[<>]{1,2}|&>>?)&?(.*)$")
 _EXIT_LINE_RE: Final = re.compile(r"^\s*(?:Error: )?Exit code \d+\s*$", re.IGNORECASE)
+_ONLY_ASKS: Final = frozenset({"--help", "--version"})
 _MAX_TARGETS: Final = 32
 _MAX_EMPTY_OUTPUT: Final = 256
 
@@ -80,6 +81,10 @@ def _command_action(words: list[str]) -> Action:
     if positional and _SUBCOMMAND_RE.match(positional[0]):
         name = f"{program} {positional[0]}"
         positional = positional[1:]
+    if _ONLY_ASKS.intersection(rest) or rest[-1:] == ["-h"]:
+        # "migrate.py --help" prints how to run it and runs nothing: it is not the action
+        # that failed, and does not resolve it.
+        name += " --help"
     return Action(f"$ {name}", frozenset(positional))
 
 

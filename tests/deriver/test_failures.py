@@ -241,6 +241,18 @@ class TestResolution:
         )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["open"]
 
+    def test_asking_a_command_for_its_help_does_not_resolve_its_run(self) -> None:
+        """``migrate.py --help`` prints how to run it and runs nothing: the failed run
+        stays open."""
+        memory = derive(
+            call("Bash", {"command": "python scripts/migrate.py"}, "failed", "c1",
+                 error="KeyError: 'DATABASE_URL'"),
+            call("Bash", {"command": "python scripts/migrate.py --help"}, call_id="c2",
+                 result="usage: migrate.py [-h] [--dry-run]"),
+            call("Bash", {"command": "deploy -h"}, call_id="c3", result="usage: deploy"),
+        )  # fmt: skip
+        assert [i.status for i in memory.failed_attempts] == ["open"]
+
     def test_a_whole_suite_settles_one_file_but_not_the_reverse(self) -> None:
         """A whole suite passing settles a failing file; one file passing does not settle all."""
         one_file = actions_of("Bash", "mix test test/a_test.exs 2>&1", "mix test")[0]
