@@ -1,4 +1,5 @@
-"""Task trackers used through the shell: beads (``bd``) command lines and outputs as todos.
+"""Task trackers used through the shell: beads (``bd``) command lines and outputs, and the
+issues a session opens or closes with GitHub's or GitLab's command line, as todos.
 
 An agent that keeps its todo list in an issue tracker claims, lists and closes issues with
 shell commands. This module reads beads' documented command lines (``bd update <ids>
@@ -12,11 +13,15 @@ todo only when its issue belongs to an issue the session itself claimed, created
 (its own family of issues: ``app-fum.4`` under a claimed ``app-fum.1`` or ``app-fum``).
 :class:`deriver.todo_lists.TodoLists` keeps that rule and the todos it makes.
 
+An issue opened with ``gh issue create`` (``glab issue create``) is the session's own: work
+it filed for later, a todo until ``gh issue close`` closes it. Issue lists and views are reads.
+
 Total, deterministic, free of I/O and bounded on long outputs.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Final, NamedTuple
 
@@ -60,6 +65,13 @@ _STATUS_WORDS: Final = {"open": "pending", "in_progress": "in_progress", "closed
 _MAX_LINES: Final = 400
 _MAX_SCAN: Final = 64 * 1024
 _UNQUOTED: Final = str.maketrans("", "", "'\"\\")
+_FORGES: Final = frozenset({"gh", "glab"})
+_FORGE_LINES: Final = ("gh issue", "glab issue")
+# The issue's URL ``gh issue create`` prints, and the number ``gh issue close 12`` names.
+_ISSUE_URL_RE: Final = re.compile(r"https?://\S+/issues/(\d+)\b")
+_NUMBER_RE: Final = re.compile(r"^#?(\d+)$|/issues/(\d+)$")
+_TITLE_FLAGS: Final = frozenset({"--title", "-t"})
+_CLOSED_RE: Final = re.compile(r"Closed issue \S*#(\d+) \((.+)\)\s*$", re.MULTILINE)
 
 
 def _command_changes(words: list[str]) -> list[TrackerChange]:
@@ -115,20 +127,41 @@ def _output_changes(output: str) -> list[TrackerChange]:
     return found
 
 
+def _forge_changes(words: list[str], output: str) -> list[TrackerChange]:
+    """``gh issue create --title T``: the issue its URL numbers, opened; ``gh issue close 12``
+    (or its URL): closed."""
+    verb = words[2] if len(words) > 2 and words[1] == "issue" else ""
+    if verb == "create":
+        found = _ISSUE_URL_RE.search(output[:_MAX_SCAN])
+        titles = [b for a, b in itertools.pairwise(words) if a in _TITLE_FLAGS]
+        title = titles[-1] if titles else None
+        return [TrackerChange(f"#{found.group(1)}", "pending", title)] if found else []
+    if verb == "close":
+        numbers = [m.group(1) or m.group(2) for w in words[3:] if (m := _NUMBER_RE.search(w))]
+        closed = _CLOSED_RE.search(output[:_MAX_SCAN])
+        title = closed.group(2) if closed and numbers and closed.group(1) == numbers[0] else None
+        return [TrackerChange(f"#{n}", "closed", title) for n in numbers[:1]]
+    return []
+
+
 def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
     """The issue changes a successful tracker command made or showed; None when the command
     line runs no tracker."""
     # A word is its characters less quotes and backslashes: a line in which no program's
     # name shows once they are gone runs none, and need not be parsed (most do not).
     bare = command.translate(_UNQUOTED)
-    if not any(name in bare for name in _PROGRAMS):
+    if not any(name in bare for name in _PROGRAMS) and not any(f in bare for f in _FORGE_LINES):
         return None
     commands = [words for _piped, words in simple_commands(command)]
-    tracker = [words for words in commands if basename(words[0]) in _PROGRAMS]
+    tracker = [words for words in commands if basename(words[0]) in _PROGRAMS | _FORGES]
     if not tracker:
         return None
     changes: list[TrackerChange] = []
     for words in tracker:
-        changes.extend(_command_changes(words))
-    changes.extend(_output_changes(output))
+        if basename(words[0]) in _FORGES:
+            changes.extend(_forge_changes(words, output))
+        else:
+            changes.extend(_command_changes(words))
+    if any(basename(words[0]) in _PROGRAMS for words in tracker):
+        changes.extend(_output_changes(output))
     return changes

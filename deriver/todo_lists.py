@@ -263,7 +263,13 @@ class TodoLists:
             store.remove(item, stamp)
         elif change.listed:
             return  # a listing of an issue already closed says nothing this session did
-        done = f"done: {item.text if item is not None else line(change.issue, _ISSUE_CHARS)}"
+        if item is not None:
+            what = item.text
+        else:
+            what = line(change.issue, _ISSUE_CHARS)
+            if change.title:
+                what += f": {line(change.title, _ISSUE_TITLE_CHARS)}"
+        done = f"done: {what}"
         bump(store, "completed_work", "todo_done", done, stamp, done_key(done))
 
     def _issue_seen(self, change: TrackerChange, stamp: Stamp) -> None:

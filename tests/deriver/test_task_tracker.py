@@ -86,3 +86,29 @@ def test_created_and_ready_issues() -> None:
 def test_other_commands_are_not_trackers() -> None:
     """A command line without ``bd`` is no tracker call, whatever its output."""
     assert tracker_changes("cat notes.txt", _LIST) is None
+
+
+def test_an_issue_the_session_opens_is_its_todo_until_it_closes_it() -> None:
+    """``gh issue create`` files work for later: a todo, titled, numbered by the URL printed;
+    ``gh issue close`` (``glab`` alike) moves it to completed work. Listing issues is a read."""
+    memory = derive(
+        bd("gh issue list --state open", "12\tOPEN\tFix login redirect\tbug\n", "c1"),
+        bd("gh issue create --title 'Flaky upload test' --body 'seen twice'",
+           "https://github.com/o/r/issues/14\n", "c2"),
+        bd("glab issue create -t 'Pin the toolchain' -d x",
+           "https://gitlab.com/o/r/-/issues/3\n", "c3"),
+    )  # fmt: skip
+    assert [(i.text, i.status) for i in memory.todo_items] == [
+        ("#14: Flaky upload test", "pending"),
+        ("#3: Pin the toolchain", "pending"),
+    ]
+    memory = derive(
+        bd("gh issue create --title 'Flaky upload test'", "https://github.com/o/r/issues/14\n",
+           "c1"),
+        bd("gh issue close 14 --comment 'fixed in #15'",
+           "\u2713 Closed issue o/r#14 (Flaky upload test)\n", "c2"),
+        bd("gh issue close https://github.com/o/r/issues/9",
+           "\u2713 Closed issue o/r#9 (Old bug)\n", "c3"),
+    )  # fmt: skip
+    assert memory.todo_items == ()
+    assert texts(memory.completed_work) == ["done: #14: Flaky upload test", "done: #9: Old bug"]
