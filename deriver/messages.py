@@ -10,10 +10,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+from deriver.agent_text import quote_head_tail
 from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
-from deriver.stands import Stands, quote_head_tail
+from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
 from deriver.user_text import choices_stated, is_short_answer

@@ -18,6 +18,15 @@ import re
 from typing import Any, Final
 
 from deriver.actions import actions_of
+from deriver.agent_text import (
+    MESSAGE_CHARS,
+    last_sentence,
+    option_of,
+    question_of,
+    quote_head_tail,
+    states_choice,
+    without_git_state,
+)
 from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
@@ -26,12 +35,11 @@ from deriver.user_text import announces, disputes, is_acknowledgement, says_next
 from deriver.wording import code, in_scratch, path_code, quote, relative
 from session_memory.core.outcome import ToolOutcome
 
-__all__ = ["DECISION_CHARS", "Stands", "question_of", "quote_head_tail", "states_choice"]
+__all__ = ["DECISION_CHARS", "Stands"]
 
 DECISION_CHARS: Final = 400
 """An earlier closing message kept as a key decision: about 150 tokens at most."""
 _CLOSING_TIER: Final = "completed_work"
-_MESSAGE_CHARS: Final = 8000
 _QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
@@ -40,9 +48,6 @@ _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
 _CALLS_SHOWN: Final = 3
-_ELLIPSIS: Final = " \u2026 "
-_HEAD_SHARE: Final = 0.6
-_LAST_LINES: Final = 3
 # What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
 _COMMIT_RE: Final = re.compile(
     r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
@@ -50,122 +55,9 @@ _COMMIT_RE: Final = re.compile(
 _NOT_STATE: Final = frozenset(
     {"store", "_quoted", "_lines", "_fits", "_shown", "_built_from", "_cut_at"}
 )
-_MIN_MESSAGE_CHARS: Final = 40
+_MINMESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
-
-
-def quote_head_tail(text: str, max_chars: int) -> str:
-    """``text`` quoted on one line; when longer than ``max_chars``, its head and its tail
-    around an ellipsis (what a message asks or concludes is often at its end)."""
-    whole = quote(text, _MESSAGE_CHARS)[1:-1]
-    if len(whole) <= max_chars:
-        return f"\u201c{whole}\u201d"
-    keep = max(2, max_chars - len(_ELLIPSIS))
-    head = int(keep * _HEAD_SHARE)
-    tail = keep - head
-    return f"\u201c{whole[:head].rstrip()}{_ELLIPSIS}{whole[-tail:].lstrip()}\u201d"
-
-
-# A question mark that ends a sentence: after a word, before the line's end or a space (a
-# closing quote, bracket or emphasis mark between), never inside a URL or a path.
-_QUESTION_END_RE: Final = re.compile(r"(?<![/=&?])\?(?=[\"'\u201d\u2019)\]*_`]*(?:\s|$))")
-
-
-def _in_address(word: str) -> bool:
-    """Whether a word is (the start of) a URL or a path, where "?" starts a query."""
-    return "://" in word or "=" in word or word.lstrip("(`\"'").startswith(("/", "~/", "./"))
-
-
-def question_of(text: str) -> str:
-    """The question a message ends by asking (in its last few lines), or empty."""
-    lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
-    for text_line in reversed(lines[-_LAST_LINES:]):
-        ends = [
-            m.start()
-            for m in _QUESTION_END_RE.finditer(text_line)
-            if not _in_address(text_line[: m.start()].rsplit(None, 1)[-1])
-        ]
-        if ends:
-            end = ends[-1]
-            start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
-            return text_line[start : end + 1].strip().lstrip("-*# ").strip()
-    return ""
-
-
-# A reply that picks an option by its number or letter: "1", "option B", "the second one".
-_PICK_RE: Final = re.compile(
-    r"^\s*(?:(?:option|choice|#)\s*)?(?P<key>[1-9]|[a-e])\s*[.)]?\s*(?:please)?\s*$"
-    r"|^\s*(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth)(?:\s+(?:one|option))?\W*$",
-    re.IGNORECASE,
-)
-_ORDINALS: Final = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
-_OPTION_LINE_RE: Final = re.compile(
-    r"^[\s>*_#-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
-    re.IGNORECASE,
-)
-
-
-def option_of(message: str, reply: str) -> str:
-    """The option of ``message`` that a reply picks by its number, letter or ordinal ("1",
-    "option B", "the second one"): its line of the message's list (the last list that has
-    it, nearest the question); else empty."""
-    pick = _PICK_RE.match(reply)
-    if pick is None:
-        return ""
-    key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
-    found = ""
-    for text_line in message[-8000:].splitlines():
-        option = _OPTION_LINE_RE.match(text_line)
-        if option is not None and option.group("key").lower() == key.lower():
-            found = (
-                f"option {option.group('key')}: {option.group('text').replace('**', '').strip()}"
-            )
-    return found
-
-
-# Words with which a message states a choice or its reason rather than a status: "too
-# brittle, so I parse", "instead of", "the convention here is", "I went with".
-_CHOICE_RE: Final = re.compile(
-    r"\b(?:because|instead|rather than|in favou?r of|chose|chosen|choose|choice|decided|decision|"
-    r"went with|opted|opt for|prefer(?:red)?|trade-?offs?|convention|the reason|so that|"
-    r"recommend(?:ed)?|suggest(?:ed)?|approach|i would|i'd)\b|, so\b",
-    re.IGNORECASE,
-)
-
-
-def states_choice(text: str) -> bool:
-    """Whether a closing message states a choice or its reason, rather than only a status."""
-    return _CHOICE_RE.search(text) is not None
-
-
-# A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
-# pushed yet", "I haven't committed". Where the session stands tells it from the commands.
-_GIT_STATE_RE: Final = re.compile(
-    r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
-    r"|(?:haven't|have not|didn't|did not) (?:yet )?(?:commit|push|stage)"
-    r"|working tree (?:is )?(?:clean|dirty))\b",
-    re.IGNORECASE,
-)
-_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
-
-
-def _without_git_state(text: str) -> str:
-    """A closing message kept as a decision, without its sentences on where the work stands
-    in git: they go stale at the next commit or push, and the section of where the session
-    stands says it from the commands themselves."""
-    if _GIT_STATE_RE.search(text) is None:
-        return text
-    kept = "".join(s for s in _SENTENCE_RE.findall(text) if not _GIT_STATE_RE.search(s))
-    return kept.strip() or text
-
-
-def _last_sentence(text: str) -> str:
-    lines = [ln.strip() for ln in text[-2000:].splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    parts = [p for p in re.split(r"(?<=[.!?])\s+", lines[-1]) if p.strip()]
-    return parts[-1] if parts else lines[-1]
 
 
 class Stands:
@@ -200,7 +92,7 @@ class Stands:
         self.completed = False
         """Whether the last run completed after the agent's last message."""
         self._shown: list[tuple[str, str, Stamp]] = []
-        self._cut_at = _MESSAGE_CHARS
+        self._cut_at = MESSAGE_CHARS
         """The characters of the last message shown (fewer than it has when it was cut)."""
         self._fits: dict[int, int] = {}
         """The message length that fits each room asked for, for the current message."""
@@ -222,7 +114,7 @@ class Stands:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""
         picked = option_of(self.closing, content) if answer else ""
-        question = picked or question_of(self.closing) or _last_sentence(self.closing)
+        question = picked or question_of(self.closing) or last_sentence(self.closing)
         self._keep_answer()
         if disputes(content):
             self.closing = ""  # "still failing": what it concluded did not hold
@@ -280,7 +172,7 @@ class Stands:
             # Sized by the budget, and evicted before the decisions stated as such: at a small
             # budget the end of the session and its explicit decisions come first.
             chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
-            kept = _without_git_state(self.closing)
+            kept = without_git_state(self.closing)
             text = f"the agent concluded: {quote_head_tail(kept, chars)}"
             decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
         self.closing, self.closing_stamp = "", None
@@ -465,7 +357,7 @@ class Stands:
         if closing and stamp is not None and not self._question():
             last = self._quoted.get(-2)
             if last is None:
-                last = self._quoted[-2] = _last_sentence(closing)
+                last = self._quoted[-2] = last_sentence(closing)
             if announces(last):
                 text = f"unfinished: the agent announced {quote(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
@@ -532,8 +424,8 @@ class Stands:
         while rest and cost > cap:
             rest.pop()
             cost = store.stands_cost([t for _, t, _ in rest])
-        message = self._message(_MESSAGE_CHARS)
-        self._cut_at = _MESSAGE_CHARS
+        message = self._message(MESSAGE_CHARS)
+        self._cut_at = MESSAGE_CHARS
         if message is not None:
             room = cap - cost
             if not rest:
@@ -555,7 +447,7 @@ class Stands:
         shown = self.store.stands[0] if self.store.stands else None
         if shown is None or shown.kind != "last_message" or free <= 0:
             return None
-        if self._cut_at >= min(_MESSAGE_CHARS, len(self.closing)):
+        if self._cut_at >= min(MESSAGE_CHARS, len(self.closing)):
             return None
         chars = self._fitting_chars(shown.body_tokens + free)
         return self._message(chars) if chars > self._cut_at else None
@@ -567,7 +459,7 @@ class Stands:
         if found is not None:
             return found
         body = self.store.tokens.body
-        lo, hi = 0, min(_MESSAGE_CHARS, max(0, room) * 8)
+        lo, hi = 0, min(MESSAGE_CHARS, max(0, room) * 8)
         while lo < hi:
             mid = (lo + hi + 1) // 2
             message = self._message(mid)
@@ -575,7 +467,7 @@ class Stands:
                 lo = mid
             else:
                 hi = mid - 1
-        found = self._fits[room] = lo if lo >= _MIN_MESSAGE_CHARS else 0
+        found = self._fits[room] = lo if lo >= _MINMESSAGE_CHARS else 0
         return found
 
     # -- snapshots ------------------------------------------------------------------------

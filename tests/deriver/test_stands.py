@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deriver.stands import question_of, quote_head_tail
+from deriver.agent_text import question_of, quote_head_tail
 from session_memory.core.tokens import counter
 from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
 from viewbuilder import render_memory

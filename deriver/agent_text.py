@@ -1,0 +1,142 @@
+"""Reading the agent's messages: what a closing message asks, which option a short reply picks,
+whether a message states a choice, and its sentences on git state; quoting a long message by
+its head and its tail.
+
+Total, deterministic, free of I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from deriver.wording import quote
+
+__all__ = [
+    "MESSAGE_CHARS",
+    "last_sentence",
+    "option_of",
+    "question_of",
+    "quote_head_tail",
+    "states_choice",
+    "without_git_state",
+]
+
+MESSAGE_CHARS: Final = 8000
+"""The most of a message ever quoted."""
+_ELLIPSIS: Final = " \u2026 "
+_HEAD_SHARE: Final = 0.6
+_LAST_LINES: Final = 3
+
+
+def quote_head_tail(text: str, max_chars: int) -> str:
+    """``text`` quoted on one line; when longer than ``max_chars``, its head and its tail
+    around an ellipsis (what a message asks or concludes is often at its end)."""
+    whole = quote(text, MESSAGE_CHARS)[1:-1]
+    if len(whole) <= max_chars:
+        return f"\u201c{whole}\u201d"
+    keep = max(2, max_chars - len(_ELLIPSIS))
+    head = int(keep * _HEAD_SHARE)
+    tail = keep - head
+    return f"\u201c{whole[:head].rstrip()}{_ELLIPSIS}{whole[-tail:].lstrip()}\u201d"
+
+
+# A question mark that ends a sentence: after a word, before the line's end or a space (a
+# closing quote, bracket or emphasis mark between), never inside a URL or a path.
+_QUESTION_END_RE: Final = re.compile(r"(?<![/=&?])\?(?=[\"'\u201d\u2019)\]*_`]*(?:\s|$))")
+
+
+def _in_address(word: str) -> bool:
+    """Whether a word is (the start of) a URL or a path, where "?" starts a query."""
+    return "://" in word or "=" in word or word.lstrip("(`\"'").startswith(("/", "~/", "./"))
+
+
+def question_of(text: str) -> str:
+    """The question a message ends by asking (in its last few lines), or empty."""
+    lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
+    for text_line in reversed(lines[-_LAST_LINES:]):
+        ends = [
+            m.start()
+            for m in _QUESTION_END_RE.finditer(text_line)
+            if not _in_address(text_line[: m.start()].rsplit(None, 1)[-1])
+        ]
+        if ends:
+            end = ends[-1]
+            start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
+            return text_line[start : end + 1].strip().lstrip("-*# ").strip()
+    return ""
+
+
+# A reply that picks an option by its number or letter: "1", "option B", "the second one".
+_PICK_RE: Final = re.compile(
+    r"^\s*(?:(?:option|choice|#)\s*)?(?P<key>[1-9]|[a-e])\s*[.)]?\s*(?:please)?\s*$"
+    r"|^\s*(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth)(?:\s+(?:one|option))?\W*$",
+    re.IGNORECASE,
+)
+_ORDINALS: Final = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
+_OPTION_LINE_RE: Final = re.compile(
+    r"^[\s>*_#-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def option_of(message: str, reply: str) -> str:
+    """The option of ``message`` that a reply picks by its number, letter or ordinal ("1",
+    "option B", "the second one"): its line of the message's list (the last list that has
+    it, nearest the question); else empty."""
+    pick = _PICK_RE.match(reply)
+    if pick is None:
+        return ""
+    key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
+    found = ""
+    for text_line in message[-8000:].splitlines():
+        option = _OPTION_LINE_RE.match(text_line)
+        if option is not None and option.group("key").lower() == key.lower():
+            found = (
+                f"option {option.group('key')}: {option.group('text').replace('**', '').strip()}"
+            )
+    return found
+
+
+# Words with which a message states a choice or its reason rather than a status: "too
+# brittle, so I parse", "instead of", "the convention here is", "I went with".
+_CHOICE_RE: Final = re.compile(
+    r"\b(?:because|instead|rather than|in favou?r of|chose|chosen|choose|choice|decided|decision|"
+    r"went with|opted|opt for|prefer(?:red)?|trade-?offs?|convention|the reason|so that|"
+    r"recommend(?:ed)?|suggest(?:ed)?|approach|i would|i'd)\b|, so\b",
+    re.IGNORECASE,
+)
+
+
+def states_choice(text: str) -> bool:
+    """Whether a closing message states a choice or its reason, rather than only a status."""
+    return _CHOICE_RE.search(text) is not None
+
+
+# A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
+# pushed yet", "I haven't committed". Where the session stands tells it from the commands.
+_GIT_STATE_RE: Final = re.compile(
+    r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
+    r"|(?:haven't|have not|didn't|did not) (?:yet )?(?:commit|push|stage)"
+    r"|working tree (?:is )?(?:clean|dirty))\b",
+    re.IGNORECASE,
+)
+_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+
+
+def without_git_state(text: str) -> str:
+    """A closing message kept as a decision, without its sentences on where the work stands
+    in git: they go stale at the next commit or push, and the section of where the session
+    stands says it from the commands themselves."""
+    if _GIT_STATE_RE.search(text) is None:
+        return text
+    kept = "".join(s for s in _SENTENCE_RE.findall(text) if not _GIT_STATE_RE.search(s))
+    return kept.strip() or text
+
+
+def last_sentence(text: str) -> str:
+    lines = [ln.strip() for ln in text[-2000:].splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", lines[-1]) if p.strip()]
+    return parts[-1] if parts else lines[-1]
