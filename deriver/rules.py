@@ -222,14 +222,17 @@ RULES: Final[tuple[Rule, ...]] = (
          "its last closing message, and no run completed nor todo list was written since",
          "where the session stands: unfinished, the agent's last words (head and tail kept, "
          "240 characters)", "where_stands", "never evicted"),
-    Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since",
+    Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since, "
+         "and their changes not thrown away (git restore a.py, git checkout -- a.py, git reset "
+         "--hard; not git restore --staged, nor another version checked out)",
          "where the session stands: files changed (and not committed once the session used "
          "git), not those in a temporary or configuration directory (/tmp, ~/.claude) "
          "outside the session's known working directory; passing checks become stale",
          "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit",
          "where_stands", "never evicted"),
-    Rule("pull_open", "a pull request opened and not merged or closed since",
+    Rule("pull_open", "a pull request opened and not merged or closed since (a merge only "
+         "scheduled, gh pr merge --auto, leaves it open)",
          "where the session stands: its URL", "where_stands", "never evicted"),
     Rule("ending", "terminal event of a run that did not complete; gone once a new turn starts",
          "where the session stands: how the last run ended, in words", "where_stands",

@@ -29,6 +29,7 @@ from deriver.agent_text import (
 )
 from deriver.keys import done_key
 from deriver.recording import bump, decision
+from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
 from deriver.user_text import announces, disputes, is_acknowledgement, says_next_step
@@ -58,6 +59,47 @@ _NOT_STATE: Final = frozenset(
 _MINMESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
+# gh's word for a merge it only scheduled (``gh pr merge --auto``, a merge queue).
+_MERGE_LATER_RE: Final = re.compile(r"\bwill be (?:automatically merged|added to the merge queue)")
+_DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
+_REF_LIKE: Final = frozenset({"HEAD", "@"})
+
+
+def _same_path(changed: str, path: str) -> bool:
+    """Whether a changed file is ``path`` or under it (an absolute one, kept while the
+    session's directory was unknown, by its ending)."""
+    if changed == path or changed.startswith(f"{path}/"):
+        return True
+    return changed.startswith("/") and not path.startswith("/") and changed.endswith(f"/{path}")
+
+
+def _discarded(args: list[str]) -> list[str] | None:
+    """The paths whose changes a git command line (its words after ``git``) throws away:
+    ``checkout -- a.py``, ``restore a.py`` (not ``--staged`` alone, not from another
+    ``--source``); None for all of them (``checkout .``, ``restore .``, ``reset --hard``);
+    empty when it throws none away (``checkout main`` names no changed file: the caller
+    matches)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-C", "-c") else 1  # git's own options
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    if sub == "reset":
+        return None if "--hard" in rest else []
+    if sub == "restore":
+        staged_only = bool({"--staged", "-S"} & set(rest)) and not {"--worktree", "-W"} & set(rest)
+        if staged_only or any(w in ("-s", "--source") or w.startswith("--source=") for w in rest):
+            return []
+        paths = [w for w in rest if not w.startswith("-")]
+    elif sub == "checkout":
+        paths = [w for w in rest if not w.startswith("-")]
+        if "--" in rest:
+            refs = [w for w in rest[: rest.index("--")] if not w.startswith("-")]
+            if any(ref not in _REF_LIKE for ref in refs):
+                return []  # ``checkout main -- a.py`` puts another version there: changed
+            paths = rest[rest.index("--") + 1 :]
+    else:
+        return []
+    return None if "." in paths else paths
 
 
 class Stands:
@@ -253,6 +295,21 @@ class Stands:
             return
         for action in actions_of(name, arg):
             self._shell_action(action.name, action.targets, outcome.output, stamp)
+        if self.changed and _DISCARDS_RE.search(arg):
+            for piped, words in simple_commands(arg):
+                if not piped and basename(words[0]) == "git":
+                    self._discard(_discarded(words[1:]))
+
+    def _discard(self, paths: list[str] | None) -> None:
+        """Changes a command threw away (``git restore a.py``, ``git reset --hard``: None,
+        all of them) are no longer there to commit."""
+        if paths is None:
+            self.changed.clear()
+            return
+        cwd = self.store.cwd
+        for path in paths:
+            shown = (relative(path, cwd) or path).removeprefix("./").rstrip("/")
+            self.changed[:] = [c for c in self.changed if not _same_path(c, shown)]
 
     def _shell_action(
         self, action: str, targets: frozenset[str], output: str, stamp: Stamp
@@ -289,6 +346,8 @@ class Stands:
                 text = f"opened pull request {self.pull_request}"
                 bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
         elif action == "$ gh pr" and targets & {"merge", "close"}:
+            if "merge" in targets and _MERGE_LATER_RE.search(output[:4000]):
+                return  # "will be automatically merged … when all requirements are met": open
             verb = "merged" if "merge" in targets else "closed"
             if self.pull_request:
                 text = f"{verb} pull request {self.pull_request}"

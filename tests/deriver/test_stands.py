@@ -254,6 +254,51 @@ class TestEndState:
             1,
         )
 
+    @pytest.mark.parametrize(
+        ("command", "left"),
+        [
+            ("git checkout -- src/a.py", ["src/b.py"]),
+            ("git restore src/a.py", ["src/b.py"]),
+            ("git -C /home/u/shop restore ./src/a.py", ["src/b.py"]),
+            ("git restore src", []),
+            ("git checkout .", []),
+            ("git reset --hard", []),
+            ("git restore --staged src/a.py", ["src/a.py", "src/b.py"]),
+            ("git restore --source HEAD~1 src/a.py", ["src/a.py", "src/b.py"]),
+            ("git checkout main -- src/a.py", ["src/a.py", "src/b.py"]),
+            ("git checkout main", ["src/a.py", "src/b.py"]),
+            ("git reset HEAD src/a.py", ["src/a.py", "src/b.py"]),
+        ],
+    )
+    def test_changes_thrown_away_are_no_longer_uncommitted(
+        self, command: str, left: list[str]
+    ) -> None:
+        """``git restore a.py`` or ``git reset --hard`` throws changes away: those files are
+        not left to commit. Unstaging, or putting another version there, changes them."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/home/u/shop"),
+            call("Edit", {"file_path": "/home/u/shop/src/b.py"}, call_id="e1"),
+            call("Edit", {"file_path": "/home/u/shop/src/a.py"}, call_id="e2"),
+            bash(command, "", "g1"),
+        )
+        shown = [t for t in texts(memory.where_stands) if t.startswith("files changed")]
+        expected = [f"files changed and not committed: {', '.join(f'`{p}`' for p in left)}"]
+        assert shown == (expected if left else [])
+
+    def test_a_merge_only_scheduled_leaves_the_pull_request_open(self) -> None:
+        """``gh pr merge --auto`` merges once the checks pass: the pull request is open."""
+        memory = derive(
+            user("ship it"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+            bash("gh pr merge 7 --auto --squash",
+                 "\u2713 Pull request o/r#7 will be automatically merged via squash when all "
+                 "requirements are met\n", "p2"),
+        )  # fmt: skip
+        assert "pull request left open: `https://github.com/o/r/pull/7`" in texts(
+            memory.where_stands
+        )
+        assert not any(t.startswith("merged") for t in texts(memory.completed_work))
+
 
 class TestUnfinished:
     def test_a_plan_exit_left_open_awaits_approval(self) -> None:
