@@ -17,7 +17,7 @@ from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
-from deriver.user_text import choices_stated, is_short_answer
+from deriver.user_text import choices_stated, is_short_answer, reports_done
 from deriver.wording import as_dict, code, detail_text, goal_text, quote, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
@@ -334,8 +334,9 @@ class MessageRules:
         store = self.store
         goal = store.goal
         content = message.content
-        if goal is not None and is_short_answer(content):
-            # An answer to the agent, not a new request: bound to its question.
+        if goal is not None and (is_short_answer(content) or reports_done(content)):
+            # An answer to the agent ("yes", "the second one", "I restarted the server, try
+            # again"), not a new request: bound to its question.
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)

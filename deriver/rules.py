@@ -43,7 +43,8 @@ class Rule(NamedTuple):
 
 
 RULES: Final[tuple[Rule, ...]] = (
-    Rule("goal", "user message, not synthetic, not a short answer",
+    Rule("goal", "user message, not synthetic, not a short answer, nor the user's report of a "
+         "step done for the agent (I restarted the server, try again)",
          "becomes the current goal (cut to its cap: head and tail, and between them the last "
          "two lines of a pasted log that report an error); the previous goal becomes an "
          "earlier goal (quoted, head and tail kept: 280 characters), unless it was a run the "
@@ -92,7 +93,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions", "key_decisions"),
     Rule("answer", "AskUserQuestion completed, or a user's short answer a newer turn replaced",
          "key decision: the user's answer, with the question it answers (an approval to go "
-         "on, \"yes\", acted on, is none: the work shows it)",
+         "on, \"yes\", acted on, or the user's report of a step done, is none: the work shows it)",
          "key_decisions", "key_decisions"),
     Rule("user_choice", "user request after the first, of at most 600 characters, with a "
          "clause that sets how the work is done: a name (call it, just say), a constraint "

@@ -32,7 +32,13 @@ from deriver.recording import bump, decision
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
-from deriver.user_text import announces, disputes, is_acknowledgement, says_next_step
+from deriver.user_text import (
+    announces,
+    disputes,
+    is_acknowledgement,
+    reports_done,
+    says_next_step,
+)
 from deriver.wording import code, in_scratch, path_code, quote, relative
 from session_memory.core.outcome import ToolOutcome
 
@@ -222,12 +228,16 @@ class Stands:
         self._fits.clear()
 
     def _keep_answer(self) -> None:
-        # Without the question it answers, an answer ("ok, continue") decides nothing.
+        # Without the question it answers, an answer ("ok, continue") decides nothing; nor
+        # does the user's report of a step done for the agent ("I restarted the server").
         if (
             self.answer
             and self.question
             and self.answer_stamp is not None
-            and not (is_acknowledgement(self.answer) and not option_of(self.closing, self.answer))
+            and not (
+                (is_acknowledgement(self.answer) or reports_done(self.answer))
+                and not option_of(self.closing, self.answer)
+            )
         ):
             decision(self.store, "answer", self._answer_text(), self.answer_stamp)
         self.answer, self.question, self.answer_stamp = "", "", None

@@ -16,6 +16,7 @@ __all__ = [
     "informative_line",
     "is_acknowledgement",
     "is_short_answer",
+    "reports_done",
     "reports_result",
     "says_next_step",
     "word_set",
@@ -77,8 +78,10 @@ def is_acknowledgement(text: str) -> bool:
     A reply made only of punctuation or emoji (a thumbs-up) is one.
     """
     words = _reply_words(text)
-    if words is None or len(words) > _MAX_ACK_WORDS:
+    if words is None or len(words) > max(_MAX_ACK_WORDS, _MAX_CONTINUATION_WORDS):
         return False
+    if len(words) > _MAX_ACK_WORDS:
+        return _continues(words)  # "please continue from where you left off"
     i = 0
     while i < len(words):
         size = _acknowledged(words, i)
@@ -168,6 +171,49 @@ def is_short_answer(text: str) -> bool:
     picked = [w for w in words if w not in _PICK_VERBS]  # "go with the second one"
     return 0 < len(picked) <= _MAX_ANSWER_WORDS and all(
         w in _CHOICE_WORDS or w.isdigit() for w in picked
+    )
+
+
+# The user did what the agent was waiting for ("I moved to Full access. Try again now.", "The
+# CLI is logged in", "done, try now"): an answer to the agent, not a new request. A report
+# of the user's own step or of a state, then at most a word to retry or go on.
+_DID: Final = (
+    r"(?:approved|restarted|installed|logged in|signed in|added|fixed|updated|ran|moved|"
+    r"enabled|created|merged|pushed|committed|deleted|changed|configured|granted|"
+    r"authenticated|reloaded|rebooted|upgraded|switched|started|stopped|cleared|removed|"
+    r"gave|allowed|pulled)"
+)
+_REPORT_RE: Final = re.compile(
+    r"^(?:ok(?:ay)?|done|all set)$"
+    rf"|^(?:ok(?:ay)? )?(?:(?:i|we)(?:'ve| have)?(?: just| now)? )?{_DID}\b"
+    r"|^(?:ok(?:ay)? )?(?:i|we)(?:'ve| have)?(?: just| now)? (?:set|reset|did|approve)\b"
+    r"|^(?:the |my |your )?[\w./@ -]{1,40}? (?:is|are|should be)(?: now)? (?:logged in|"
+    r"installed|running|up|set|enabled|configured|available|fixed|done|approved|back|ready)"
+    r"(?: now)?$"
+)
+_RETRY_RE: Final = re.compile(
+    r"^(?:(?:please |you can |can you )?(?:try|retry|rerun|run it|check)(?: it)?(?: again)?"
+    r"(?: now)?|(?:please )?(?:continue|go ahead|go on|proceed)(?: now)?)$"
+)
+_CLAUSE_RE: Final = re.compile(r"[.,;!\n]+|\s[-\u2013\u2014]\s|\s(?:and|so|then|now)\s")
+_MAX_REPORT_CHARS: Final = 100
+
+
+def reports_done(text: str) -> bool:
+    """Whether a user reply reports that the user did the step the agent waited for, or
+    that what blocked it is gone ("I approve outside-sandbox CLI access,", "The server is
+    running now", "fixed the env var, try again"), with at most a word to retry: it answers
+    the agent and asks nothing new."""
+    if not isinstance(text, str):
+        return False
+    stripped = text.strip().lower().replace("\u2019", "'")
+    if not stripped or len(stripped) > _MAX_REPORT_CHARS or stripped.endswith("?"):
+        return False
+    clauses = [c.strip() for c in _CLAUSE_RE.split(stripped) if c.strip()]
+    return (
+        bool(clauses)
+        and _REPORT_RE.search(clauses[0]) is not None
+        and all(_RETRY_RE.search(c) for c in clauses[1:])
     )
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from deriver import SessionMemoryDeriver
-from deriver.user_text import answer_gist, choices_stated, is_acknowledgement, is_short_answer
+from deriver.user_text import (
+    answer_gist,
+    choices_stated,
+    is_acknowledgement,
+    is_short_answer,
+    reports_done,
+)
 from deriver.wording import path_code, relative
 from tests.deriver.test_rules import assistant, call, derive, event, texts, user
 
@@ -22,6 +28,7 @@ class TestContinuations:
             "keep going with the rest",
             "please proceed with the plan",
             "go ahead and finish it",
+            "please continue from where you left off",
         ],
     )
     def test_a_short_imperative_to_go_on_is_an_acknowledgement(self, reply: str) -> None:
@@ -68,6 +75,49 @@ class TestShortAnswers:
         assert not is_short_answer(reply)
         memory = derive(user("Review the open pull requests"), assistant("Done."), user(reply))
         assert memory.current_goal is not None and memory.current_goal.text == reply
+
+
+class TestStepsReportedDone:
+    @pytest.mark.parametrize(
+        "reply",
+        [
+            "The local Entire CLI is logged in",
+            "I approve outside-sandbox Entire CLI access,",
+            "I moved to Full access. Try again now.",
+            "done, try now",
+            "I restarted the server",
+            "fixed the env var, try again",
+            "my key is set now",
+        ],
+    )
+    def test_the_user_s_report_of_a_step_done_answers_the_agent(self, reply: str) -> None:
+        """The user did what the agent waited for, or what blocked it is gone: the work goes
+        on; the report is no request, and decides nothing to keep."""
+        assert reports_done(reply)
+        memory = derive(
+            user("Review trail 10"),
+            assistant("The CLI is logged out here. Can you log in?", action_type="final"),
+            user(reply),
+            assistant("Resuming the review.", action_type="final"),
+        )
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Review trail 10"
+        assert memory.earlier_goals == ()
+        assert memory.key_decisions == ()
+
+    @pytest.mark.parametrize(
+        "reply",
+        [
+            "set the timeout to 30s",
+            "I added a config file, wire it into the loader",
+            "I ran the tests and they fail",
+            "the server is down",
+            "I updated the README, please review",
+            "is the server running?",
+        ],
+    )
+    def test_a_request_or_a_problem_is_no_step_done(self, reply: str) -> None:
+        assert not reports_done(reply)
 
 
 class TestChoicesStated:
