@@ -1,6 +1,6 @@
 """Reading the agent's messages: what a closing message asks, which option a short reply picks,
-whether a message states a choice, and its sentences on git state; quoting a long message by
-its head and its tail.
+whether a message states a choice, and its sentences on git state; whether a sub-agent's
+report says it did not finish; quoting a long message by its head and its tail.
 
 Total, deterministic, free of I/O.
 """
@@ -18,6 +18,7 @@ __all__ = [
     "option_of",
     "question_of",
     "quote_head_tail",
+    "reports_unfinished",
     "states_choice",
     "without_git_state",
 ]
@@ -140,3 +141,26 @@ def last_sentence(text: str) -> str:
         return ""
     parts = [p for p in re.split(r"(?<=[.!?])\s+", lines[-1]) if p.strip()]
     return parts[-1] if parts else lines[-1]
+
+
+# A report that opens by saying the work was not done: "I could not finish: …", "Unable to
+# run the tests …", "BLOCKED: I need …", "Failed to apply the patch". Only its opening counts:
+# a report of work done may tell of something that failed on the way.
+_UNFINISHED_RE: Final = re.compile(
+    r"^(?:\W*(?:blocked|failed|incomplete|not (?:done|completed|finished))\b"
+    r"|(?:i |we )?(?:could not|couldn't|was unable to|were unable to|am unable to|unable to|"
+    r"wasn't able to|was not able to|failed to|did not (?:finish|complete|manage)|"
+    r"didn't (?:finish|complete|manage)|cannot (?:proceed|continue|complete)|"
+    r"can't (?:proceed|continue|complete)|gave up)\b)",
+    re.IGNORECASE,
+)
+
+
+def reports_unfinished(report: str) -> str:
+    """The opening sentence of a sub-agent's report when it says the task was not done
+    (blocked, could not, failed to); else empty."""
+    lines = [ln.strip(" #*>-\t") for ln in report[:2000].splitlines()]
+    opening = next((ln for ln in lines if ln), "")
+    if _UNFINISHED_RE.match(opening) is None:
+        return ""
+    return re.split(r"(?<=[.!?])\s", opening, maxsplit=1)[0]

@@ -189,7 +189,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification_status", "verification_status"),
     Rule("task", "Task (sub-agent) completed", "completed work: one line for the tasks "
          "done, how many and the descriptions of the last four, not those sent only to look "
-         "(find, explore, search, investigate...)",
+         "(find, explore, search, investigate...); a report that opens by saying the task was "
+         "not done (I could not finish, BLOCKED, Unable to) is a failed attempt in its words",
          "completed_work", "completed_work"),
     Rule("commit", "`git commit` completed, its output naming the commit",
          "completed work: hash and subject; the files changed before it are committed (also "

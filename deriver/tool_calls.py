@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from deriver.actions import only_looked, only_looks
+from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
@@ -332,7 +333,14 @@ class ToolCallRules:
         # A sub-agent task is a milestone by what it was asked to do; a call that names no
         # task (waiting on agents, closing one) is bookkeeping.
         what = call.note or call.key
-        if what and not _LOOKS_RE.match(what):
+        unfinished = reports_unfinished(result)
+        if unfinished:
+            # "I could not finish: the tests fail …": the task is a failed attempt, whatever
+            # the call's status says.
+            task = describe(call.name, what, FAILURE_ARG_CHARS)
+            text = f"{task}: {quote(unfinished, EXCERPT_CHARS)}"
+            self.failures.record("tool_failed", call.name, call.key, text, stamp, unfinished)
+        elif what and not _LOOKS_RE.match(what):
             self.todos.task_done(what, stamp)
 
     # -- snapshots ----------------------------------------------------------------------

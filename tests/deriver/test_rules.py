@@ -631,6 +631,27 @@ class TestSubAgents:
         )
         assert memory.completed_work == ()
 
+    @pytest.mark.parametrize(
+        "report",
+        [
+            "I could not finish: the tests fail with ImportError: cannot import name 'writer'.",
+            "BLOCKED: I need database credentials to run the integration tests.",
+            "## Unable to complete\nThe migration needs a running database.",
+        ],
+    )
+    def test_a_sub_agent_that_says_it_did_not_finish_failed(self, report: str) -> None:
+        """A sub-agent whose report opens by saying the task was not done: a failed attempt
+        in its words, not completed work (the main agent's claim may rest on it)."""
+        memory = derive(call("Task", {"description": "Implement CSV export"}, result=report))
+        assert memory.completed_work == ()
+        [failure] = memory.failed_attempts
+        assert failure.status == "open" and failure.text.startswith("Task `Implement CSV export`")
+
+    def test_a_report_of_work_done_that_tells_of_a_failure_is_done(self) -> None:
+        report = "Implemented the export. The old parser failed to handle quotes; fixed that."
+        memory = derive(call("Task", {"description": "Implement CSV export"}, result=report))
+        assert texts(memory.completed_work) == ["sub-agent tasks done: Implement CSV export"]
+
     def test_a_sub_agent_call_naming_no_task_is_no_milestone(self) -> None:
         """Waiting on sub-agents (no description, no prompt) is bookkeeping, not work done."""
         memory = derive(call("wait_agent", {"ids": ["agent-1"], "timeout_ms": 30000}))
