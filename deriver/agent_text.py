@@ -1,6 +1,7 @@
 """Reading the agent's messages: what a closing message asks, which option a short reply picks,
 whether a message states a choice, and its sentences on git state; whether a sub-agent's
-report says it did not finish; quoting a long message by its head and its tail.
+report says it did not finish, and the lines in which the agent says work it did is wrong;
+quoting a long message by its head and its tail.
 
 Total, deterministic, free of I/O.
 """
@@ -19,6 +20,7 @@ __all__ = [
     "question_of",
     "quote_head_tail",
     "reports_unfinished",
+    "retractions",
     "states_choice",
     "without_git_state",
 ]
@@ -164,3 +166,23 @@ def reports_unfinished(report: str) -> str:
     if _UNFINISHED_RE.match(opening) is None:
         return ""
     return re.split(r"(?<=[.!?])\s", opening, maxsplit=1)[0]
+
+
+# The agent says that what it did earlier is wrong: "The README instructions I just wrote
+# are wrong", "drop the bogus instructions I wrote earlier", "the fix I made was incorrect".
+_WRONG: Final = r"(?:wrong|incorrect|bogus|broken|invalid|outdated|mistaken|misleading)"
+_DID_IT: Final = (
+    r"(?:i|we) (?:just |earlier |already )?(?:wrote|added|made|created|put|gave|implemented|did)"
+)
+_RETRACTION_RE: Final = re.compile(
+    rf"\b{_DID_IT}\b[^\n]{{0,160}}?\b(?:is|are|was|were)(?: all)? (?:{_WRONG}|not right|not correct"
+    rf"|a mistake)\b|\b{_WRONG}\b[^\n]{{0,80}}?\b{_DID_IT}\b",
+    re.IGNORECASE,
+)
+
+
+def retractions(message: str) -> list[str]:
+    """The lines of an agent's message that say work it did earlier is wrong."""
+    if _RETRACTION_RE.search(message) is None:
+        return []
+    return [ln for ln in message.splitlines() if _RETRACTION_RE.search(ln)]

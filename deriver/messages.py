@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from deriver.agent_text import quote_head_tail
+from deriver.agent_text import quote_head_tail, retractions
 from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
@@ -308,6 +308,9 @@ class MessageRules:
                 return bool(message.content)
         else:
             self.failures.unread = None
+        wrong = retractions(message.content)
+        if wrong:
+            self.todos.said_wrong(wrong, stamp)
         for text in message.decisions:
             decision(store, "decision", text, stamp)
         action = message.final_action

@@ -71,6 +71,8 @@ class TodoLists:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.done: list[str] = []
+        self.retracted: set[str] = set()
+        """Steps done that the agent later said were wrong: no longer shown done."""
         self.tasks: list[str] = []
         """The sub-agent tasks done, by what each was asked to do."""
         self.own: set[str] = set()
@@ -163,7 +165,7 @@ class TodoLists:
     def _completed(self, text: str, stamp: Stamp) -> None:
         """A todo done: completed work, once. A step that verifies the work, marked done
         while no check ran since it was planned, is no verification: a warning says so."""
-        if text in self.done:
+        if text in self.done or text in self.retracted:
             return
         self.done.append(text)
         if _VERIFYING_RE.match(text) and self.checks_run <= self.planned.get(text, 0):
@@ -179,9 +181,26 @@ class TodoLists:
         store = self.store
         steps = [
             text for text in self.done
-            if not (_VERIFYING_RE.match(text) and store.get(done_key(text)) is not None)
+            if text not in self.retracted
+            and not (_VERIFYING_RE.match(text) and store.get(done_key(text)) is not None)
         ]  # fmt: skip
-        self._one_line(_STEPS_KEY, "todo_done", "done: ", "steps", steps, stamp)
+        if steps:
+            self._one_line(_STEPS_KEY, "todo_done", "done: ", "steps", steps, stamp)
+        elif (item := store.get(_STEPS_KEY)) is not None:
+            store.remove(item, stamp)
+
+    def said_wrong(self, lines: list[str], stamp: Stamp) -> None:
+        """The agent said work it did is wrong ("the README instructions I just wrote are
+        wrong"): the steps done that those lines name (by most of their words) are no longer
+        done."""
+        said = set().union(*(_words(ln) for ln in lines))
+        wrong = {
+            text for text in self.done
+            if len(words := _words(text)) >= 2 and 2 * len(words & said) >= len(words)
+        }  # fmt: skip
+        if wrong - self.retracted:
+            self.retracted |= wrong
+            self._steps_done(stamp)
 
     def task_done(self, text: str, stamp: Stamp) -> None:
         """A sub-agent's task done: one line of completed work for all of them, as for the
@@ -296,6 +315,7 @@ class TodoLists:
             "passes": self.passes,
             "last_passed": self.last_passed,
             "started": [[text, count] for text, count in self.started.items()],
+            "retracted": sorted(self.retracted),
         }
 
     def load_tracker_state(self, state: object) -> None:
@@ -311,6 +331,15 @@ class TodoLists:
         self.passes = _count(raw.get("passes"))
         self.last_passed = raw.get("last_passed") is True
         self.started = _step_counts(raw.get("started", ()))
+        self.retracted = {t for t in raw.get("retracted", ()) if isinstance(t, str)}
+
+
+_WORD_RE: Final = re.compile(r"[a-z][a-z0-9_-]{3,}")
+
+
+def _words(text: str) -> set[str]:
+    """The words of a text that can name work: four letters or more, lowercase."""
+    return set(_WORD_RE.findall(text.lower()))
 
 
 def _count(value: object) -> int:

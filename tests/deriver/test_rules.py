@@ -272,6 +272,35 @@ class TestTodoTools:
             "done: 6 steps, the last: Step 3; Step 4; Step 5; Step 6"
         ]
 
+    @pytest.mark.parametrize(
+        "said",
+        [
+            "The README instructions I just wrote (`ln -s ... ~/.cursor/x`) are wrong.",
+            "Then drop the bogus Cursor install instructions I wrote earlier.",
+        ],
+    )
+    def test_a_step_the_agent_later_says_was_wrong_is_no_longer_done(self, said: str) -> None:
+        """The agent says work it did is wrong: the step done that the line names (by most
+        of its words) is no longer shown done, even when the list marks it done again."""
+        todos = [
+            {"content": "Create the plugin manifest", "status": "completed"},
+            {"content": "Update README Cursor install instructions", "status": "completed"},
+        ]
+        memory = derive(
+            call("TodoWrite", {"todos": todos}, call_id="c1"),
+            assistant(f"Found the real picture.\n\n{said}", action_type="final"),
+            call("TodoWrite", {"todos": todos}, call_id="c2"),
+        )
+        assert texts(memory.completed_work) == ["done: Create the plugin manifest"]
+
+    def test_a_line_that_says_no_work_of_the_agent_wrong_retracts_nothing(self) -> None:
+        todos = [{"content": "Update README install instructions", "status": "completed"}]
+        memory = derive(
+            call("TodoWrite", {"todos": todos}, call_id="c1"),
+            assistant("The README install instructions upstream are wrong; I fixed ours."),
+        )
+        assert texts(memory.completed_work) == ["done: Update README install instructions"]
+
     def test_a_verifying_step_marked_done_without_a_check_is_a_warning(self) -> None:
         """ "Test the layout" marked done while no test, build or linter ran since it was
         planned is no verification: a warning says so; with a check run it is done."""
