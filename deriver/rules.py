@@ -176,7 +176,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "goes when the agent ends its turn after checks passed since it began (the last too)",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
-         "create; an issue opened or closed with gh or glab issue create/close) completed",
+         "create; an issue opened or closed with gh or glab issue create/close) completed, or a "
+         "note written into a todo directory (.planning/todos/pending/, todos/, backlog/; "
+         "done once moved into done/)",
          "one todo per issue the session claimed, created or closed, and the "
          "open issues listed under them; a listing alone is a read; closed issues become "
          "completed work", "todo_items", "todo_items"),

@@ -15,6 +15,8 @@ todo only when its issue belongs to an issue the session itself claimed, created
 
 An issue opened with ``gh issue create`` (``glab issue create``) is the session's own: work
 it filed for later, a todo until ``gh issue close`` closes it. Issue lists and views are reads.
+So is a file the session writes into a todo directory (``.planning/todos/pending/x.md``,
+``todos/x.md``, ``backlog/x.md``): a todo it filed, done once moved into ``done/``.
 
 Total, deterministic, free of I/O and bounded on long outputs.
 """
@@ -27,7 +29,7 @@ from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
 
-__all__ = ["TrackerChange", "tracker_changes"]
+__all__ = ["TrackerChange", "todo_files_moved", "todo_files_written", "tracker_changes"]
 
 
 class TrackerChange(NamedTuple):
@@ -165,3 +167,50 @@ def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
     if any(basename(words[0]) in _PROGRAMS for words in tracker):
         changes.extend(_output_changes(output))
     return changes
+
+
+_TODO_DIRS: Final = frozenset({"todo", "todos", "backlog"})
+_DONE_DIRS: Final = frozenset({"done", "completed", "closed", "archive", "archived"})
+_NOTE_SUFFIXES: Final = (".md", ".markdown", ".txt", ".org")
+
+
+def _dirs(path: str) -> tuple[set[str], str]:
+    parts = path.replace("\\", "/").split("/")
+    return {part.lower() for part in parts[:-1]}, parts[-1]
+
+
+def _todo_file(path: str) -> str | None:
+    """The name of a todo filed as a note in a todo directory, not one already done."""
+    dirs, name = _dirs(path)
+    if not name.lower().endswith(_NOTE_SUFFIXES) or not dirs & _TODO_DIRS or dirs & _DONE_DIRS:
+        return None
+    return name
+
+
+def todo_files_written(paths: tuple[str, ...]) -> list[TrackerChange]:
+    """The todos a write of ``paths`` filed: one per note in a todo directory."""
+    return [
+        TrackerChange(f"todo {name}", "pending", None) for p in paths if (name := _todo_file(p))
+    ]
+
+
+def todo_files_moved(command: str) -> list[TrackerChange]:
+    """The filed todos a ``mv`` (``git mv``) into a ``done/`` directory closed."""
+    if "mv" not in command:
+        return []
+    found: list[TrackerChange] = []
+    for _piped, words in simple_commands(command):
+        args = words[1:]
+        if basename(words[0]) == "git" and args[:1] == ["mv"]:
+            args = args[1:]
+        elif basename(words[0]) != "mv":
+            continue
+        paths = [a for a in args if not a.startswith("-")]
+        if len(paths) < 2 or not _dirs(paths[-1].rstrip("/") + "/x")[0] & _DONE_DIRS:
+            continue
+        found.extend(
+            TrackerChange(f"todo {name}", "closed", None)
+            for p in paths[:-1]
+            if (name := _todo_file(p))
+        )
+    return found
