@@ -343,6 +343,10 @@ class MessageRules:
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)
+        if goal is not None and goal.text == goal_text(content):
+            # The same request sent again (after an interrupt): still the one goal.
+            store.set_goal(goal.text, message.stamp, message.run_id, root=goal.root)
+            return True
         choices = choices_stated(goal.text) if goal is not None and not goal.root else ""
         if choices and goal is not None:
             # How the user wants the work done: true after the request itself is done, so

@@ -120,6 +120,19 @@ class TestStepsReportedDone:
         assert not reports_done(reply)
 
 
+def test_a_request_sent_again_is_still_the_one_goal() -> None:
+    """The same request sent again (after an interrupt) is no earlier goal of itself."""
+    memory = derive(
+        user("Start"),
+        user("Fix the login redirect after logout"),
+        assistant("Looking."),
+        user("Fix the login redirect after logout"),
+    )
+    assert memory.current_goal is not None
+    assert memory.current_goal.text == "Fix the login redirect after logout"
+    assert texts(memory.earlier_goals) == ["“Start”"]
+
+
 class TestChoicesStated:
     @pytest.mark.parametrize(
         ("request_text", "stated"),
