@@ -139,7 +139,11 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|[\w.]*(?:Error|Exception): [^\n]+"
     # a compiler's diagnostic at a file position: ``a.go:44:19: x undefined``,
     # ``src/a.ts(12,5): error TS2345: …``, ``src/a.ts:12:5 - error TS2345: …``
-    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error) [^\n]+)",
+    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error) [^\n]+"
+    # javac's ``A.java:3: error: …``, maven's ``/p/A.java:[3,5] …`` (past its label), eslint's
+    # ``  3:7  error  'x' is …``, a build's ``Type error: …``
+    r"|[^\s:()]+\.\w+:\d+: (?:fatal )?error: [^\n]+|\S+\.\w+:\[\d+,\d+\] [^\n]+"
+    r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+)",
     re.MULTILINE,
 )
 
@@ -191,6 +195,14 @@ def failure_line(output: str, summary: str = "") -> str:
         return names[0]
     if summary:
         return summary
+    failed = _RUN_FAILED_RE.search(head)
+    if failed is not None:
+        # vite's "error during build:" then the error: the line under it says why.
+        after = head[failed.end() :].split("\n", 1)[1:]
+        under = next(
+            (ln.strip() for ln in (after[0] if after else "").splitlines() if ln.strip()), ""
+        )
+        return under if under and not _BOILERPLATE_RE.match(under) else failed.group(0).strip()
     for raw in head.splitlines():
         text = raw.strip()
         if text and not _BOILERPLATE_RE.match(text) and not is_script_echo(text):

@@ -501,6 +501,33 @@ class TestPipedExit:
         assert check_passed(None, None, "[INFO] BUILD SUCCESS\n[INFO] Total time: 2 s\n")
 
 
+class TestWhyABuildFailed:
+    @pytest.mark.parametrize(
+        ("output", "why"),
+        [
+            ("   \u25b2 Next.js 14.2.3\n\n   Creating an optimized production build ...\n"
+             "Failed to compile.\n\n./src/app/page.tsx:5:10\nType error: Cannot find name 'foo'.\n",
+             "Type error: Cannot find name 'foo'."),
+            ("> Task :compileJava FAILED\n/p/src/A.java:3: error: cannot find symbol\n    foo();\n",
+             "/p/src/A.java:3: error: cannot find symbol"),
+            ("[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal x: Compilation failure\n"
+             "[ERROR] /p/src/A.java:[3,5] cannot find symbol\n",
+             "/p/src/A.java:[3,5] cannot find symbol"),
+            ("vite v5.0.0 building for production...\n\u2713 3 modules transformed.\n"
+             "error during build:\nsrc/main.ts (3:7): \"foo\" is not exported by \"src/lib.ts\"\n",
+             'src/main.ts (3:7): "foo" is not exported by "src/lib.ts"'),
+            ("\n/p/src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n"
+             "\n\u2716 1 problem (1 error, 0 warnings)\n",
+             "3:7  error  'x' is assigned a value but never used  no-unused-vars"),
+        ],
+    )  # fmt: skip
+    def test_the_line_under_a_build_s_header_says_why(self, output: str, why: str) -> None:
+        """A build's banner or task header ("▲ Next.js 14", "> Task :compileJava FAILED",
+        "vite v5 building…", an eslint file name) is not why it failed: the error under it
+        is."""
+        assert failure_line(output) == why
+
+
 class TestFailureListing:
     def test_exunit_failing_tests(self) -> None:
         """ExUnit's numbered failures give the failing tests' names."""
