@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
+
+import msgspec
 
 from deriver.actions import only_looked, only_looks
 from deriver.agent_text import reports_unfinished
@@ -56,8 +58,13 @@ _FINISHED: Final = frozenset({"completed", "failed"})
 _ANSWER_CHARS: Final = 400
 
 
-class ToolEvent(NamedTuple):
-    """One step of a tool call's lifecycle, as the payload states it."""
+class ToolEvent(msgspec.Struct, frozen=True, gc=False):
+    """One step of a tool call's lifecycle, as the payload states it.
+
+    A struct, not a named tuple: one is made per tool event, and a named tuple takes six
+    times as long to make (0.74 against 0.12 µs). gc=False: it refers to nothing that
+    refers back to it.
+    """
 
     status: str
     key: ItemKey | None
@@ -73,7 +80,6 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     if not isinstance(status, str) or status not in _STATUSES:
         return None
     call_id = payload.get("tool_call_id")
-    # Positional: a named tuple built by keywords takes twice as long, on every tool event.
     return ToolEvent(
         status,
         call_key(event.run_id, call_id) if isinstance(call_id, (str, int)) else None,
