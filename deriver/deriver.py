@@ -141,11 +141,13 @@ class SessionMemoryDeriver:
             # Parsing is pure: a payload it cannot read leaves the memory as it was.
             self._diag.malformed_payloads += 1
             return True
-        if parsed is not None and handler.apply(parsed):
+        if parsed is None:
+            return True  # it says nothing to the memory (parsing is pure): it still fits
+        if handler.apply(parsed):
             self._version += 1
-        # After every event, whatever its handler says it changed: the budget holds by
-        # construction (a handler that changed where the session stands and said it changed
-        # nothing once left the memory over it).
+        # After every event applied, whatever its handler says it changed: the budget holds
+        # by construction (a handler that changed where the session stands and said it
+        # changed nothing once left the memory over it).
         self._store.fit()
         return True
 

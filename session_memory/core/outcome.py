@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, NamedTuple, cast, get_args
+from typing import Final, Literal, cast, get_args
+
+import msgspec
 
 __all__ = [
     "OutcomeStatus",
@@ -103,8 +105,10 @@ _DENIAL_MARKERS: Final = ("DENIED", "REJECT")
 _UNKNOWN_SHAPE_CHARS: Final = 64 * 1024
 
 
-class _Result(NamedTuple):
-    """What a ``result`` field says: its text, exit code and error text when it has them."""
+class _Result(msgspec.Struct, frozen=True, gc=False):
+    """What a ``result`` field says: its text, exit code and error text when it has them.
+
+    A struct: one is made per finished tool call, six times as fast as a named tuple."""
 
     output: str
     exit_code: int | None
