@@ -281,12 +281,18 @@ class CheckRules:
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
         only files no check reads changed."""
-        if paths and not any(covered_by_checks(path, self.store.cwd) for path in paths):
-            return
         store = self.store
-        for item in store.items_of("verification_status"):
-            if item.kind == "check" and item.status == "passed":
-                store.update(item, stamp, status="stale", touch=False)
+        passed = [
+            item
+            for item in store.items_of("verification_status")
+            if item.kind == "check" and item.status == "passed"
+        ]
+        # Most edits come after the checks went stale: which files a check reads is asked
+        # only while one passes.
+        if not passed or (paths and not any(covered_by_checks(p, store.cwd) for p in paths)):
+            return
+        for item in passed:
+            store.update(item, stamp, status="stale", touch=False)
 
     # -- snapshots ----------------------------------------------------------------------
 

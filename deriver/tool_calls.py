@@ -198,7 +198,8 @@ class ToolCallRules:
             call = Call.of(event.tool_name, event.args)
         status, stamp = event.status, event.stamp
         if status == "requested" or status == "started":
-            self.stands.tool(status, call.kind, call.name, call.note, None, stamp)
+            if call.kind is ToolKind.PLAN_EXIT:  # the one open call the section shows
+                self.stands.tool(status, call.kind, call.name, call.note, None, stamp)
             if status == "requested":
                 return self._requested(key, call, stamp)
             return self._started(key, call, stamp)
