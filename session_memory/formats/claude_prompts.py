@@ -4,7 +4,8 @@ A ``user`` record's text is not always typed by the user: command output, shell 
 notifications and hook output come wrapped in tags of their own; a slash command is a
 ``<command-name>`` wrapper; an interruption is a marker text; hook output and client
 reminders are appended to a real prompt inside ``<system-reminder>``; an attached image
-leaves an ``[Image #N]`` placeholder in the text.
+leaves an ``[Image #N]`` placeholder in the text; an IDE extension puts the file open, the
+lines selected and its diagnostics before a prompt (``<ide_opened_file>``...).
 
 A slash command is the user's request when it expands into a prompt (a custom command, a
 skill: ``/security:review all of phase 14 work``); it is not when the client runs it itself
@@ -78,6 +79,12 @@ WRAPPER_PREFIXES: Final = (
 feedback) starts."""
 _SYSTEM_REMINDER: Final = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
 """Hook output and client reminders Claude Code appends to a prompt's text."""
+_IDE_CONTEXT: Final = re.compile(
+    r"<(ide_opened_file|ide_selection|ide_diagnostics)>(.*?)(?:</\1>|\Z)", re.S
+)
+"""What an IDE extension puts before a prompt: the file the user has open, the lines selected
+(with their text), the editor's diagnostics. Context, not the user's words."""
+_SELECTED: Final = re.compile(r"selected the lines? (\d+)(?: to (\d+))? from (\S+?):?\s")
 _IMAGE_PLACEHOLDER: Final = re.compile(r"\[Image #\d+\]")
 """Where an attached image was in the prompt; the image itself is a block of its own."""
 _COMMAND_NAME: Final = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
@@ -93,7 +100,20 @@ def prompt_text(text: str) -> str:
         text = _SYSTEM_REMINDER.sub("", text)
     if "[Image #" in text:
         text = _IMAGE_PLACEHOLDER.sub("", text)
+    if "<ide_" in text:
+        text = _IDE_CONTEXT.sub(_ide_reference, text)
     return text.strip()
+
+
+def _ide_reference(block: re.Match[str]) -> str:
+    """An IDE's context block as the prompt refers to it: the lines selected ("fix this"
+    then says what "this" is), nothing for an open file or diagnostics."""
+    found = _SELECTED.search(block.group(2)) if block.group(1) == "ide_selection" else None
+    if found is None:
+        return ""
+    first, last, path = found.groups()
+    lines = f"lines {first}-{last}" if last and last != first else f"line {first}"
+    return f"[selected: {path} {lines}] "
 
 
 def is_wrapped(text: str) -> bool:

@@ -94,6 +94,23 @@ class TestClientTexts:
         ]
         assert prompts(prompt(1, content)) == ["can you fix this?"]
 
+    def test_an_ide_s_context_is_not_the_users_words(self) -> None:
+        """An IDE extension's blocks before a prompt: the file open is context, the lines
+        selected are what "this" refers to; a record of context alone asks nothing."""
+        opened = (
+            "<ide_opened_file>The user opened the file /p/src/a.py in the IDE. This may or may "
+            "not be related to the current task.</ide_opened_file>"
+        )
+        selected = (
+            "<ide_selection>The user selected the lines 12 to 14 from /p/src/a.py:\nx = 1\n"
+            "y = 2\n\nThis may or may not be related to the current task.</ide_selection>"
+        )
+        content = [{"type": "text", "text": opened}, {"type": "text", "text": "fix the parser"}]
+        assert prompts(prompt(1, content), prompt(2, opened)) == ["fix the parser"]
+        assert prompts(prompt(1, f"{selected}fix this")) == [
+            "[selected: /p/src/a.py lines 12-14] fix this"
+        ]
+
     def test_stop_hook_feedback_is_no_request(self) -> None:
         """A stop hook's feedback written as a user record is the hook's, not the user's."""
         feedback = "Stop hook feedback:\n[~/.claude/hooks/check.sh]: 2 tests failing"
