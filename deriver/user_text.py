@@ -40,7 +40,10 @@ _ACK_PHRASES: Final = word_set(
     "|all good|that works|let's go|lets go|go|done|ack|roger|absolutely|of course"
     "|please do|continue please|and|then|now|good job|well done|awesome|excellent"
     "|continue where you left off|continue from where you left off"
-    "|pick up where you left off",
+    "|pick up where you left off"
+    # the work confirmed: "works now, thanks", "that fixed it"
+    "|works|it works|works now|it works now|that worked|it worked|worked|that did it"
+    "|fixed|that fixed it|it's fixed|its fixed|solved",
     "|",
 )
 _ACK_PHRASE_MAX_WORDS: Final = max(len(phrase.split()) for phrase in _ACK_PHRASES)

@@ -58,6 +58,24 @@ class TestContinuations:
         assert texts(memory.where_stands) == ["user answered “continue implementation”"]
 
 
+@pytest.mark.parametrize(
+    ("reply", "acknowledges"),
+    [
+        ("works now, thanks", True),
+        ("perfect, that fixed it", True),
+        ("great, it works!", True),
+        ("it works but the button is still red", False),
+        ("works on mac, not on linux", False),
+    ],
+)
+def test_a_reply_that_confirms_the_work_is_an_acknowledgement(
+    reply: str, acknowledges: bool
+) -> None:
+    """ "works now, thanks" confirms what was done: no new goal. A confirmation with a "but"
+    or a place it fails is a report to act on."""
+    assert is_acknowledgement(reply) is acknowledges
+
+
 class TestShortAnswers:
     @pytest.mark.parametrize(
         "reply", ["yes, please commit", "Try again", "Please merge.", "do it", "the second one",
