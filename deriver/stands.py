@@ -62,7 +62,7 @@ _COMMIT_RE: Final = re.compile(
 _NOT_STATE: Final = frozenset(
     {"store", "_quoted", "_lines", "_fits", "_shown", "_built_from", "_cut_at"}
 )
-_MINMESSAGE_CHARS: Final = 40
+_MIN_MESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
 # gh's word for a merge it only scheduled (``gh pr merge --auto``, a merge queue).
@@ -536,7 +536,7 @@ class Stands:
                 lo = mid
             else:
                 hi = mid - 1
-        found = self._fits[room] = lo if lo >= _MINMESSAGE_CHARS else 0
+        found = self._fits[room] = lo if lo >= _MIN_MESSAGE_CHARS else 0
         return found
 
     # -- snapshots ------------------------------------------------------------------------
