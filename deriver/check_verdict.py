@@ -51,12 +51,12 @@ def check_passed(
         verdict = _counts_verdict(counts, no_errors_passes=True)
         if verdict is not None:
             return verdict
-    own_exit = exit_is_the_checks and isinstance(exit_code, int) and not isinstance(exit_code, bool)
-    if not own_exit and _says_run_failed(output):
+    has_exit = isinstance(exit_code, int) and not isinstance(exit_code, bool)
+    if not (has_exit and exit_is_the_checks) and _says_run_failed(output):
         return False  # "./gradlew test | tail" exits 0 after "BUILD FAILED in 3s"
     if not exit_is_the_checks and counts is None and _lists_errors(output):
         return False  # "tsc | head -30" exits 0 with the type errors it printed
-    if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+    if has_exit:
         return exit_code == 0
     verdict = _counts_verdict(counts, no_errors_passes=False) if counts is not None else None
     if verdict is not None:
@@ -198,10 +198,8 @@ def failure_line(output: str, summary: str = "") -> str:
     failed = _RUN_FAILED_RE.search(head)
     if failed is not None:
         # vite's "error during build:" then the error: the line under it says why.
-        after = head[failed.end() :].split("\n", 1)[1:]
-        under = next(
-            (ln.strip() for ln in (after[0] if after else "").splitlines() if ln.strip()), ""
-        )
+        after = head[failed.end() :].splitlines()[1:]
+        under = next((ln.strip() for ln in after if ln.strip()), "")
         return under if under and not _BOILERPLATE_RE.match(under) else failed.group(0).strip()
     for raw in head.splitlines():
         text = raw.strip()
