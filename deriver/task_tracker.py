@@ -29,7 +29,7 @@ from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
 
-__all__ = ["TrackerChange", "todo_files_moved", "todo_files_written", "tracker_changes"]
+__all__ = ["TrackerChange", "todo_files_written", "tracker_changes"]
 
 
 class TrackerChange(NamedTuple):
@@ -68,7 +68,8 @@ _MAX_LINES: Final = 400
 _MAX_SCAN: Final = 64 * 1024
 _UNQUOTED: Final = str.maketrans("", "", "'\"\\")
 _FORGES: Final = frozenset({"gh", "glab"})
-_FORGE_LINES: Final = ("gh issue", "glab issue")
+_TRACKER_WORDS: Final = (*_PROGRAMS, "gh issue", "glab issue", "mv")
+"""What a command line that runs a tracker (or moves a filed todo) shows, quotes removed."""
 # The issue's URL ``gh issue create`` prints, and the number ``gh issue close 12`` names.
 _ISSUE_URL_RE: Final = re.compile(r"https?://\S+/issues/(\d+)\b")
 _NUMBER_RE: Final = re.compile(r"^#?(\d+)$|/issues/(\d+)$")
@@ -152,21 +153,25 @@ def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
     # A word is its characters less quotes and backslashes: a line in which no program's
     # name shows once they are gone runs none, and need not be parsed (most do not).
     bare = command.translate(_UNQUOTED)
-    if not any(name in bare for name in _PROGRAMS) and not any(f in bare for f in _FORGE_LINES):
-        return None
-    commands = [words for _piped, words in simple_commands(command)]
-    tracker = [words for words in commands if basename(words[0]) in _PROGRAMS | _FORGES]
-    if not tracker:
+    if not any(name in bare for name in _TRACKER_WORDS):
         return None
     changes: list[TrackerChange] = []
-    for words in tracker:
-        if basename(words[0]) in _FORGES:
-            changes.extend(_forge_changes(words, output))
-        else:
+    ran = beads = False
+    for _piped, words in simple_commands(command):
+        program = basename(words[0])
+        if program in _PROGRAMS:
             changes.extend(_command_changes(words))
-    if any(basename(words[0]) in _PROGRAMS for words in tracker):
+            ran = beads = True
+        elif program in _FORGES:
+            changes.extend(_forge_changes(words, output))
+            ran = True
+        elif program == "mv" or (program == "git" and words[1:2] == ["mv"]):
+            moved = _todo_files_moved(words[2 if program == "git" else 1 :])
+            changes.extend(moved)
+            ran = ran or bool(moved)
+    if beads:
         changes.extend(_output_changes(output))
-    return changes
+    return changes if ran else None
 
 
 _TODO_DIRS: Final = frozenset({"todo", "todos", "backlog"})
@@ -174,14 +179,15 @@ _DONE_DIRS: Final = frozenset({"done", "completed", "closed", "archive", "archiv
 _NOTE_SUFFIXES: Final = (".md", ".markdown", ".txt", ".org")
 
 
-def _dirs(path: str) -> tuple[set[str], str]:
-    parts = path.replace("\\", "/").split("/")
-    return {part.lower() for part in parts[:-1]}, parts[-1]
+def _parts(path: str) -> set[str]:
+    """The names of a path's parts, lowercase."""
+    return {part.lower() for part in path.replace("\\", "/").rstrip("/").split("/")}
 
 
 def _todo_file(path: str) -> str | None:
     """The name of a todo filed as a note in a todo directory, not one already done."""
-    dirs, name = _dirs(path)
+    directory, _, name = path.replace("\\", "/").rpartition("/")
+    dirs = _parts(directory)
     if not name.lower().endswith(_NOTE_SUFFIXES) or not dirs & _TODO_DIRS or dirs & _DONE_DIRS:
         return None
     return name
@@ -194,23 +200,12 @@ def todo_files_written(paths: tuple[str, ...]) -> list[TrackerChange]:
     ]
 
 
-def todo_files_moved(command: str) -> list[TrackerChange]:
-    """The filed todos a ``mv`` (``git mv``) into a ``done/`` directory closed."""
-    if "mv" not in command:
+def _todo_files_moved(args: list[str]) -> list[TrackerChange]:
+    """The filed todos a ``mv`` (``git mv``) of ``args`` moves into a ``done/`` directory:
+    closed."""
+    paths = [a for a in args if not a.startswith("-")]
+    if len(paths) < 2 or not _parts(paths[-1]) & _DONE_DIRS:
         return []
-    found: list[TrackerChange] = []
-    for _piped, words in simple_commands(command):
-        args = words[1:]
-        if basename(words[0]) == "git" and args[:1] == ["mv"]:
-            args = args[1:]
-        elif basename(words[0]) != "mv":
-            continue
-        paths = [a for a in args if not a.startswith("-")]
-        if len(paths) < 2 or not _dirs(paths[-1].rstrip("/") + "/x")[0] & _DONE_DIRS:
-            continue
-        found.extend(
-            TrackerChange(f"todo {name}", "closed", None)
-            for p in paths[:-1]
-            if (name := _todo_file(p))
-        )
-    return found
+    return [
+        TrackerChange(f"todo {name}", "closed", None) for p in paths[:-1] if (name := _todo_file(p))
+    ]

@@ -26,7 +26,7 @@ from deriver.keys import ItemKey, call_key
 from deriver.recording import Failures, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
-from deriver.task_tracker import todo_files_moved, todo_files_written, tracker_changes
+from deriver.task_tracker import todo_files_written, tracker_changes
 from deriver.todo_lists import Todo, TodoLists, todo_list
 from deriver.tool_kinds import (
     ToolKind,
@@ -312,9 +312,6 @@ class ToolCallRules:
         changes = tracker_changes(call.key, result) if call.key else None
         if changes is not None:
             self.todos.track_issues(changes, stamp)
-        moved = todo_files_moved(call.key) if call.key else []
-        if moved:
-            self.todos.track_issues(moved, stamp)
 
     def _files_changed(self, call: Call, result: str, stamp: Stamp) -> None:
         """Files changed show where the session stands until a commit takes them, and
