@@ -248,34 +248,32 @@ class Stands:
             return f"user answered {said}"
         return f"user answered {said} to: {quote(self.question, _QUESTION_CHARS)}"
 
+    def plan_proposed(self, plan: str | None, stamp: Stamp) -> None:
+        """A plan-mode exit requested: the plan awaits the user's approval. (Other calls
+        still open are named in Todo, one line each: the section does not repeat them.)"""
+        if self.plan_state != "open":
+            self.plan, self.plan_state, self.plan_stamp = plan or "", "open", stamp
+            self.refresh()
+
     def tool(
-        self, status: str, kind: ToolKind, name: str, arg: str | None,
-        outcome: ToolOutcome | None, stamp: Stamp,
-    ) -> bool:  # fmt: skip
-        """A tool call's step; True when the section changed."""
-        # A call still open is named in Todo, one line each: the section does not repeat it.
-        if status in ("requested", "started"):
-            if kind is not ToolKind.PLAN_EXIT or self.plan_state == "open":
-                return False
-            self.plan, self.plan_state, self.plan_stamp = arg or "", "open", stamp
-            return self.refresh()
+        self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
+    ) -> None:
+        """A tool call that finished."""
         if kind is ToolKind.PLAN_EXIT:
-            failed = outcome is None or outcome.status == "failed"
+            failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
             self.plan_stamp = stamp
         elif kind is ToolKind.TODO and self.said:
             self.said = ""  # the todo list, written after them, says where the work stands
-        elif (
-            outcome is not None
-            and outcome.status == "completed"
-            and (name == _PULL_REQUEST_CALL or (kind is ToolKind.SHELL and arg))
+        elif outcome.status == "completed" and (
+            name == _PULL_REQUEST_CALL or (kind is ToolKind.SHELL and arg)
         ):
             self._succeeded(kind, name, arg, outcome, stamp)
         else:
             # What the section is built from changed only by a command or a pull request that
             # worked: most calls need no rebuild compared against the last.
-            return True
-        return self.refresh()
+            return
+        self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """Files changed by a completed edit (of the project: not a scratch or configuration

@@ -199,7 +199,7 @@ class ToolCallRules:
         status, stamp = event.status, event.stamp
         if status == "requested" or status == "started":
             if call.kind is ToolKind.PLAN_EXIT:  # the one open call the section shows
-                self.stands.tool(status, call.kind, call.name, call.note, None, stamp)
+                self.stands.plan_proposed(call.note, stamp)
             if status == "requested":
                 return self._requested(key, call, stamp)
             return self._started(key, call, stamp)
@@ -207,7 +207,7 @@ class ToolCallRules:
         outcome = event.outcome
         assert outcome is not None  # completed and failed events always carry one
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
-        self.stands.tool(status, call.kind, call.name, argument, outcome, stamp)
+        self.stands.tool(call.kind, call.name, argument, outcome, stamp)
         self._finished(call, outcome, stamp)
         return True
 
