@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from deriver.user_text import first_sentence
 from deriver.wording import quote
 
 __all__ = [
@@ -165,7 +166,7 @@ def reports_unfinished(report: str) -> str:
     opening = next((ln for ln in lines if ln), "")
     if _UNFINISHED_RE.match(opening) is None:
         return ""
-    return re.split(r"(?<=[.!?])\s", opening, maxsplit=1)[0]
+    return first_sentence(opening)
 
 
 # The agent says that what it did earlier is wrong: "The README instructions I just wrote

@@ -13,6 +13,7 @@ __all__ = [
     "choices_stated",
     "disputes",
     "first_line",
+    "first_sentence",
     "informative_line",
     "is_acknowledgement",
     "is_short_answer",
@@ -444,10 +445,18 @@ def says_next_step(sentence: str) -> bool:
     return _NEXT_STEP_RE.search(sentence) is not None
 
 
+_FIRST_SENTENCE_END_RE: Final = re.compile(r"(?<=[.!?])\s")
+
+
+def first_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence (a ".", "!" or "?" before a blank)."""
+    return _FIRST_SENTENCE_END_RE.split(text.strip(), maxsplit=1)[0]
+
+
 def reports_result(text: str) -> str:
     """The first sentence of ``text`` when it reports a result and says no next step, else
     empty: the agent's own words on a check that passed."""
-    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    first = first_sentence(text)
     if _RESULT_RE.search(first) is None or says_next_step(first):
         return ""
     return first
