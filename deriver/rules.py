@@ -185,8 +185,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed work", "todo_items", "todo_items"),
     Rule("todo_done", "a todo item that became completed", "completed work: one line for "
          "the steps of the lists, how many and the last four (a tracker's closed issue: a "
-         "line of its own); a step the agent later says is wrong (the README instructions I "
-         "just wrote are wrong: most of the step's words in that line) is no longer done",
+         "line of its own); a step the agent later says is wrong, closing a turn (the README "
+         "instructions I just wrote are wrong: most of the step's words in that line) is no "
+         "longer done",
          "completed_work", "completed_work"),
     Rule("unchecked_step", "a todo step that verifies (Test…, Verify…, Run the tests…) "
          "became completed while no test, build or linter ran since it was planned",

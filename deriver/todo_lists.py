@@ -190,9 +190,9 @@ class TodoLists:
             store.remove(item, stamp)
 
     def said_wrong(self, lines: list[str], stamp: Stamp) -> None:
-        """The agent said work it did is wrong ("the README instructions I just wrote are
-        wrong"): the steps done that those lines name (by most of their words) are no longer
-        done."""
+        """The agent said, closing a turn, that work it did is wrong ("the README instructions
+        I just wrote are wrong"): the steps done that those lines name (by most of their
+        words) are no longer done."""
         said = set().union(*(_words(ln) for ln in lines))
         wrong = {
             text for text in self.done
