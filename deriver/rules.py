@@ -232,7 +232,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since, "
          "and their changes not thrown away (git restore a.py, git checkout -- a.py, git reset "
-         "--hard; not git restore --staged, nor another version checked out)",
+         "--hard; not git restore --staged, nor another version checked out), nor git "
+         "saying the tree is clean (nothing to commit, working tree clean; git status --short "
+         "of the whole tree listing no file)",
          "where the session stands: files changed (and not committed once the session used "
          "git), not those in a temporary or configuration directory (/tmp, ~/.claude) "
          "outside the session's known working directory; passing checks become stale",

@@ -69,6 +69,30 @@ _PULL_REQUEST_CALL: Final = "pull request"
 _MERGE_LATER_RE: Final = re.compile(r"\bwill be (?:automatically merged|added to the merge queue)")
 _DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
+_CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
+_SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
+
+
+def _tree_clean(command: str, outcome: ToolOutcome) -> bool:
+    """Whether git said that the working tree is clean: "nothing to commit, working tree
+    clean" (``git status``, a ``git commit`` with nothing to do), or ``git status --short``
+    of the whole tree listing no file (its ``##`` branch line aside)."""
+    if "git" not in command:
+        return False
+    text = outcome.output or outcome.error
+    if _CLEAN_TREE_RE.search(text[-2000:]):
+        return True
+    commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
+    if len(commands) != 1 or outcome.status != "completed" or outcome.exit_code not in (0, None):
+        return False
+    words = commands[0]
+    return (
+        basename(words[0]) == "git"
+        and words[1:2] == ["status"]
+        and bool(_SHORT_STATUS.intersection(words[2:]))
+        and all(w.startswith("-") for w in words[2:])
+        and all(not ln.strip() or ln.startswith("## ") for ln in text.splitlines())
+    )
 
 
 def _same_path(changed: str, path: str) -> bool:
@@ -260,6 +284,11 @@ class Stands:
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
         """A tool call that finished."""
+        if kind is ToolKind.SHELL and arg and self.changed and _tree_clean(arg, outcome):
+            # Git says so, whoever committed the changes ("nothing to commit, working tree
+            # clean" from a commit that then fails, or a short status listing no file).
+            self.changed.clear()
+            self.refresh()
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""

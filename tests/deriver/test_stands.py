@@ -285,6 +285,33 @@ class TestEndState:
         expected = [f"files changed and not committed: {', '.join(f'`{p}`' for p in left)}"]
         assert shown == (expected if left else [])
 
+    @pytest.mark.parametrize(
+        ("command", "output", "exit_code", "clean"),
+        [
+            ('git commit -m "x"', "On branch fix\nnothing to commit, working tree clean\n", 1,
+             True),
+            ("git status", "On branch main\nnothing to commit, working tree clean\n", 0, True),
+            ("git status -sb", "## fix/team-optimization-v2\n", 0, True),
+            ("git status --porcelain", "", 0, True),
+            ("git status -s", " M src/a.py\n", 0, False),
+            ("git status -s src/b.py", "", 0, False),
+            ("git status -s && git diff --stat", "", 0, False),
+        ],
+    )  # fmt: skip
+    def test_git_saying_the_tree_is_clean_leaves_no_file_uncommitted(
+        self, command: str, output: str, exit_code: int, clean: bool
+    ) -> None:
+        """Whoever committed the changes (a hook, the user), git saying "nothing to commit,
+        working tree clean", or a short status of the whole tree listing no file, leaves no
+        file to commit. A status of one path, or one beside another command, says less."""
+        memory = derive(
+            user("fix it"),
+            call("Edit", {"file_path": "src/a.py"}, call_id="e1"),
+            bash(command, output, "g1", exit_code),
+        )
+        uncommitted = [t for t in texts(memory.where_stands) if t.startswith("files changed")]
+        assert (uncommitted == []) is clean
+
     def test_a_merge_only_scheduled_leaves_the_pull_request_open(self) -> None:
         """``gh pr merge --auto`` merges once the checks pass: the pull request is open."""
         memory = derive(
