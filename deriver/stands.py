@@ -59,9 +59,7 @@ _CALLS_SHOWN: Final = 3
 _COMMIT_RE: Final = re.compile(
     r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
 )  # fmt: skip
-_NOT_STATE: Final = frozenset(
-    {"store", "_quoted", "_lines", "_fits", "_shown", "_built_from", "_cut_at"}
-)
+_NOT_STATE: Final = frozenset({"store", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"})
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
@@ -163,7 +161,6 @@ class Stands:
         self.ending_stamp: Stamp | None = None
         self.completed = False
         """Whether the last run completed after the agent's last message."""
-        self._shown: list[tuple[str, str, Stamp]] = []
         self._cut_at = MESSAGE_CHARS
         """The characters of the last message shown (fewer than it has when it was cut)."""
         self._fits: dict[int, int] = {}
@@ -516,11 +513,12 @@ class Stands:
         self._built_from = facts
         store = self.store
         cap = store.stands_cap
-        rest = self._rest()
-        cost = store.stands_cost([t for _, t, _ in rest])
+        # Each line counted once, as the item that shows it.
+        rest = [store.stands_item(*entry) for entry in self._rest()]
+        cost = store.stands_cost(rest)
         while rest and cost > cap:
             rest.pop()
-            cost = store.stands_cost([t for _, t, _ in rest])
+            cost = store.stands_cost(rest)
         message = self._message(MESSAGE_CHARS)
         self._cut_at = MESSAGE_CHARS
         if message is not None:
@@ -531,10 +529,7 @@ class Stands:
             if store.tokens.body(message[1]) > room:
                 self._cut_at = self._fitting_chars(room)
                 message = self._message(self._cut_at)
-        entries = [*([message] if message else []), *rest]
-        if entries != self._shown:
-            self._shown = entries
-            store.set_stands(entries)
+        store.set_stands([store.stands_item(*message), *rest] if message else rest)
         return True
 
     def widened(self, free: int) -> tuple[str, str, Stamp] | None:

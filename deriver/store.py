@@ -352,21 +352,17 @@ class MemoryStore:
 
     # -- where the session stands ---------------------------------------------------------
 
-    def stands_cost(self, texts: list[str]) -> int:
-        """Tokens the stands section takes with these item texts (none: no section)."""
-        if not texts:
+    def stands_cost(self, items: list[Item]) -> int:
+        """Tokens the stands section takes with these items (none: no section)."""
+        if not items:
             return 0
-        prefix = self.tokens.prefix(None, 1, None)
-        return self.tokens.stands_header + sum(prefix + self.tokens.body(t) for t in texts)
+        return self.tokens.stands_header + sum(i.prefix_tokens + i.body_tokens for i in items)
 
-    def set_stands(self, entries: list[tuple[str, str, Stamp]]) -> None:
-        """The stands section's items, (kind, text, stamp) in order; the caller fits them to
-        :attr:`stands_cap`."""
-        items = [self.stands_item(*entry) for entry in entries]
+    def set_stands(self, items: list[Item]) -> None:
+        """The stands section's items (:meth:`stands_item`), in order; the caller fits them
+        to :attr:`stands_cap`."""
         self.stands = items
-        # What stands_cost counts, from the items' own counts.
-        header = self.tokens.stands_header if entries else 0
-        self.stands_tokens = header + sum(i.prefix_tokens + i.body_tokens for i in items)
+        self.stands_tokens = self.stands_cost(items)
 
     def stands_item(self, kind: str, text: str, stamp: Stamp) -> Item:
         """An item of the stands section, its tokens counted."""
