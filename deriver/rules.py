@@ -205,9 +205,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "
          "line is gone)", "completed_work", "completed_work"),
-    Rule("pull_request", "`gh pr create`, `merge` or `close` completed",
-         "completed work: the pull request opened, merged or closed",
-         "completed_work", "completed_work"),
+    Rule("pull_request", "`gh pr` / `glab mr` `create`, `merge` or `close` completed",
+         "completed work: the pull request merged (the one named, else the one the session "
+         "opened) or closed; one opened is where the session stands while it is open, and "
+         "completed work once another is opened; a merge only scheduled (--auto, a merge "
+         "queue) leaves it open", "completed_work", "completed_work"),
+    Rule("merge_method", "`gh pr merge` / `glab mr merge` completed with --squash, --rebase "
+         "or --merge", "key decision: the merge method, the project's way of merging "
+         "(counted when merged again the same way)", "key_decisions", "key_decisions"),
     Rule("last_message", "the agent's closing message (final action) of the last turn",
          "where the session stands: the message in full (its middle cut to the section's "
          "share, or, when the memory is read, to the room the rest leaves); a run that "

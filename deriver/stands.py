@@ -14,7 +14,6 @@ become key decisions (capped), which is where a session states most of its choic
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from deriver.actions import actions_of
@@ -26,6 +25,17 @@ from deriver.agent_text import (
     quote_head_tail,
     states_choice,
     without_git_state,
+)
+from deriver.git_state import (
+    COMMIT_RE,
+    DISCARDS_RE,
+    MERGE_LATER_RE,
+    PULL_URL_RE,
+    Merge,
+    discarded,
+    merge_of,
+    same_pull,
+    tree_clean,
 )
 from deriver.keys import done_key
 from deriver.recording import bump, decision
@@ -54,43 +64,10 @@ _SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
-_CALLS_SHOWN: Final = 3
-# What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
-_COMMIT_RE: Final = re.compile(
-    r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
-)  # fmt: skip
 _NOT_STATE: Final = frozenset({"store", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"})
 _MIN_MESSAGE_CHARS: Final = 40
-_PULL_URL_RE: Final = re.compile(r"https?://\S+?/pull/\d+")
 _PULL_REQUEST_CALL: Final = "pull request"
-# gh's word for a merge it only scheduled (``gh pr merge --auto``, a merge queue).
-_MERGE_LATER_RE: Final = re.compile(r"\bwill be (?:automatically merged|added to the merge queue)")
-_DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
-_REF_LIKE: Final = frozenset({"HEAD", "@"})
-_CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
-_SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
-
-
-def _tree_clean(command: str, outcome: ToolOutcome) -> bool:
-    """Whether git said that the working tree is clean: "nothing to commit, working tree
-    clean" (``git status``, a ``git commit`` with nothing to do), or ``git status --short``
-    of the whole tree listing no file (its ``##`` branch line aside)."""
-    if "git" not in command:
-        return False
-    text = outcome.output or outcome.error
-    if _CLEAN_TREE_RE.search(text[-2000:]):
-        return True
-    commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
-    if len(commands) != 1 or outcome.status != "completed" or outcome.exit_code not in (0, None):
-        return False
-    words = commands[0]
-    return (
-        basename(words[0]) == "git"
-        and words[1:2] == ["status"]
-        and bool(_SHORT_STATUS.intersection(words[2:]))
-        and all(w.startswith("-") for w in words[2:])
-        and all(not ln.strip() or ln.startswith("## ") for ln in text.splitlines())
-    )
+_FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
 
 
 def _same_path(changed: str, path: str) -> bool:
@@ -99,35 +76,6 @@ def _same_path(changed: str, path: str) -> bool:
     if changed == path or changed.startswith(f"{path}/"):
         return True
     return changed.startswith("/") and not path.startswith("/") and changed.endswith(f"/{path}")
-
-
-def _discarded(args: list[str]) -> list[str] | None:
-    """The paths whose changes a git command line (its words after ``git``) throws away:
-    ``checkout -- a.py``, ``restore a.py`` (not ``--staged`` alone, not from another
-    ``--source``); None for all of them (``checkout .``, ``restore .``, ``reset --hard``);
-    empty when it throws none away (``checkout main`` names no changed file: the caller
-    matches)."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in ("-C", "-c") else 1  # git's own options
-    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
-    if sub == "reset":
-        return None if "--hard" in rest else []
-    if sub == "restore":
-        staged_only = bool({"--staged", "-S"} & set(rest)) and not {"--worktree", "-W"} & set(rest)
-        if staged_only or any(w in ("-s", "--source") or w.startswith("--source=") for w in rest):
-            return []
-        paths = [w for w in rest if not w.startswith("-")]
-    elif sub == "checkout":
-        paths = [w for w in rest if not w.startswith("-")]
-        if "--" in rest:
-            refs = [w for w in rest[: rest.index("--")] if not w.startswith("-")]
-            if any(ref not in _REF_LIKE for ref in refs):
-                return []  # ``checkout main -- a.py`` puts another version there: changed
-            paths = rest[rest.index("--") + 1 :]
-    else:
-        return []
-    return None if "." in paths else paths
 
 
 class Stands:
@@ -281,7 +229,7 @@ class Stands:
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
         """A tool call that finished."""
-        if kind is ToolKind.SHELL and arg and self.changed and _tree_clean(arg, outcome):
+        if kind is ToolKind.SHELL and arg and self.changed and tree_clean(arg, outcome):
             # Git says so, whoever committed the changes ("nothing to commit, working tree
             # clean" from a commit that then fails, or a short status listing no file).
             self.changed.clear()
@@ -330,10 +278,15 @@ class Stands:
             return
         for action in actions_of(name, arg):
             self._shell_action(action.name, action.targets, outcome.output, stamp)
-        if self.changed and _DISCARDS_RE.search(arg):
+        if self.changed and DISCARDS_RE.search(arg):
             for piped, words in simple_commands(arg):
                 if not piped and basename(words[0]) == "git":
-                    self._discard(_discarded(words[1:]))
+                    self._discard(discarded(words[1:]))
+        if "merge" in arg:
+            for piped, words in simple_commands(arg):
+                merge = None if piped else merge_of(words)
+                if merge is not None:
+                    self._merged(merge, outcome.output, stamp)
 
     def _discard(self, paths: list[str] | None) -> None:
         """Changes a command threw away (``git restore a.py``, ``git reset --hard``: None,
@@ -354,7 +307,7 @@ class Stands:
         if action.startswith("$ git"):
             self.git_used = True
         if action == "$ git commit":
-            found = _COMMIT_RE.search(output[:4000])
+            found = COMMIT_RE.search(output[:4000])
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
             if found is None:
                 return
@@ -371,23 +324,39 @@ class Stands:
                 text = f"pushed {self.commit}"
                 bump(store, "completed_work", "push", text, stamp, done_key(text))
             self.commit = ""
-        elif action == "$ gh pr" and "create" in targets:
-            found = _PULL_URL_RE.search(output[:4000])
+        elif action in _FORGE_PULLS and "create" in targets:
+            found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
-            # own output: the same URL is one pull request, opened once.
+            # own output: the same URL is one pull request, opened once. While it is open the
+            # section says so; one opened before it and left open is completed work.
             if found is not None and code(found.group(0), 160) != self.pull_request:
+                if self.pull_request and self.pull_stamp is not None:
+                    text = f"opened pull request {self.pull_request}"
+                    bump(store, "completed_work", "pull_request", text, self.pull_stamp,
+                         done_key(text))  # fmt: skip
                 self.pull_request = code(found.group(0), 160)
                 self.pull_stamp = stamp
-                text = f"opened pull request {self.pull_request}"
-                bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
-        elif action == "$ gh pr" and targets & {"merge", "close"}:
-            if "merge" in targets and _MERGE_LATER_RE.search(output[:4000]):
-                return  # "will be automatically merged … when all requirements are met": open
-            verb = "merged" if "merge" in targets else "closed"
-            if self.pull_request:
-                text = f"{verb} pull request {self.pull_request}"
-                bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
+        elif action in _FORGE_PULLS and "close" in targets and self.pull_request:
+            text = f"closed pull request {self.pull_request}"
+            bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
             self.pull_request = ""
+
+    def _merged(self, merge: Merge, output: str, stamp: Stamp) -> None:
+        """A merge command that worked: the pull request it names (by default the one the
+        session opened) is merged, unless the merge is only scheduled; the method it chose
+        is a key decision, the project's way of merging."""
+        if merge.method:
+            decision(self.store, "merge_method", f"merge method: {merge.method}", stamp)
+        if MERGE_LATER_RE.search(output[:4000]):
+            return  # "will be automatically merged … when all requirements are met": open
+        named, ours = merge.pull_request, self.pull_request
+        if not named or (ours and same_pull(named, ours.strip("`"))):
+            named, self.pull_request = ours, ""
+        else:
+            named = f"#{named}" if named.isdigit() else code(named, 160)
+        if named:
+            text = f"merged pull request {named}"
+            bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
 
     # -- the section ----------------------------------------------------------------------
 

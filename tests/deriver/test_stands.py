@@ -241,18 +241,81 @@ class TestEndState:
 
     def test_a_pull_request_recorded_twice_is_opened_once(self) -> None:
         """The client's own record of the pull request beside the command's output is the
-        same pull request: one milestone, not two."""
+        same pull request, said once: open where the session stands, not also completed."""
         memory = derive(
             user("open a PR"),
             bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
             call("pull request", {"url": "https://github.com/o/r/pull/7"},
                  result="https://github.com/o/r/pull/7", call_id="p2"),
         )  # fmt: skip
-        [opened] = memory.completed_work
-        assert (opened.text, opened.count) == (
-            "opened pull request `https://github.com/o/r/pull/7`",
-            1,
+        shown = [t for t in texts(memory.where_stands) if "pull request" in t]
+        assert shown == ["pull request left open: `https://github.com/o/r/pull/7`"]
+        assert texts(memory.completed_work) == []
+
+    def test_a_pull_request_opened_before_another_stays_a_completed_step(self) -> None:
+        memory = derive(
+            user("open two PRs"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+            bash("glab mr create --fill", "https://gitlab.com/o/r/-/merge_requests/8\n", "p2"),
         )
+        assert texts(memory.completed_work) == [
+            "opened pull request `https://github.com/o/r/pull/7`"
+        ]
+        assert "pull request left open: `https://gitlab.com/o/r/-/merge_requests/8`" in texts(
+            memory.where_stands
+        )
+
+    @pytest.mark.parametrize(
+        ("command", "merged", "method"),
+        [
+            ("gh pr merge 7 --squash --body 'all green'", "`https://github.com/o/r/pull/7`",
+             "Squash merge (`gh pr merge --squash`)"),
+            ("gh pr merge --rebase --delete-branch", "`https://github.com/o/r/pull/7`",
+             "Rebase merge (`gh pr merge --rebase`)"),
+            ("gh pr merge https://github.com/o/r/pull/7 -m", "`https://github.com/o/r/pull/7`",
+             "Merge commit (`gh pr merge -m`)"),
+            ("gh pr merge 5 --repo o/r -s --match-head-commit 39813c2", "#5",
+             "Squash merge (`gh pr merge -s`)"),
+            ("glab mr merge 3 --squash -m 'feat: x'", "#3",
+             "Squash merge (`glab mr merge --squash`)"),
+            ("gh pr merge 7", "`https://github.com/o/r/pull/7`", None),
+        ],
+    )  # fmt: skip
+    def test_a_merge_names_its_pull_request_and_its_method(
+        self, command: str, merged: str, method: str | None
+    ) -> None:
+        """A merge merges the pull request it names (the session's own when it names none,
+        or names it by number or URL); the method it chose is how the project merges: a key
+        decision that outlasts the merge."""
+        memory = derive(
+            user("ship it"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+            bash(command, "", "p2"),
+        )
+        assert f"merged pull request {merged}" in texts(memory.completed_work)
+        left_open = [t for t in texts(memory.where_stands) if t.startswith("pull request left")]
+        assert left_open == ([] if "7" in merged else [
+            "pull request left open: `https://github.com/o/r/pull/7`"
+        ])  # fmt: skip
+        methods = [t for t in texts(memory.key_decisions) if t.startswith("merge method")]
+        assert methods == ([f"merge method: {method}"] if method else [])
+
+    def test_the_same_method_again_counts_up(self) -> None:
+        memory = derive(
+            user("merge them"),
+            bash("gh pr merge 38 --squash", "", "p1"),
+            bash("gh pr merge 39 --squash", "", "p2"),
+            assistant("Merged both."),
+        )
+        [method] = [i for i in memory.key_decisions if i.text.startswith("merge method")]
+        assert (method.text, method.count) == (
+            "merge method: Squash merge (`gh pr merge --squash`)",
+            2,
+        )
+        assert texts(memory.completed_work) == [
+            "merged pull request #38",
+            "merged pull request #39",
+        ]
 
     @pytest.mark.parametrize(
         ("command", "left"),

@@ -30,9 +30,6 @@ class TestPullRequest:
         assert end.payload["tool_name"] == "pull request"
         assert end.payload["outcome"]["output"] == "https://github.com/entireio/git-sync/pull/74"
         m = memory(prompt(1, "open a PR"), pr_link(2))
-        assert [i.text for i in m.completed_work] == [
-            "opened pull request `https://github.com/entireio/git-sync/pull/74`"
-        ]
         assert "pull request left open: `https://github.com/entireio/git-sync/pull/74`" in [
             i.text for i in m.where_stands
         ]
