@@ -103,7 +103,8 @@ def cell_output(output: object) -> CellOutput:
     if header is None:
         return CellOutput("completed", None, tuple(t for t in texts if t))
     _, _, rest = head.partition(_OUTPUT_MARK)
-    items = tuple(t for t in (rest, *texts[1:]) if t)
+    # An empty item is a text() that printed nothing (a quiet command's output): it counts.
+    items = (rest, *texts[1:]) if rest else tuple(texts[1:])
     if header.group(1) == "completed":
         return CellOutput("completed", None, items)
     if header.group(1) == "failed":
@@ -119,17 +120,21 @@ def script_error(items: Sequence[str]) -> str:
 def shell_results(count: int, items: Sequence[str]) -> list[ShellResult]:
     """The results of ``count`` commands whose cell printed ``items``.
 
-    When the cell printed one result object per command, each command has its own, in the
-    order the script calls them (``Promise.all`` keeps that order). Else one command has the
-    whole output (read as its result object when it is one), and several share it: each
-    gets all of it, with no exit code, since the output does not say which part is whose.
+    When the cell printed one item per command, each command has its own, in the order the
+    script calls them (``Promise.all`` keeps that order): its result object, or its output
+    (``results.forEach((r) => text(r.output))``, an empty one included), with no exit code.
+    Else one command has the whole output (read as its result object when it is one), and
+    several share it: each gets all of it, with no exit code, since the output does not say
+    which part is whose.
     """
     if count == 0:
         return []
     objects = [_result_object(item) for item in items]
     if len(items) == count and all(o is not None for o in objects):
         return [o for o in objects if o is not None]
-    whole = "\n".join(items)
+    if len(items) == count and all(o is None for o in objects):
+        return [ShellResult(item, None, None) for item in items]
+    whole = "\n".join(item for item in items if item)
     if count == 1:
         return [_result_object(whole) or ShellResult(whole, None, None)]
     return [ShellResult(whole, None, None)] * count

@@ -368,7 +368,7 @@ class CodexToolCalls(AdapterBase):
     def _settle_cell(self, cell: Cell, eid: str, ts: str | None, out: list[Record]) -> None:
         """A completed cell's calls end, each with the output that is its own."""
         items = cell["items"]
-        whole = "\n".join(items)
+        whole = "\n".join(item for item in items if item)
         shells = iter(shell_results(sum(r != _CALL for r, _ in cell["calls"]), items))
         for n, (role, call_id) in enumerate(cell["calls"]):
             if role == _CALL:

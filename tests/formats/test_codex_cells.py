@@ -99,6 +99,30 @@ class TestCommands:
         checks = {item.text.split("`")[1]: item.status for item in m.verification_status}
         assert checks == {"go vet ./...": "passed", "go test ./internal/sem": "failed"}
 
+    def test_outputs_printed_per_command_are_each_commands_own(self) -> None:
+        """``results.forEach((r) => text(r.output))``: one item per command, in call order,
+        an empty one included (a quiet check that found nothing), with no exit code."""
+        script = (
+            "const results = await Promise.all([\n"
+            '  tools.exec_command({"cmd": "git diff --check", "workdir": "/w"}),\n'
+            '  tools.exec_command({"cmd": "git status --short --branch", "workdir": "/w"})\n'
+            "]); results.forEach((r) => text(r.output));"
+        )
+        status = "## feat/x...origin/feat/x\n M internal/sem/search.go\n"
+        events = tool_events(
+            *START, cell("call_1", script), script_output("call_1", "Script completed", "", status)
+        )
+        assert [outcome for state, _, outcome in events if state == "completed"] == [
+            ended("completed", ""),
+            ended("completed", status),
+        ]
+        m = memory(
+            *START, cell("call_1", script), script_output("call_1", "Script completed", "", status)
+        )
+        assert [(i.status, i.text) for i in m.verification_status] == [
+            ("passed", "`git diff --check`")
+        ]
+
     def test_a_shared_output_is_given_to_each_command(self) -> None:
         """When the output does not say whose part is whose, each command gets all of it,
         and no exit code."""
