@@ -114,10 +114,11 @@ _FAILING_SCAN: Final = 32 * 1024
 
 
 def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
-    """The first few failing tests a runner listed, by the names it gives them, in order."""
+    """The first few failing tests a runner listed, by the names it gives them, in order (a
+    task runner's label before a line is not part of it)."""
     if not isinstance(output, str) or not output:
         return ()
-    text = tail(output, _FAILING_SCAN)
+    text = _TASK_LABEL_RE.sub("", tail(output, _FAILING_SCAN))
     names: list[str] = []
     for match in _FAILING_TEST_RE.finditer(text):
         name = next(group for group in match.groups() if group)

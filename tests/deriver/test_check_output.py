@@ -592,6 +592,14 @@ class TestFailureListing:
             "cmd/a.go:3:1: undefined: errors\n"
         )
         assert failure_line(go) == "cmd/a.go:3:1: undefined: errors"
+        labelled = (
+            "[vet] # github.com/smacker/go-tree-sitter/lua\n"
+            "[vet] parser.c:254:18: warning: null character(s) preserved in string literal\n"
+            "[test:ci] --- FAIL: TestSearchPathPrior (0.00s)\n"
+            "[test:ci]     search_test.go:1366: explicit workflow query was penalized: -4\n"
+            "[test:ci] FAIL\n"
+        )
+        assert failure_line(labelled) == "TestSearchPathPrior"
 
     def test_failing_test_then_summary_then_first_line(self) -> None:
         """Without an error line, the first failing test, the summary, then a real line."""
