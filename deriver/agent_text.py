@@ -112,9 +112,24 @@ _CHOICE_RE: Final = re.compile(
 )
 
 
+_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+# A sentence that leaves the choice to the user: a question, "until you tell me which
+# approach you prefer", "let me know which you want".
+_ASKS_USER_RE: Final = re.compile(
+    r"\?\s*$|\b(?:let me know|tell me|you(?:'d| would)? (?:prefer|want|like)"
+    r"|up to you)\b",
+    re.IGNORECASE,
+)
+
+
 def states_choice(text: str) -> bool:
-    """Whether a closing message states a choice or its reason, rather than only a status."""
-    return _CHOICE_RE.search(text) is not None
+    """Whether a closing message states a choice or its reason, rather than only a status
+    (or a choice it leaves to the user)."""
+    if _CHOICE_RE.search(text) is None:
+        return False
+    return any(
+        _CHOICE_RE.search(s) and not _ASKS_USER_RE.search(s) for s in _SENTENCE_RE.findall(text)
+    )
 
 
 # A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
@@ -125,7 +140,6 @@ _GIT_STATE_RE: Final = re.compile(
     r"|working tree (?:is )?(?:clean|dirty))\b",
     re.IGNORECASE,
 )
-_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
 
 
 def without_git_state(text: str) -> str:

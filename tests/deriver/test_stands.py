@@ -52,6 +52,25 @@ class TestLastMessage:
         (kept,) = texts(memory.key_decisions)
         assert "Precomputed the empty packs" in kept and "uncommitted" not in kept
 
+    @pytest.mark.parametrize(
+        ("closing", "kept"),
+        [
+            ("Saved the constraint. Holding on the restructure until you tell me which "
+             "approach you prefer.", False),
+            ("Two options: a symlink or a copy. Which approach would you choose?", False),
+            ("Let me know if you'd prefer the copy instead.", False),
+            ("Skipped the name field per your call, so the folder name is used.", True),
+        ],
+    )  # fmt: skip
+    def test_a_choice_left_to_the_user_is_no_decision(self, closing: str, kept: bool) -> None:
+        """A closing message whose only words of choice ask the user to choose ("until you
+        tell me which approach you prefer", a question) decided nothing: the user's answer
+        does, and the message is overtaken by it."""
+        memory = derive(user("fix the install"), final(closing), user("go with the symlink"))
+        assert any(t.startswith("the agent concluded") for t in texts(memory.key_decisions)) is (
+            kept
+        )
+
 
 class TestMidTurn:
     def test_the_agents_words_while_working_stay_within_the_budget(self) -> None:
