@@ -216,13 +216,15 @@ def _entries(lines: list[str]) -> Iterator[tuple[str, str]]:
 def _labelled(bullet: str) -> tuple[str, str]:
     """A bullet's field label and text: "**Decisions**: x" is field "Decisions" with text x.
 
-    A bold lead-in that names no kind of section, or is longer than a field name
-    ("**Credo warning about length/1**: ..."), is part of the text, not a label.
+    A bold lead-in that names no kind of section, is longer than a field name ("**Credo
+    warning about length/1**: ..."), or names one entry by its number ("**Task #10
+    (in_progress)**: ..."), is part of the text, not a label.
     """
     labelled = _LABEL.match(bullet)
     if labelled is not None:
         label = labelled.group(1).strip()
-        if len(label.split()) <= 3 and section_kind(label) is not None:
+        numbered = any(c.isdigit() for c in label)
+        if len(label.split()) <= 3 and not numbered and section_kind(label) is not None:
             return label, _clean(labelled.group(2))
     return "", _clean(bullet)
 

@@ -84,6 +84,20 @@ class TestMarkdownSummary:
         assert s.todos == ("Reply to the second review thread",)
         assert s.resume == ()
 
+    def test_a_bold_entry_name_with_a_number_is_no_field_label(self) -> None:
+        """ "**Task #10 (in_progress)**: ..." under Pending Tasks names a task, not a field:
+        it is a pending task (its "progress" once read it as work done)."""
+        s = read_markdown_summary(
+            "## Pending Tasks\n"
+            '- **Task #10 (in_progress)**: "Update the review and commit" \u2014 the final '
+            "commit has NOT been made yet.\n"
+        )
+        assert s.done == ()
+        assert s.todos == (
+            'Task #10 (in_progress): "Update the review and commit" \u2014 the final commit has '
+            "NOT been made yet.",
+        )
+
     @given(st.text(max_size=400))
     def test_any_text_parses(self, text: str) -> None:
         """Any summary text parses, never raising."""
