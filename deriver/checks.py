@@ -171,9 +171,10 @@ class CheckRules:
         verification(self.store, "check", status, text, stamp, key=check_key(identity))
         if passed is False:
             self._failed(tool, check, identity, shown, exit_code, output, summary, stamp)
-        elif passed:
-            self._resolve(check, stamp)
-            self.failures.unread = check_key(identity)  # the agent's reading of the pass
+        else:
+            if passed:
+                self._resolve(check, stamp)
+            self.failures.unread = check_key(identity)  # the agent's reading of the outcome
         return bool(passed)
 
     def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:

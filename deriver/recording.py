@@ -28,7 +28,8 @@ _PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
 _PASTE_SCAN: Final = 16_000
 _REPORTED_CHARS: Final = 200
 _USER: Final = "user"
-_READ_STATUSES: Final = frozenset({"open", "passed"})  # a failure, a check that passed
+_READ_STATUSES: Final = frozenset({"open", "passed", "warning"})
+"""A failure, a check that passed, and one whose outcome the output did not say."""
 # The agent's reading of a failure it ran the check to see: "The red step failed for the
 # expected reason", "fails as expected".
 _EXPECTED_RE: Final = re.compile(
@@ -144,14 +145,15 @@ class Failures:
             self._forget_gone()
 
     def read_by_agent(self, content: str, stamp: Stamp) -> bool:
-        """The agent's first words after a failure, or after a check passed: its reading
-        ("All 527 tests pass, coverage thresholds met"), kept with the failure or the check."""
+        """The agent's first words after a failure, or after a check passed or ran with an
+        outcome not told: its reading ("All 527 tests pass, coverage thresholds met"), kept
+        with the failure or the check."""
         key, self.unread = self.unread, None
         item = self.store.get(ItemKey(key)) if key is not None else None
         if item is None or item.status not in _READ_STATUSES:
             return False
         reading = answer_gist(content, _READING_CHARS)
-        if item.status == "passed":
+        if item.status != "open":
             reading = reports_result(reading)  # not what it does next ("Now commit.")
         if not reading or announces(reading):
             return False  # only what it will do next: no reading of what went wrong

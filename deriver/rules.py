@@ -163,8 +163,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "of check it runs; stale after a later edit of a file checks read (not docs, not a file "
          "outside the session's working directory); a run "
          "the user pasted into a message (its prompt line, then its output) counts, run by the "
-         "user; the agent's first sentence after a pass, when it reports a result and no next "
-         "step (All 527 tests pass), is kept with it",
+         "user; the agent's first sentence after a pass, or after a run whose outcome its "
+         "output did not tell, when it reports a result and no next step (All 527 tests "
+         "pass), is kept with it",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "

@@ -389,6 +389,26 @@ class TestTheAgentsReading:
         (check,) = memory.verification_status
         assert check.text.endswith("; the agent: “All 527 tests pass, coverage thresholds met.”")
 
+    def test_the_agents_words_on_a_check_whose_output_did_not_tell_are_kept_with_it(
+        self,
+    ) -> None:
+        """A check whose output says neither way (no exit code, no summary) is shown with
+        the agent's reading of it: what the memory cannot tell, the agent may have seen."""
+        memory = derive(
+            call(
+                "Bash",
+                {"command": "mise run check"},
+                call_id="c1",
+                result="[fmt] $ gofmt -s -w .\n[vet] $ go vet ./...\n",
+            ),
+            assistant("All verification gates are green. Committing next."),
+        )
+        (check,) = memory.verification_status
+        assert (check.status, check.text) == (
+            "warning",
+            "`mise run check` (outcome unknown); the agent: “All verification gates are green.”",
+        )
+
     @pytest.mark.parametrize(
         "said", ["Now verify lint passes cleanly.", "The config looks fine.", "Let me commit."]
     )
