@@ -42,6 +42,9 @@ _PASTE_SCAN: Final = 16_000
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
 _MAX_TRACKED: Final = 256  # checks remembered per name; the oldest are forgotten first
 _NAMES_CHARS: Final = 100
+_NAMED_TESTS: Final = 5
+"""Failing tests remembered per failed run; a run that listed more is settled only by a
+broader pass."""
 _CAUSE_CHARS: Final = 120
 _COMMAND_CHARS: Final = 120
 # Files no test, build or linter reads: changing them leaves a passing check valid.
@@ -125,6 +128,9 @@ class CheckRules:
         self.failing: dict[str, dict[str, CheckScope]] = {}
         self.kinds: dict[str, str] = {}
         """The kind of each check name seen (a test run, a linter, a project's gate...)."""
+        self.failed_tests: dict[str, list[str]] = {}
+        """Per failing run (its identity), the tests it listed as failing, when it listed
+        all of them: a later run that names each and passes settles it."""
 
     def record(
         self, tool: str, check: CheckRun, exit_code: int | None, output: str, stamp: Stamp
@@ -174,6 +180,7 @@ class CheckRules:
         else:
             if passed:
                 self._resolve(check, stamp)
+                self._named_tests_passed(check, stamp)
             self.failures.unread = check_key(identity)  # the agent's reading of the outcome
         return bool(passed)
 
@@ -243,6 +250,34 @@ class CheckRules:
         failing[identity] = check.scope
         if len(failing) > _MAX_TRACKED:
             del failing[next(iter(failing))]
+        names = failing_tests(output, _NAMED_TESTS + 1)
+        if 0 < len(names) <= _NAMED_TESTS:
+            self.failed_tests[identity] = list(names)
+        else:
+            self.failed_tests.pop(identity, None)
+        if len(self.failed_tests) > _MAX_TRACKED:
+            del self.failed_tests[next(iter(self.failed_tests))]
+
+    def _named_tests_passed(self, check: CheckRun, stamp: Stamp) -> None:
+        """A pass of a run that names each test an earlier run listed as failing (``go test
+        -run 'TestA|TestB'``, ``pytest tests/a.py::test_b``, after ``mise run check`` failed
+        on them): that run's failure is fixed, and its FAILED line goes, as when the run
+        passes again."""
+        scope = check.scope
+        named = " ".join((*scope.filters, *scope.paths))
+        if not named or not self.failed_tests:
+            return
+        for identity, names in list(self.failed_tests.items()):
+            if not all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
+                continue
+            del self.failed_tests[identity]
+            name = identity.split("\x00", 1)[0]
+            self.failing.get(name, {}).pop(identity, None)
+            self.failures.resolve(_CHECK_TOOL, identity, stamp)
+            item = self.store.get(check_key(identity))
+            if item is not None and item.status == "failed":
+                self.lines.get(name, {}).pop(identity, None)
+                self.store.remove(item, stamp)
 
     def _resolve(self, check: CheckRun, stamp: Stamp) -> None:
         """A pass resolves the failures of the same check and of the narrower runs it covers."""
@@ -304,7 +339,12 @@ class CheckRules:
                 for name, checks in table.items()
             }
 
-        return {"lines": dump(self.lines), "failing": dump(self.failing), "kinds": self.kinds}
+        return {
+            "lines": dump(self.lines),
+            "failing": dump(self.failing),
+            "kinds": self.kinds,
+            "failed_tests": self.failed_tests,
+        }
 
     def load_state(self, state: dict[str, Any] | None) -> None:
         def load(table: dict[str, Any]) -> dict[str, dict[str, CheckScope]]:
@@ -317,6 +357,7 @@ class CheckRules:
         self.lines = load(state.get("lines", {}))
         self.failing = load(state.get("failing", {}))
         self.kinds = dict(state.get("kinds", {}))
+        self.failed_tests = {k: list(v) for k, v in state.get("failed_tests", {}).items()}
 
 
 def _prompted_check(line: str) -> CheckRun | None:

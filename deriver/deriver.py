@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 7
+SNAPSHOT_FORMAT: Final = 8
 """Version 7 keeps the steps done that the agent later said were wrong; version 6 the items
 evicted that may come back when the memory is read; version 3 where the session stands. Any
 other version is refused: rebuild instead."""

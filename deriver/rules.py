@@ -158,7 +158,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "ELIFECYCLE, make: *** Error 1; a linter, type checker or build with no exit code and no "
          "output passed: they are silent when all is well); a broader later run settles "
          "narrower ones (a run whose output grep filtered for a name, with no summary shown, "
-         "is narrower: tsc | grep ezoic), and a "
+         "is narrower: tsc | grep ezoic), a pass of a run naming each test a failed run "
+         "listed as failing (go test -run TestA, pytest a.py::test_b) the failed run, and a "
          "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
          "of check it runs; stale after a later edit of a file checks read (not docs, not a file "
          "outside the session's working directory); a run "
@@ -170,8 +171,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
-         "pnpm exec) marks it resolved; a linter's or formatter's finding so fixed goes (it is "
-         "in the code now)", "failed_attempts", "resolved_failures"),
+         "pnpm exec), or of a run naming each test it listed as failing, marks it resolved; "
+         "a linter's or formatter's finding so fixed goes (it is in the code now)",
+         "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
          "when the agent worked on past its last update, ended the turn and the user asks for "

@@ -740,6 +740,33 @@ class TestGatesAndPastedRuns:
         )
         assert "failed" in [i.status for i in other.verification_status]
 
+    @pytest.mark.parametrize(
+        ("failed", "output", "rerun", "settled"),
+        [
+            ("mise run check", "[test:ci] --- FAIL: TestPrior (0.00s)\n[test:ci] FAIL\n",
+             "mise exec -- go test ./internal/sem -run 'TestPrior|TestBoost'", True),
+            ("pytest", "FAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed, 9 passed\n",
+             "pytest tests/test_a.py::test_b", True),
+            ("make test", "--- FAIL: TestPrior (0.00s)\n--- FAIL: TestOther (0.01s)\nFAIL\n",
+             "go test ./... -run TestPrior", False),
+            ("mise run check", "[test:ci] --- FAIL: TestPrior (0.00s)\n",
+             "go test ./internal/sem -run TestPriorLater", False),
+        ],
+    )  # fmt: skip
+    def test_a_pass_of_the_failing_tests_by_name_settles_the_run_that_failed(
+        self, failed: str, output: str, rerun: str, settled: bool
+    ) -> None:
+        """A gate or suite failed on some tests; after a fix, a run naming each of them
+        passed: that failure is fixed (resolved) and its FAILED line goes. A run naming
+        only some of them, or other tests, settles nothing."""
+        memory = derive(
+            bash(failed, output, "c1", exit_code=1),
+            bash(rerun, "ok  \tacme/internal/sem\t0.4s\n=== 1 passed ===\n", "c2"),
+        )
+        statuses = [i.status for i in memory.verification_status]
+        assert ("failed" in statuses) is not settled
+        assert [f.status for f in memory.failed_attempts] == ["resolved" if settled else "open"]
+
     def test_a_silent_check_with_no_exit_code_passed(self) -> None:
         """A linter, a formatter's check, a type checker or a build prints nothing when all
         is well: a blank output with no exit code (a Codex code-mode cell reports none)
