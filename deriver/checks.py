@@ -192,19 +192,12 @@ class CheckRules:
         covered = gate_covers(check.name)
         if not covered:
             return
-        store, lines = self.store, self.lines
         for name, failing in self.failing.items():
             if self.kinds.get(name) not in covered:
                 continue
             for other, scope in list(failing.items()):
-                if not check.scope.covers(scope):
-                    continue
-                del failing[other]
-                self.failures.resolve(_CHECK_TOOL, other, stamp, no_lesson=_no_lesson(check))
-                item = store.get(check_key(other))
-                if item is not None and item.status == "failed":
-                    lines.get(name, {}).pop(other, None)
-                    store.remove(item, stamp)
+                if check.scope.covers(scope):
+                    self._settled(name, other, stamp, no_lesson=_no_lesson(check))
 
     def _settle(self, check: CheckRun, identity: str, stamp: Stamp) -> None:
         """Lines of narrower runs of the same check go: this run's result stands for them."""
@@ -268,16 +261,19 @@ class CheckRules:
         if not named or not self.failed_tests:
             return
         for identity, names in list(self.failed_tests.items()):
-            if not all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
-                continue
-            del self.failed_tests[identity]
-            name = identity.split("\x00", 1)[0]
-            self.failing.get(name, {}).pop(identity, None)
-            self.failures.resolve(_CHECK_TOOL, identity, stamp)
-            item = self.store.get(check_key(identity))
-            if item is not None and item.status == "failed":
-                self.lines.get(name, {}).pop(identity, None)
-                self.store.remove(item, stamp)
+            if all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
+                self._settled(identity.split("\x00", 1)[0], identity, stamp)
+
+    def _settled(self, name: str, identity: str, stamp: Stamp, *, no_lesson: bool = False) -> None:
+        """A failed run that a later pass stands for: its failure is resolved (gone with
+        ``no_lesson``), and its FAILED line goes."""
+        self.failing.get(name, {}).pop(identity, None)
+        self.failed_tests.pop(identity, None)
+        self.failures.resolve(_CHECK_TOOL, identity, stamp, no_lesson=no_lesson)
+        item = self.store.get(check_key(identity))
+        if item is not None and item.status == "failed":
+            self.lines.get(name, {}).pop(identity, None)
+            self.store.remove(item, stamp)
 
     def _resolve(self, check: CheckRun, stamp: Stamp) -> None:
         """A pass resolves the failures of the same check and of the narrower runs it covers."""

@@ -278,15 +278,14 @@ class Stands:
             return
         for action in actions_of(name, arg):
             self._shell_action(action.name, action.targets, outcome.output, stamp)
-        if self.changed and DISCARDS_RE.search(arg):
-            for piped, words in simple_commands(arg):
-                if not piped and basename(words[0]) == "git":
-                    self._discard(discarded(words[1:]))
-        if "merge" in arg:
+        discards = bool(self.changed and DISCARDS_RE.search(arg))
+        if discards or "merge" in arg:
             for piped, words in simple_commands(arg):
                 merge = None if piped else merge_of(words)
                 if merge is not None:
                     self._merged(merge, outcome.output, stamp)
+                elif discards and not piped and basename(words[0]) == "git":
+                    self._discard(discarded(words[1:]))
 
     def _discard(self, paths: list[str] | None) -> None:
         """Changes a command threw away (``git restore a.py``, ``git reset --hard``: None,
