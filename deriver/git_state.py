@@ -15,9 +15,9 @@ __all__ = [
     "DISCARDS_RE",
     "MERGE_LATER_RE",
     "PULL_URL_RE",
-    "Merge",
+    "PullAction",
     "discarded",
-    "merge_of",
+    "pull_action",
     "same_pull",
     "tree_clean",
 ]
@@ -45,10 +45,11 @@ _METHODS: Final = {
 # Flags that take a value, which is then no pull request.
 _VALUED: Final = {
     "gh": frozenset({"-b", "--body", "-F", "--body-file", "-t", "--subject", "-R", "--repo",
-                     "-A", "--author-email", "--match-head-commit"}),
+                     "-A", "--author-email", "--match-head-commit", "-c", "--comment"}),
     "glab": frozenset({"-m", "--message", "--squash-message", "--sha", "-R", "--repo"}),
 }  # fmt: skip
-_SUBCOMMAND: Final = {"gh": ("pr", "merge"), "glab": ("mr", "merge")}
+_NOUN: Final = {"gh": "pr", "glab": "mr"}
+_VERBS: Final = frozenset({"merge", "close"})
 
 
 def tree_clean(command: str, outcome: ToolOutcome) -> bool:
@@ -102,39 +103,42 @@ def discarded(args: list[str]) -> list[str] | None:
     return None if "." in paths else paths
 
 
-class Merge(NamedTuple):
-    """A merge command: the pull request it names ("" for the current branch's) and the
-    method it chose, with the command that chose it ("" when it chose none)."""
+class PullAction(NamedTuple):
+    """A command that merges or closes a pull request: the verb, the pull request it names
+    ("" for the current branch's) and, for a merge, the method it chose with the command
+    that chose it ("" when it chose none)."""
 
+    verb: str
     pull_request: str
     method: str
 
 
-def merge_of(words: list[str]) -> Merge | None:
-    """The merge a command's words ask for (``gh pr merge 5 --squash``); None for any other
-    command."""
-    if not words:
+def pull_action(words: list[str]) -> PullAction | None:
+    """The merge or close a command's words ask for (``gh pr merge 5 --squash``, ``glab mr
+    close 3``); None for any other command."""
+    client = basename(words[0]) if words else ""
+    if client not in _NOUN or words[1:2] != [_NOUN[client]] or words[2:3] == []:
         return None
-    client = basename(words[0])
-    if client not in _SUBCOMMAND or tuple(words[1:3]) != _SUBCOMMAND[client]:
+    verb = words[2]
+    if verb not in _VERBS:
         return None
-    methods, valued = _METHODS[client], _VALUED[client]
+    methods = _METHODS[client] if verb == "merge" else {}
     named = method = ""
     skip = False
     for word in words[3:]:
         if skip:
             skip = False
         elif word in methods:
-            method = f"{methods[word]} (`{client} {' '.join(_SUBCOMMAND[client])} {word}`)"
-        elif word in valued:
+            method = f"{methods[word]} (`{client} {_NOUN[client]} merge {word}`)"
+        elif word in _VALUED[client]:
             skip = True
         elif not word.startswith("-") and not named:
             named = word
-    return Merge(named, method)
+    return PullAction(verb, named, method)
 
 
 def same_pull(named: str, url: str) -> bool:
-    """Whether a merge's argument (a number, ``#7``, a URL) names the pull request at
+    """Whether a command's argument (a number, ``#7``, a URL) names the pull request at
     ``url``."""
     number = named.rstrip("/").rsplit("/", 1)[-1].lstrip("#")
     return named == url or url.endswith(f"/{number}")

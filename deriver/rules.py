@@ -210,8 +210,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "the commit's line says committed and pushed (a line of its own when the commit's "
          "line is gone)", "completed_work", "completed_work"),
     Rule("pull_request", "`gh pr` / `glab mr` `create`, `merge` or `close` completed",
-         "completed work: the pull request merged (the one named, else the one the session "
-         "opened) or closed; one opened is where the session stands while it is open, and "
+         "completed work: the pull request merged or closed (the one named, else the one the "
+         "session opened); one opened is where the session stands while it is open, and "
          "completed work once another is opened; a merge only scheduled (--auto, a merge "
          "queue) leaves it open", "completed_work", "completed_work"),
     Rule("merge_method", "`gh pr merge` / `glab mr merge` completed with --squash, --rebase "

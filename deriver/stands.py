@@ -31,9 +31,9 @@ from deriver.git_state import (
     DISCARDS_RE,
     MERGE_LATER_RE,
     PULL_URL_RE,
-    Merge,
+    PullAction,
     discarded,
-    merge_of,
+    pull_action,
     same_pull,
     tree_clean,
 )
@@ -279,11 +279,11 @@ class Stands:
         for action in actions_of(name, arg):
             self._shell_action(action.name, action.targets, outcome.output, stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
-        if discards or "merge" in arg:
+        if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
-                merge = None if piped else merge_of(words)
-                if merge is not None:
-                    self._merged(merge, outcome.output, stamp)
+                pull = None if piped else pull_action(words)
+                if pull is not None:
+                    self._pull_ended(pull, outcome.output, stamp)
                 elif discards and not piped and basename(words[0]) == "git":
                     self._discard(discarded(words[1:]))
 
@@ -335,26 +335,22 @@ class Stands:
                          done_key(text))  # fmt: skip
                 self.pull_request = code(found.group(0), 160)
                 self.pull_stamp = stamp
-        elif action in _FORGE_PULLS and "close" in targets and self.pull_request:
-            text = f"closed pull request {self.pull_request}"
-            bump(store, "completed_work", "pull_request", text, stamp, done_key(text))
-            self.pull_request = ""
 
-    def _merged(self, merge: Merge, output: str, stamp: Stamp) -> None:
-        """A merge command that worked: the pull request it names (by default the one the
-        session opened) is merged, unless the merge is only scheduled; the method it chose
-        is a key decision, the project's way of merging."""
-        if merge.method:
-            decision(self.store, "merge_method", f"merge method: {merge.method}", stamp)
-        if MERGE_LATER_RE.search(output[:4000]):
+    def _pull_ended(self, pull: PullAction, output: str, stamp: Stamp) -> None:
+        """A merge or close that worked: the pull request it names (by default the one the
+        session opened) is merged or closed, unless the merge is only scheduled; the method
+        a merge chose is a key decision, the project's way of merging."""
+        if pull.method:
+            decision(self.store, "merge_method", f"merge method: {pull.method}", stamp)
+        if pull.verb == "merge" and MERGE_LATER_RE.search(output[:4000]):
             return  # "will be automatically merged … when all requirements are met": open
-        named, ours = merge.pull_request, self.pull_request
+        named, ours = pull.pull_request, self.pull_request
         if not named or (ours and same_pull(named, ours.strip("`"))):
             named, self.pull_request = ours, ""
         else:
             named = f"#{named}" if named.isdigit() else code(named, 160)
         if named:
-            text = f"merged pull request {named}"
+            text = f"{pull.verb}d pull request {named}"
             bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
 
     # -- the section ----------------------------------------------------------------------

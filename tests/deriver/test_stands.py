@@ -319,6 +319,27 @@ class TestEndState:
         methods = [t for t in texts(memory.key_decisions) if t.startswith("merge method")]
         assert methods == ([f"merge method: {method}"] if method else [])
 
+    @pytest.mark.parametrize(
+        ("command", "closed", "left_open"),
+        [
+            ("gh pr close --comment 'superseded by #9'", "`https://github.com/o/r/pull/7`", False),
+            ("gh pr close 12 -c done", "#12", True),
+            ("glab mr close 7", "`https://github.com/o/r/pull/7`", False),
+        ],
+    )  # fmt: skip
+    def test_a_close_names_its_pull_request(
+        self, command: str, closed: str, left_open: bool
+    ) -> None:
+        """``gh pr close 12`` closes pull request 12, not the one the session opened."""
+        memory = derive(
+            user("tidy up"),
+            bash("gh pr create --fill", "https://github.com/o/r/pull/7\n", "p1"),
+            bash(command, "", "p2"),
+        )
+        assert f"closed pull request {closed}" in texts(memory.completed_work)
+        still = "pull request left open: `https://github.com/o/r/pull/7`"
+        assert (still in texts(memory.where_stands)) is left_open
+
     def test_the_same_method_again_counts_up(self) -> None:
         memory = derive(
             user("merge them"),
