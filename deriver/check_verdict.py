@@ -97,9 +97,11 @@ def _says_run_failed(output: str) -> bool:
 # Failing tests as the common runners list them: ExUnit "  1) test name (Module)", pytest
 # "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
 # test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
-# rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]".
+# rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]", PHPUnit
+# "1) Tests\UserTest::testEmail".
 _FAILING_TEST_RE: Final = re.compile(
     r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
+    r"|\d+\) ([\w\\]+::\w+)(?: with data set [^\n]*)?[ \t]*$"
     r"|(?:FAILED|ERROR) ([^\s]+::[^\s]+)"
     r"|test ([^\s]+) \.\.\. FAILED[ \t]*$"
     r"|[ \t]*--- FAIL: ([^\s]+)"
@@ -139,8 +141,9 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|\u2718 \[ERROR\][^\n]*"
     r"|[\w.]*(?:Error|Exception): [^\n]+"
     # a compiler's diagnostic at a file position: ``a.go:44:19: x undefined``,
-    # ``src/a.ts(12,5): error TS2345: …``, ``src/a.ts:12:5 - error TS2345: …``
-    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error) [^\n]+"
+    # ``src/a.ts(12,5): error TS2345: …``, ``src/a.ts:12:5 - error TS2345: …`` (pyright:
+    # ``- error: …``)
+    r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error:?) [^\n]+"
     # javac's ``A.java:3: error: …``, maven's ``/p/A.java:[3,5] …`` (past its label), eslint's
     # ``  3:7  error  'x' is …``, a build's ``Type error: …``
     r"|[^\s:()]+\.\w+:\d+: (?:fatal )?error: [^\n]+|\S+\.\w+:\[\d+,\d+\] [^\n]+"

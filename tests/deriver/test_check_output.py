@@ -601,6 +601,21 @@ class TestFailureListing:
         )
         assert failure_line(labelled) == "TestSearchPathPrior"
 
+    def test_phpunits_failing_test_and_pyrights_error_are_found(self) -> None:
+        """PHPUnit lists "1) Tests\\UserTest::testEmail"; pyright's diagnostic reads
+        "a.py:3:5 - error: …" (tsc's has no colon after "error")."""
+        phpunit = (
+            "..F.  4 / 4 (100%)\n\nThere was 1 failure:\n\n1) Tests\\UserTest::testEmail\n"
+            "Failed asserting that false is true.\n\nFAILURES!\nTests: 4, Assertions: 4, "
+            "Failures: 1.\n"
+        )
+        assert failing_tests(phpunit) == ("Tests\\UserTest::testEmail",)
+        pyright = (
+            '/p/src/a.py\n  /p/src/a.py:3:5 - error: "x" is not defined\n'
+            "1 error, 0 warnings, 0 informations \n"
+        )
+        assert failure_line(pyright) == '/p/src/a.py:3:5 - error: "x" is not defined'
+
     def test_failing_test_then_summary_then_first_line(self) -> None:
         """Without an error line, the first failing test, the summary, then a real line."""
         assert failure_line("Exit code 2\n  1) test a (M)\n     Assertion failed\n") == "test a (M)"
