@@ -111,6 +111,13 @@ _BUN_RE: Final = re.compile(
     r"[ \t]*(\d+) fail[ \t]*$",
     re.MULTILINE,
 )
+# node's test runner: "tests 2", "suites 0", "pass 1", "fail 1", each after an information
+# sign (U+2139; the TAP reporter's "#"), one count a line.
+_NODE_TEST_RE: Final = re.compile(
+    r"^[ \t]*[\u2139#] tests (\d+)[ \t]*\n(?:[ \t]*[\u2139#] suites \d+[ \t]*\n)?"
+    r"[ \t]*[\u2139#] pass (\d+)[ \t]*\n[ \t]*[\u2139#] fail (\d+)[ \t]*$",
+    re.MULTILINE,
+)
 _CREDO_RE: Final = re.compile(
     r"^\d+ mods/funs, found (no issues|\d+ [a-z ]+(?:, \d+ [a-z ]+)*)\.?[ \t]*$", re.MULTILINE
 )
@@ -155,6 +162,7 @@ _CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
 _EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
 _BUN: Final = LinePattern(_BUN_RE, " pass")
 _CREDO: Final = LinePattern(_CREDO_RE, " mods/funs, found ", one_line=True)
+_NODE_TEST: Final = LinePattern(_NODE_TEST_RE, " tests ")
 
 
 def _words_counts(text: str, extra_failed: Iterable[str] = ()) -> dict[str, int]:
@@ -324,6 +332,15 @@ def _bun(text: str) -> _Summary | None:
     return _summary(match, counts, ", ".join([*words, f"{failed} fail"]))
 
 
+def _node_test(text: str) -> _Summary | None:
+    match = _NODE_TEST.last(text)
+    if match is None:
+        return None
+    total, passed, failed = (int(group) for group in match.groups())
+    counts = CheckCounts(passed=passed, failed=failed, skipped=max(total - passed - failed, 0))
+    return _summary(match, counts, f"{total} tests, {passed} pass, {failed} fail")
+
+
 def _credo(text: str) -> _Summary | None:
     match = _CREDO.last(text)
     if match is None:
@@ -441,6 +458,7 @@ PARSERS: Final[Mapping[str, _Parser]] = {
     "dotnet": _dotnet,
     "ctest": _ctest,
     "bun": _bun,
+    "node": _node_test,
 }
 """The summary parsers by name, as the check table names them; a check without one of its
 own, or whose own finds nothing, is read with all of them in this order (the summary that
@@ -452,9 +470,9 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
     (``mix test``), credo, mypy, ruff, tsc, pyright, eslint, rspec, phpunit, Maven surefire,
-    dotnet test, ctest and bun test. A project gate (``make check``, ``just check``) echoes
-    whatever its recipe runs, so it is read with all parsers. Only the last ~8 KB of
-    ``output`` are read.
+    dotnet test, ctest, bun test and node's test runner. A project gate (``make check``,
+    ``just check``) echoes whatever its recipe runs, so it is read with all parsers. Only the
+    last ~8 KB of ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None

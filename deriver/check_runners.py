@@ -174,7 +174,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("jest",), ANY, "jest", TEST, "jest"),
     _R(("vitest",), Always(mode="run"), "vitest", TEST, "jest"),
     _R(("mocha",), ANY, "mocha", TEST, "mocha"),
-    _R(("node",), WithOption(word_set("--test")), "node --test", TEST),
+    _R(("node",), WithOption(word_set("--test")), "node --test", TEST, "node"),
     _R(("ctest",), ANY, "ctest", TEST, "ctest"),
     _R(("rspec",), ANY, "rspec", TEST, "rspec"),
     _R(("phpunit",), ANY, "phpunit", TEST, "phpunit"),

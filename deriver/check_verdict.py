@@ -98,7 +98,7 @@ def _says_run_failed(output: str) -> bool:
 # "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
 # test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
 # rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]", PHPUnit
-# "1) Tests\UserTest::testEmail".
+# "1) Tests\UserTest::testEmail", node's test runner "✖ name (1.2ms)".
 _FAILING_TEST_RE: Final = re.compile(
     r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
     r"|\d+\) ([\w\\]+::\w+)(?: with data set [^\n]*)?[ \t]*$"
@@ -109,7 +109,8 @@ _FAILING_TEST_RE: Final = re.compile(
     r"|[ \t]*(?:FAIL|\u00d7|\u2717)[ \t]+([^\s]+ > [^\n]+?)(?:[ \t]+\d+ms)?[ \t]*$"
     r"|(?:FAIL|ERROR): (test\w* \([\w.]+\))"
     r"|rspec (\./[^\s]+)(?: #[^\n]*)?$"
-    r"|[ \t]*Failed ([\w.]+) \[)",
+    r"|[ \t]*Failed ([\w.]+) \["
+    r"|[ \t]*\u2716 ([^\n]+?)(?: \([\d.]+m?s\))?[ \t]*$)",
     re.MULTILINE,
 )
 _FAILING_SCAN: Final = 32 * 1024
@@ -172,7 +173,8 @@ def _lists_errors(output: str) -> bool:
 # script runner's echo of what it runs, :func:`is_script_echo`).
 _BOILERPLATE_RE: Final = re.compile(
     r"^(?:exit code:? -?\d+|error: exit code:? -?\d+|running |compiling |getting extensions"
-    r"|finished in |randomized with seed|[=\-_.*]+$)",
+    r"|finished in |randomized with seed|[=\-_.*]+$"
+    r"|[\u2714\u2713\u221a] |ok\b|pass(?:ed)?\b)",  # a test that passed says nothing of why
     re.IGNORECASE,
 )
 

@@ -394,6 +394,25 @@ class TestRunnerWords:
         assert summary.counts == CheckCounts(passed=40, failed=3, skipped=3)
         assert check_passed(0, summary.counts, "", exit_is_the_checks=False) is False
 
+    def test_nodes_test_runner_in_its_own_words(self) -> None:
+        """node --test prints one count a line ("pass 1" after an information sign, "# pass
+        1" as TAP), and its failing tests as "✖ name (1.2ms)": a passing "✔" line is never
+        why it failed."""
+        output = (
+            "\u2714 adds (0.5ms)\n\u2716 subs (1.2ms)\n  AssertionError [ERR_ASSERTION]: "
+            "Expected values to be strictly equal:\n\n\u2139 tests 2\n\u2139 suites 0\n"
+            "\u2139 pass 1\n\u2139 fail 1\n\u2139 cancelled 0\n"
+        )
+        summary = summarize_check("node --test", output)
+        assert summary is not None and summary.words == "2 tests, 1 pass, 1 fail"
+        assert summary.counts == CheckCounts(passed=1, failed=1, skipped=0)
+        assert failing_tests(output) == ("subs",)
+        tap = summarize_check("npm test", "# tests 3\n# suites 0\n# pass 3\n# fail 0\n")
+        assert tap is not None and tap.counts == CheckCounts(passed=3, failed=0, skipped=0)
+        assert failure_line("\u2714 adds (0.5ms)\nTypeError: x is not a function\n") == (
+            "TypeError: x is not a function"
+        )
+
     def test_cargo_lines_are_summed_in_cargo_words(self) -> None:
         """A gate that runs cargo (just check) sums its result lines, in cargo's words."""
         output = (
