@@ -12,7 +12,7 @@ from typing import Final
 from deriver.actions import Action, actions_of, resolves, settles
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.output_scan import error_lines
-from deriver.store import EVICTION_TIERS, MemoryStore, Stamp
+from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
 from deriver.wording import MAX_OPEN_CALLS, code
@@ -25,6 +25,8 @@ _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
 _PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
+_GROUP_CHARS: Final = 400
+"""The longest line of failures joined by how they failed: past it, a new line."""
 _PASTE_SCAN: Final = 16_000
 _REPORTED_CHARS: Final = 200
 _USER: Final = "user"
@@ -105,6 +107,9 @@ class Failures:
         until the agent speaks."""
         self.edited: set[str] = set()
         """Open failures that a file change came after: a rerun that works was fixed."""
+        self.last: list[str] | None = None
+        """The tool, the words and the item of the failure just recorded, until a call
+        succeeds: the next call to fail the same way joins it."""
 
     def record(
         self,
@@ -115,8 +120,14 @@ class Failures:
         stamp: Stamp,
         line: str = "",
         check: str | None = None,
+        joined: tuple[str, str] = ("", ""),
     ) -> None:
-        """A failed attempt; the same failure again counts up one item instead of adding."""
+        """A failed attempt; the same failure again counts up one item instead of adding.
+
+        ``joined`` is the call's target as shown and the end of ``text`` that says how it
+        failed: a call of the same tool that failed the same way right after the last one
+        (the user rejecting three edits at once) names its target in that one's line.
+        """
         store = self.store
         item_key = failure_key(call_identity(tool, key), line)
         if (
@@ -126,12 +137,18 @@ class Failures:
         ):
             kind = "merge_conflict"  # finished by the commit that resolves it
         item = store.get(item_key)
+        last, self.last = self.last, [tool, line, str(item_key)] if line and joined[1] else None
         if item is not None:
             # Failing again re-opens a resolved failure.
             store.reopen(item)
             store.update(
                 item, stamp, text=text, status="open", count=item.count + 1, tier="open_failures"
             )
+        elif (group := self._group(last, tool, line, joined)) is not None:
+            target, how = joined
+            store.update(group, stamp, text=f"{group.text[: -len(how)]}, {target}{how}")
+            item_key = ItemKey(str(group.key))
+            self.last = [tool, line, str(item_key)]
         else:
             store.add(
                 "failed_attempts", kind, text, stamp, status="open", key=item_key,
@@ -143,6 +160,18 @@ class Failures:
             self._index(action, item_key, key or "")
         if len(self.by_action) > MAX_OPEN_CALLS:
             self._forget_gone()
+
+    def _group(
+        self, last: list[str] | None, tool: str, line: str, joined: tuple[str, str]
+    ) -> Item | None:
+        """The open failure of the call just before, when it failed the same way (same tool,
+        same words) and its line has room for one more target."""
+        if last is None or last[:2] != [tool, line] or not joined[0]:
+            return None
+        item = self.store.get(ItemKey(last[2]))
+        if item is None or item.status != "open" or not item.text.endswith(joined[1]):
+            return None
+        return item if len(item.text) + len(joined[0]) <= _GROUP_CHARS else None
 
     def read_by_agent(self, content: str, stamp: Stamp) -> bool:
         """The agent's first words after a failure, or after a check passed or ran with an
@@ -239,6 +268,7 @@ class Failures:
     ) -> None:
         """A success of the same action resolves its earlier failures it settles; with
         ``no_lesson`` (a linter's finding, fixed) they go."""
+        self.last = None  # a call worked: the next failure is a line of its own
         if not self._may_resolve(tool, key, check):
             return
         successes = actions_of(tool, key, check)
@@ -327,12 +357,15 @@ class Failures:
             },
             "unread": self.unread,
             "edited": sorted(self.edited),
+            "last": self.last,
         }
 
     def load_state(self, state: dict[str, object]) -> None:
         self.by_action = {}
         unread = state["unread"]
         self.unread = unread if isinstance(unread, str) else None
+        last = state.get("last")
+        self.last = [str(part) for part in last] if isinstance(last, list) else None
         edited = state["edited"]
         self.edited = {key for key in edited if isinstance(key, str)} if isinstance(
             edited, list) else set()  # fmt: skip

@@ -130,9 +130,11 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why; the same failure again "
-         "counts up; a later success that did all the failed command did, on the same targets "
-         "(asking it for --help runs nothing), "
-         "resolves it: kept as a lesson when spelled otherwise (what worked instead is named "
+         "counts up, and calls of the same tool failing the same way in a row are one line "
+         "naming their arguments (three edits the user rejected at once); a later success "
+         "that did all the failed command did, on the same targets (asking it for --help "
+         "runs nothing), resolves it (one of a line so joined resolves the line): kept as a "
+         "lesson when spelled otherwise (what worked instead is named "
          "and kept as long as the decisions) or when a file changed before it worked, gone "
          "when the same command line simply worked again; what the agent says next, before "
          "acting again, is kept with it as its reading (not an announcement of its next "

@@ -41,6 +41,7 @@ from deriver.wording import (
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
     as_dict,
+    code,
     describe,
     quote,
     relative,
@@ -288,17 +289,19 @@ class ToolCallRules:
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
         if call.check is not None:
-            code = exit_code if exit_code is not None else 1
-            self.todos.checked(self.checks.record(call.name, call.check, code, error, stamp))
+            ran = exit_code if exit_code is not None else 1
+            self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))
         elif only_looked(call.kind, call.key, exit_code, error):
             pass  # a read that found nothing changed nothing and did no work
         else:
             first = informative_line(error, 400) or "failed"
-            what = describe(call.name, relative(call.key, self.store.cwd), FAILURE_ARG_CHARS)
-            if exit_code is not None and exit_code != 0:
-                what += f" exited {exit_code}"
-            text = f"{what}: {quote(first, EXCERPT_CHARS)}"
-            self.failures.record("tool_failed", call.name, call.key, text, stamp, first)
+            shown = relative(call.key, self.store.cwd)
+            what = describe(call.name, shown, FAILURE_ARG_CHARS)
+            exited = f" exited {exit_code}" if exit_code is not None and exit_code != 0 else ""
+            how = f"{exited}: {quote(first, EXCERPT_CHARS)}"
+            target = code(shown, FAILURE_ARG_CHARS) if shown else ""
+            self.failures.record("tool_failed", call.name, call.key, f"{what}{how}", stamp,
+                                 first, joined=(target, how))  # fmt: skip
 
     def _did(self, call: Call, result: str, stamp: Stamp) -> None:
         """What a call that worked did, by its kind of call. Reads, searches, read-only

@@ -525,3 +525,43 @@ class TestFailuresOfEarlierRequests:
             "deploy: no credentials": ("open", "resolved_failures"),
             "push: no username": ("open", "open_failures"),
         }
+
+
+def _rejected_edit(path: str, n: int) -> list[dict[str, Any]]:
+    return call("Edit", {"file_path": path}, "failed", f"r{n}", error="User rejected tool use")
+
+
+class TestFailuresJoined:
+    def test_calls_that_fail_the_same_way_in_a_row_are_one_line(self) -> None:
+        """The user rejecting three edits at once is one failed attempt naming the three
+        files; a call that works in between starts a line of its own."""
+        memory = derive(
+            _rejected_edit("skills/a/SKILL.md", 1),
+            _rejected_edit("skills/b/SKILL.md", 2),
+            _rejected_edit("skills/c/SKILL.md", 3),
+            call("Read", {"file_path": "skills/a/SKILL.md"}, call_id="r4", result="x"),
+            _rejected_edit("skills/d/SKILL.md", 5),
+        )
+        assert texts(memory.failed_attempts) == [
+            "Edit `skills/a/SKILL.md`, `skills/b/SKILL.md`, `skills/c/SKILL.md`: "
+            "“User rejected tool use”",
+            "Edit `skills/d/SKILL.md`: “User rejected tool use”",
+        ]
+
+    def test_other_words_or_another_tool_are_a_line_of_their_own(self) -> None:
+        memory = derive(
+            _rejected_edit("a.md", 1),
+            call("Write", {"file_path": "b.md"}, "failed", "w2", error="User rejected tool use"),
+            call("Edit", {"file_path": "c.md"}, "failed", "e3", error="File has not been read"),
+        )
+        assert len(memory.failed_attempts) == 3
+
+    def test_a_later_success_of_one_of_them_resolves_the_line(self) -> None:
+        memory = derive(
+            bash("git push", "fatal: could not read Username", "p1", exit_code=128),
+            bash("git push origin main", "fatal: could not read Username", "p2", exit_code=128),
+            bash("git push origin main", "To github.com:o/r.git", "p3"),
+        )
+        (line,) = memory.failed_attempts
+        assert line.status == "resolved"
+        assert "`git push`, `git push origin main` exited 128" in line.text
