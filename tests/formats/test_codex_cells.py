@@ -109,17 +109,13 @@ class TestCommands:
             "]); results.forEach((r) => text(r.output));"
         )
         status = "## feat/x...origin/feat/x\n M internal/sem/search.go\n"
-        events = tool_events(
-            *START, cell("call_1", script), script_output("call_1", "Script completed", "", status)
-        )
-        assert [outcome for state, _, outcome in events if state == "completed"] == [
+        records = (*START, cell("call_1", script),
+                   script_output("call_1", "Script completed", "", status))  # fmt: skip
+        assert [outcome for state, _, outcome in tool_events(*records) if state == "completed"] == [
             ended("completed", ""),
             ended("completed", status),
         ]
-        m = memory(
-            *START, cell("call_1", script), script_output("call_1", "Script completed", "", status)
-        )
-        assert [(i.status, i.text) for i in m.verification_status] == [
+        assert [(i.status, i.text) for i in memory(*records).verification_status] == [
             ("passed", "`git diff --check`")
         ]
 
