@@ -15,7 +15,7 @@ from deriver.output_scan import error_lines
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
-from deriver.wording import MAX_OPEN_CALLS, code
+from deriver.wording import FAILURE_ARG_CHARS, MAX_OPEN_CALLS, code, relative
 from session_memory.core.memory import SectionName
 from session_memory.core.redact import quote_untrusted
 
@@ -242,7 +242,7 @@ class Failures:
         if entries is None:
             entries = self.by_action[action.name] = []
             self.shell_actions += action.name.startswith(_SHELL)
-        if not any(entry[1] == item_key for entry in entries):
+        if not any(entry[1] == item_key and entry[2] == spelling for entry in entries):
             entries.append((action.targets, item_key, spelling))
             del entries[:-_MAX_PER_ACTION]
 
@@ -277,6 +277,7 @@ class Failures:
             a.name == _COMMIT or (a.name in _MERGING and not a.targets) for a in successes
         ):
             self._conflicts_resolved(stamp)
+        settled: list[tuple[str, str]] = []
         for action in successes:
             entries = self.by_action.get(action.name)
             if not entries:
@@ -286,7 +287,7 @@ class Failures:
                 if resolves(action, Action(action.name, entry[0]), check=check is not None) and (
                     check is not None or settles(successes, actions_of(tool, entry[2] or None))
                 ):
-                    self._resolve(ItemKey(entry[1]), entry[2], key or "", stamp, shell, no_lesson)
+                    settled.append((entry[1], entry[2]))
                 else:
                     kept.append(entry)
             if kept:
@@ -294,6 +295,28 @@ class Failures:
             else:
                 del self.by_action[action.name]
                 self.shell_actions -= action.name.startswith(_SHELL)
+        for item_key, failed in dict.fromkeys(settled):
+            # A line of failures joined by how they failed is resolved once each has worked;
+            # until then it names those still open.
+            if any(
+                entry[1] == item_key and entry[2] != failed
+                for entries in self.by_action.values()
+                for entry in entries
+            ):
+                self._worked_in_line(ItemKey(item_key), failed, stamp)
+            else:
+                self._resolve(ItemKey(item_key), failed, key or "", stamp, shell, no_lesson)
+
+    def _worked_in_line(self, item_key: ItemKey, failed: str, stamp: Stamp) -> None:
+        item = self.store.get(item_key)
+        shown = relative(failed, self.store.cwd)
+        if item is None or not shown:
+            return
+        target = code(shown, FAILURE_ARG_CHARS)
+        for named in (f"{target}, ", f", {target}"):
+            if named in item.text:
+                self.store.update(item, stamp, text=item.text.replace(named, "", 1), touch=False)
+                return
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:
         """A commit (or ``--continue``) after a merge stopped on conflicts finished it: the

@@ -556,12 +556,20 @@ class TestFailuresJoined:
         )
         assert len(memory.failed_attempts) == 3
 
-    def test_a_later_success_of_one_of_them_resolves_the_line(self) -> None:
-        memory = derive(
-            bash("git push", "fatal: could not read Username", "p1", exit_code=128),
-            bash("git push origin main", "fatal: could not read Username", "p2", exit_code=128),
-            bash("git push origin main", "To github.com:o/r.git", "p3"),
+    def test_the_line_is_resolved_once_each_of_them_worked(self) -> None:
+        """A file never changed is not shown changed because another of the line was: the
+        line names those still open."""
+        unread = "File has not been read yet. Read it first before writing to it."
+
+        def edit(path: str, n: int, error: str = "") -> list[dict[str, Any]]:
+            if error:
+                return call("Edit", {"file_path": path}, "failed", f"e{n}", error=error)
+            return call("Edit", {"file_path": path}, call_id=f"e{n}", result="ok")
+
+        one = derive(edit("a.py", 1, unread), edit("b.py", 2, unread), edit("a.py", 3))
+        (line,) = one.failed_attempts
+        assert (line.status, line.text) == ("open", f"Edit `b.py`: “{unread}”")
+        both = derive(
+            edit("a.py", 1, unread), edit("b.py", 2, unread), edit("a.py", 3), edit("b.py", 4)
         )
-        (line,) = memory.failed_attempts
-        assert line.status == "resolved"
-        assert "`git push`, `git push origin main` exited 128" in line.text
+        assert [f.status for f in both.failed_attempts] in ([], ["resolved"])
