@@ -212,7 +212,9 @@ class Failures:
     def new_request(self, stamp: Stamp) -> None:
         """The user moved on to a new request: the failures still open were met while
         working on earlier ones. They stay open, shown, but as history: evicted with the
-        resolved failures, oldest first, before the failures of the work at hand."""
+        resolved failures, oldest first, before the failures of the work at hand. A failure
+        of the new work joins none of them."""
+        self.last = None
         store = self.store
         for item in store.items_of("failed_attempts"):
             if item.status == "open" and item.tier == _OPEN_TIER:

@@ -17,7 +17,7 @@ from deriver.user_text import informative_line
 from session_memory.core.memory import SessionMemory
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import ClaudeCodeAdapter
-from tests.deriver.test_rules import assistant, bash, call, derive, texts
+from tests.deriver.test_rules import assistant, bash, call, derive, event, texts
 
 
 def claude_code(*records: dict[str, Any]) -> SessionMemory:
@@ -547,6 +547,15 @@ class TestFailuresJoined:
             "“User rejected tool use”",
             "Edit `skills/d/SKILL.md`: “User rejected tool use”",
         ]
+
+    def test_a_new_request_starts_a_new_line(self) -> None:
+        """Failures of the work at hand join none met while working on an earlier request."""
+        memory = derive(
+            _rejected_edit("a.md", 1),
+            event("message", role="user", content="now fix the docs"),
+            _rejected_edit("b.md", 2),
+        )
+        assert len(memory.failed_attempts) == 2
 
     def test_other_words_or_another_tool_are_a_line_of_their_own(self) -> None:
         memory = derive(
