@@ -93,7 +93,7 @@ def option_of(message: str, reply: str) -> str:
         return ""
     key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
     found = ""
-    for text_line in message[-8000:].splitlines():
+    for text_line in message[-MESSAGE_CHARS:].splitlines():
         option = _OPTION_LINE_RE.match(text_line)
         if option is not None and option.group("key").lower() == key.lower():
             found = (

@@ -42,6 +42,8 @@ _PASTE_SCAN: Final = 16_000
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
 _MAX_TRACKED: Final = 256  # checks remembered per name; the oldest are forgotten first
 _NAMES_CHARS: Final = 100
+_SEP: Final = "\x00"
+"""Between the parts of a check's identity: its name, directory, paths and filters."""
 _NAMED_TESTS: Final = 5
 """Failing tests remembered per failed run; a run that listed more is settled only by a
 broader pass."""
@@ -79,8 +81,13 @@ _PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.I
 
 def _identity(check: CheckRun) -> str:
     scope = check.scope
-    return "\x00".join((check.name, scope.directory, "\x01".join(scope.paths),
-                        "\x01".join(scope.filters)))  # fmt: skip
+    return _SEP.join((check.name, scope.directory, "\x01".join(scope.paths),
+                      "\x01".join(scope.filters)))  # fmt: skip
+
+
+def _name_of(identity: str) -> str:
+    """The check name an identity (:func:`_identity`) starts with."""
+    return identity.split(_SEP, 1)[0]
 
 
 def _scope_state(scope: CheckScope) -> list[Any]:
@@ -262,7 +269,7 @@ class CheckRules:
             return
         for identity, names in list(self.failed_tests.items()):
             if all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
-                self._settled(identity.split("\x00", 1)[0], identity, stamp)
+                self._settled(_name_of(identity), identity, stamp)
 
     def _settled(self, name: str, identity: str, stamp: Stamp, *, no_lesson: bool = False) -> None:
         """A failed run that a later pass stands for: its failure is resolved (gone with
