@@ -268,7 +268,7 @@ class CheckRules:
         if not named or not self.failed_tests:
             return
         for identity, names in list(self.failed_tests.items()):
-            if all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
+            if all(n in named and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", named) for n in names):
                 self._settled(_name_of(identity), identity, stamp)
 
     def _settled(self, name: str, identity: str, stamp: Stamp, *, no_lesson: bool = False) -> None:
@@ -290,6 +290,7 @@ class CheckRules:
         for identity, scope in list(failing.items()):
             if check.scope.covers(scope):
                 del failing[identity]
+                self.failed_tests.pop(identity, None)
                 self.failures.resolve(_CHECK_TOOL, identity, stamp, no_lesson=_no_lesson(check))
 
     def pasted(self, text: str, stamp: Stamp) -> bool:
