@@ -68,6 +68,11 @@ _WRAPPER_VALUE_FLAGS: Final = word_set(
     "--directory --project -n --name --prefix --signal -s -k --kill-after -u --user"
 )
 _ENV_VALUE_FLAGS: Final = frozenset({"-u", "-C", "-S"})
+# git's own options, before its subcommand: ``git -C ../repo commit`` is ``git commit`` run
+# there, as ``cd ../repo && git commit`` is.
+_GIT_VALUE_FLAGS: Final = word_set(
+    "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path"
+)
 _MAX_WRAPPERS: Final = 8  # wrappers nest a little (``env FOO=1 timeout 60 uv run``), not more
 
 
@@ -177,7 +182,8 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
 
 
 def strip_wrappers(words: list[str]) -> list[str]:
-    """Drop env assignments and wrappers (``timeout 60``, ``uv run``, ``npx``...);
+    """Drop env assignments and wrappers (``timeout 60``, ``uv run``, ``npx``...), and
+    git's own options before its subcommand (``git -C dir --no-pager log``: ``git log``);
     ``coverage run x.py`` runs ``python x.py``."""
     i = 0
     for _ in range(_MAX_WRAPPERS):
@@ -191,6 +197,10 @@ def strip_wrappers(words: list[str]) -> list[str]:
         if start is None:
             break
         i = start
+    if basename(words[i]) == "git":
+        sub = skip_options(words, i + 1, _GIT_VALUE_FLAGS)
+        if i + 1 < sub < len(words):
+            return [words[i], *words[sub:]]
     return words[i:]
 
 

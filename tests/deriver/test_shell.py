@@ -188,7 +188,8 @@ class TestIsReadOnlyCommand:
         ["cat package.json", "sed -n '1,80p' a.py", "git status --short", "cd src && ls -la",
          "rg -n foo src 2>/dev/null | head -5", "nl -ba x | sed -n '90,108p'",
          "bash -lc \"cat x\"", "find . -name '*.py' | wc -l", "go version", "go env GOROOT",
-         "mise current", "node --version", "cargo -V"],
+         "mise current", "node --version", "cargo -V", "git -C ../shop status",
+         "git --no-pager -c color.ui=never log -5"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -196,8 +197,9 @@ class TestIsReadOnlyCommand:
 
     @pytest.mark.parametrize(
         "command",
-        ["sed -i s/a/b/ x", "git commit -m x", "ls -la > out.txt", "echo hi >> f",
-         "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build", "cat a | tee b", ""],
+        ["sed -i s/a/b/ x", "git commit -m x", "git -C ../shop commit -m x", "ls -la > out.txt",
+         "echo hi >> f", "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build",
+         "cat a | tee b", ""],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""

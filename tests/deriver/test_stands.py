@@ -205,6 +205,23 @@ class TestEndState:
         assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
         assert not any(t.startswith("changed") for t in texts(memory.completed_work))
 
+    def test_git_options_before_the_subcommand(self) -> None:
+        """``git -C /repo commit`` commits as ``git commit`` does; ``git -C /repo push``
+        pushes it (git's own options come before its subcommand)."""
+        memory = derive(
+            user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash('git -C /w/shop add a.py && git -C /w/shop commit -m "fix a"',
+                 "[main 1a2b3c4] fix a\n 1 file changed", "g1"),
+        )  # fmt: skip
+        assert not any("files changed" in t for t in texts(memory.where_stands))
+        assert "committed and not pushed: `1a2b3c4` “fix a”" in texts(memory.where_stands)
+        memory = derive(
+            user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
+            bash("git -c push.default=current --no-pager push", "", "g2"),
+        )  # fmt: skip
+        assert "committed and pushed `1a2b3c4` “fix a”" in texts(memory.completed_work)
+
     @pytest.mark.parametrize("output", ["", "ok \u2713"])
     def test_a_quiet_commit_takes_the_files_changed(self, output: str) -> None:
         """`git commit -q`, or a proxy's "ok ✓", names no commit: the files are committed."""
