@@ -1,6 +1,7 @@
 """The state of the work as git and a forge's command line state it: a commit's hash and
-subject, a clean working tree, changes thrown away; the pull request a merge names
-(``gh pr``, GitHub; ``glab mr``, GitLab) and the merge method it chose."""
+subject, the files a status lists (none: a clean tree), the paths git ignores, changes
+thrown away; the pull request a merge names (``gh pr``, GitHub; ``glab mr``, GitLab) and the
+merge method it chose."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ __all__ = [
     "PULL_URL_RE",
     "PullAction",
     "discarded",
+    "ignored",
+    "listed",
     "pull_action",
     "same_pull",
-    "tree_clean",
+    "tree_status",
 ]
 
 # What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
@@ -30,6 +33,11 @@ DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.D
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
 _CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
 _SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
+# A file of a long status listing: "\tmodified:   a.py", "\tnew file:   b.py", "\tc.py".
+_LONG_STATUS_RE: Final = re.compile(r"^(?:[a-z][a-z ]{2,20}):\s+")
+_IGNORED_HEAD_RE: Final = re.compile(r"^The following paths? (?:is|are) ignored by one of your")
+# ``git check-ignore -v``: "source:line:pattern<TAB>path".
+_CHECK_IGNORE_RE: Final = re.compile(r"^[^\t:\n]+:\d+:([^\t!*?\[\n]+)\t(\S.*)$")
 
 PULL_URL_RE: Final = re.compile(r"https?://\S+?/(?:pull|merge_requests)/\d+")
 MERGE_LATER_RE: Final = re.compile(r"\bwill be (?:automatically merged|added to the merge queue)")
@@ -52,26 +60,84 @@ _NOUN: Final = {"gh": "pr", "glab": "mr"}
 _VERBS: Final = frozenset({"merge", "close"})
 
 
-def tree_clean(command: str, outcome: ToolOutcome) -> bool:
-    """Whether git said that the working tree is clean: "nothing to commit, working tree
-    clean" (``git status``, a ``git commit`` with nothing to do), or ``git status --short``
-    of the whole tree listing no file (its ``##`` branch line aside)."""
+def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
+    """The files git lists as changed in the whole working tree: none when it says "nothing
+    to commit, working tree clean" (``git status``, a ``git commit`` with nothing to do),
+    else those ``git status`` of the whole tree lists, short (``-s``, ``--porcelain``) or
+    long. None when the command is no such listing (a status of some paths, or hiding
+    untracked files, lists only some)."""
     if "git" not in command:
-        return False
+        return None
     text = outcome.output or outcome.error
     if _CLEAN_TREE_RE.search(text[-2000:]):
-        return True
+        return []
     commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
     if len(commands) != 1 or outcome.status != "completed" or outcome.exit_code not in (0, None):
-        return False
+        return None
     words = commands[0]
-    return (
-        basename(words[0]) == "git"
-        and words[1:2] == ["status"]
-        and bool(_SHORT_STATUS.intersection(words[2:]))
-        and all(w.startswith("-") for w in words[2:])
-        and all(not ln.strip() or ln.startswith("## ") for ln in text.splitlines())
-    )
+    options = words[2:]
+    if (
+        basename(words[0]) != "git"
+        or words[1:2] != ["status"]
+        or not all(w.startswith("-") for w in options)
+        or any(w.startswith(("-uno", "--untracked-files=no")) for w in options)
+    ):
+        return None
+    if _SHORT_STATUS.intersection(options):
+        listed = []
+        for line in text.splitlines():
+            if not line.strip() or line.startswith("## "):
+                continue
+            if len(line) < 4 or line[2] != " ":
+                return None  # not a short listing
+            listed.append(line[3:].rsplit(" -> ", 1)[-1].strip('"'))
+        return listed
+    listed = [_LONG_STATUS_RE.sub("", line.strip()).rsplit(" -> ", 1)[-1]
+              for line in text.splitlines() if line.startswith("\t")]  # fmt: skip
+    return listed or None
+
+
+def listed(changed: str, entries: list[str]) -> bool:
+    """Whether a changed file (relative to the session's directory) is one git listed:
+    the same path, a path relative to another directory of the same tree (``../a.py``,
+    ``src/a.py`` run in ``pkg/``), or under a listed directory (``docs/``)."""
+    for entry in entries:
+        entry = entry.removeprefix("./")
+        while entry.startswith("../"):
+            entry = entry[3:]
+        entry = entry.rstrip("/")
+        if not entry:
+            continue
+        if (
+            changed == entry
+            or changed.startswith(f"{entry}/")
+            or changed.endswith(f"/{entry}")
+            or f"/{entry}/" in changed
+            or entry.endswith(f"/{changed}")
+        ):
+            return True
+    return False
+
+
+def ignored(command: str, outcome: ToolOutcome) -> list[str]:
+    """The paths git says its ignore files exclude: ``git add``'s "The following paths are
+    ignored by one of your .gitignore files:" list, ``git check-ignore -v``'s matches."""
+    if "git" not in command:
+        return []
+    text = (outcome.output + "\n" + outcome.error)[:4000]
+    found: list[str] = []
+    lines = iter(text.splitlines())
+    for line in lines:
+        if _IGNORED_HEAD_RE.match(line):
+            for path in lines:
+                if not path.strip() or path.startswith(("hint:", "Use -f")):
+                    break
+                found.append(path.strip())
+        elif (match := _CHECK_IGNORE_RE.match(line)) is not None:
+            found.append(match.group(2))
+            if match.group(2).startswith(match.group(1).strip("/") + "/"):
+                found.append(match.group(1).strip("/"))  # the directory the pattern names
+    return found
 
 
 def discarded(args: list[str]) -> list[str] | None:
@@ -80,10 +146,7 @@ def discarded(args: list[str]) -> list[str] | None:
     ``--source``); None for all of them (``checkout .``, ``restore .``, ``reset --hard``);
     empty when it throws none away (``checkout main`` names no changed file: the caller
     matches)."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in ("-C", "-c") else 1  # git's own options
-    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    sub, rest = (args[0], args[1:]) if args else ("", [])  # git's own options dropped
     if sub == "reset":
         return None if "--hard" in rest else []
     if sub == "restore":

@@ -244,12 +244,14 @@ RULES: Final[tuple[Rule, ...]] = (
          "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since, "
          "and their changes not thrown away (git restore a.py, git checkout -- a.py, git reset "
-         "--hard; not git restore --staged, nor another version checked out), nor git "
-         "saying the tree is clean (nothing to commit, working tree clean; git status --short "
-         "of the whole tree listing no file)",
+         "--hard; not git restore --staged, nor another version checked out), and each "
+         "listed by git's last status of the whole tree (git status, --short, --porcelain; "
+         "none when it says nothing to commit, working tree clean), whoever committed the "
+         "others",
          "where the session stands: files changed (and not committed once the session used "
          "git), not those in a temporary or configuration directory (/tmp, ~/.claude) "
-         "outside the session's known working directory; passing checks become stale",
+         "outside the session's known working directory, nor those git said its ignore files "
+         "exclude (git add's ignored paths, git check-ignore); passing checks become stale",
          "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit",
          "where_stands", "never evicted"),

@@ -33,9 +33,11 @@ from deriver.git_state import (
     PULL_URL_RE,
     PullAction,
     discarded,
+    ignored,
+    listed,
     pull_action,
     same_pull,
-    tree_clean,
+    tree_status,
 )
 from deriver.keys import done_key
 from deriver.recording import bump, decision
@@ -99,6 +101,8 @@ class Stands:
         self.plan_stamp: Stamp | None = None
         self.changed: list[str] = []
         self.changed_stamp: Stamp | None = None
+        self.ignored: list[str] = []
+        """Paths git said its ignore files exclude (a directory: all under it)."""
         self.git_used = False
         self.commit = ""
         """The last commit, while it is not pushed."""
@@ -229,11 +233,8 @@ class Stands:
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
         """A tool call that finished."""
-        if kind is ToolKind.SHELL and arg and self.changed and tree_clean(arg, outcome):
-            # Git says so, whoever committed the changes ("nothing to commit, working tree
-            # clean" from a commit that then fails, or a short status listing no file).
-            self.changed.clear()
-            self.refresh()
+        if kind is ToolKind.SHELL and arg and "git" in arg:
+            self._git_said(arg, outcome)
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -250,13 +251,31 @@ class Stands:
             return
         self.refresh()
 
+    def _git_said(self, command: str, outcome: ToolOutcome) -> None:
+        """What git says of the changed files, whoever committed or changed them: a status
+        lists those still changed ("nothing to commit, working tree clean": none), and the
+        paths its ignore files exclude are no change to commit."""
+        excluded = ignored(command, outcome)
+        if excluded:
+            self.ignored = [*self.ignored, *excluded][-_MAX_FILES_KEPT:]
+        changed = self.changed
+        entries = tree_status(command, outcome) if changed else None
+        kept = [c for c in changed if listed(c, entries)] if entries is not None else changed
+        if excluded:
+            kept = [c for c in kept if not listed(c, excluded)]
+        if kept != changed:
+            changed[:] = kept
+            self.refresh()
+
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """Files changed by a completed edit (of the project: not a scratch or configuration
-        file, which no commit of it takes)."""
+        file, which no commit of it takes, nor a file git ignores)."""
         for path in paths:
             if in_scratch(path, self.store.cwd):
                 continue
             shown = relative(path, self.store.cwd) or path
+            if self.ignored and listed(shown, self.ignored):
+                continue
             if shown in self.changed:
                 self.changed.remove(shown)
             self.changed.append(shown)

@@ -205,6 +205,55 @@ class TestEndState:
         assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
         assert not any(t.startswith("changed") for t in texts(memory.completed_work))
 
+    @pytest.mark.parametrize(
+        ("command", "output"),
+        [("git status --short", "## main\n M src/b.py\n"),
+         ("cd pkg && git status -s", " M ../src/b.py\n"),
+         ("git status", "On branch main\nChanges not staged for commit:\n"
+                        "\tmodified:   src/b.py\n")],
+    )  # fmt: skip
+    def test_a_status_of_the_whole_tree_says_which_files_are_still_changed(
+        self, command: str, output: str
+    ) -> None:
+        """Files committed by someone else (between turns, by the user) are no longer
+        changed: a status of the whole tree lists those that are."""
+        memory = derive(
+            user("fix it"),
+            call("Edit", {"file_path": "src/a.py"}, call_id="e1"),
+            call("Edit", {"file_path": "src/b.py"}, call_id="e2"),
+            bash(command, output, "g1"),
+        )
+        assert "files changed and not committed: `src/b.py`" in texts(memory.where_stands)
+
+    @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
+    def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
+        memory = derive(
+            user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash(command, " M src/b.py\n", "g1"),
+        )  # fmt: skip
+        assert "files changed and not committed: `a.py`" in texts(memory.where_stands)
+
+    def test_files_git_ignores_are_no_change_to_commit(self) -> None:
+        """A plan written where .gitignore excludes it stays local: not "not committed",
+        nor the next file written under the same directory."""
+        memory = derive(
+            user("write the plan"),
+            call("Write", {"file_path": "docs/plans/design.md"}, call_id="e1"),
+            call("Edit", {"file_path": "src/a.py"}, call_id="e2"),
+            bash("git check-ignore -v docs/plans/design.md",
+                 ".gitignore:52:docs/plans\tdocs/plans/design.md\n", "g1"),
+            call("Write", {"file_path": "docs/plans/impl.md"}, call_id="e3"),
+        )  # fmt: skip
+        assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
+        memory = derive(
+            user("write the plan"),
+            call("Write", {"file_path": "docs/plans/design.md"}, call_id="e1"),
+            bash("git add docs/plans/design.md", "The following paths are ignored by one of "
+                 "your .gitignore files:\ndocs/plans\nhint: Use -f if you really want to add "
+                 "them.\n", "g1", exit_code=1),
+        )  # fmt: skip
+        assert not any("files changed" in t for t in texts(memory.where_stands))
+
     def test_git_options_before_the_subcommand(self) -> None:
         """``git -C /repo commit`` commits as ``git commit`` does; ``git -C /repo push``
         pushes it (git's own options come before its subcommand)."""
