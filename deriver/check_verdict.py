@@ -179,6 +179,12 @@ _BOILERPLATE_RE: Final = re.compile(
 )
 
 
+# go's package that did not build ("FAIL\tpkg [build failed]", "[setup failed]"): why is in
+# the line under the package's "# pkg" header ("compile: version … does not match", "open
+# …: operation not permitted").
+_GO_NOT_BUILT_RE: Final = re.compile(r"^FAIL\s+\S+ \[(?:build|setup) failed\]$", re.MULTILINE)
+_GO_HEADER_RE: Final = re.compile(r"^# \S+\n[ \t]*([^\s#][^\n]*)", re.MULTILINE)
+
 # A task runner's label before each line of a task's output: mise "[lint:go] ", concurrently
 # and npm-run-all "[0] ", "[lint] ".
 _TASK_LABEL_RE: Final = re.compile(r"^\[[^\]\s]+\] (?=\S)", re.MULTILINE)
@@ -186,7 +192,8 @@ _TASK_LABEL_RE: Final = re.compile(r"^\[[^\]\s]+\] (?=\S)", re.MULTILINE)
 
 def failure_line(output: str, summary: str = "") -> str:
     """The first line of a failed check's output that says why it failed: an error line
-    (not a warning), else the first failing test's name, else the runner's ``summary``, else
+    (not a warning), else the first failing test's name, else the error under the header of
+    a go package that did not build, else the runner's ``summary``, else
     the first line that is not boilerplate; a task runner's label before a line is not part
     of it."""
     if not isinstance(output, str) or not output.strip():
@@ -199,6 +206,8 @@ def failure_line(output: str, summary: str = "") -> str:
     names = failing_tests(output, 1)
     if names:
         return names[0]
+    if _GO_NOT_BUILT_RE.search(head) and (built := _GO_HEADER_RE.search(head)) is not None:
+        return built.group(1).strip()
     if summary:
         return summary
     failed = _RUN_FAILED_RE.search(head)

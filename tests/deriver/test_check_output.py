@@ -582,6 +582,20 @@ class TestFailureListing:
         pytest_output = "Exit code 1\n____ test_a ____\n>   assert f() == 2\nE   assert 1 == 2\n"
         assert failure_line(pytest_output) == "assert 1 == 2"
 
+    @pytest.mark.parametrize(
+        ("output", "why"),
+        [("# internal/goos\ncompile: version \"go1.24.13\" does not match go tool version "
+          "\"go1.26.1\"\nFAIL\tgithub.com/acme/x/internal/sem [build failed]\nFAIL\n",
+          "compile: version \"go1.24.13\" does not match go tool version \"go1.26.1\""),
+         ("FAIL\t./internal/sem [setup failed]\n# ./internal/sem\nopen /u/Caches/go-build/d1/a: "
+          "operation not permitted\nFAIL\n",
+          "open /u/Caches/go-build/d1/a: operation not permitted")],
+    )  # fmt: skip
+    def test_why_a_go_package_did_not_build(self, output: str, why: str) -> None:
+        """go's "[build failed]" and "[setup failed]": why is under the package's header,
+        not the "1 FAIL" its summary counts (two such failures are two causes)."""
+        assert failure_line(output, "1 FAIL") == why
+
     def test_a_compilers_diagnostic_not_the_package_header(self) -> None:
         """A build's error is the diagnostic at a file position, not the header above it."""
         go = (
