@@ -27,6 +27,8 @@ class GoalState:
     tokens: int = 0
     root: bool = False
     """Whether this is the session's first request (pinned once later goals replace it)."""
+    worked: bool = False
+    """Whether a file was changed while this was the goal."""
 
     def to_state(self) -> dict[str, Any]:
         return {
@@ -38,6 +40,7 @@ class GoalState:
             "last_ack": self.last_ack,
             "tokens": self.tokens,
             "root": self.root,
+            "worked": self.worked,
         }
 
     @classmethod
@@ -51,6 +54,7 @@ class GoalState:
             last_ack=state["last_ack"],
             tokens=state["tokens"],
             root=bool(state.get("root", False)),
+            worked=bool(state.get("worked", False)),
         )
 
 

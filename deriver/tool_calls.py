@@ -326,6 +326,8 @@ class ToolCallRules:
             self.todos.track_issues(filed, stamp)
         self.stands.edited(paths, stamp)
         self.stands.refresh()
+        if self.store.goal is not None:
+            self.store.goal.worked = True
         self.checks.edited(paths, stamp)
         self.failures.files_changed()
 

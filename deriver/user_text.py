@@ -17,6 +17,7 @@ __all__ = [
     "informative_line",
     "is_acknowledgement",
     "is_short_answer",
+    "only_asks",
     "reports_done",
     "reports_result",
     "says_next_step",
@@ -218,6 +219,35 @@ def reports_done(text: str) -> bool:
         bool(clauses)
         and _REPORT_RE.search(clauses[0]) is not None
         and all(_RETRY_RE.search(c) for c in clauses[1:])
+    )
+
+
+# A question that asks for work ("can you check…?", "could we…?", "please…?"), not only an
+# answer.
+_ASKS_FOR_WORK_RE: Final = re.compile(
+    r"^(?:(?:can|could|would|will|won't|shall)\s+(?:you|we|u)\b|please\b|pls\b|let'?s\b)",
+    re.IGNORECASE,
+)
+# A question that proposes what to do ("I feel we should flag this instead?"): a choice.
+_PROPOSES_RE: Final = re.compile(
+    r"\b(?:should|shouldn't|rather|instead|I (?:feel|think|want|prefer|'d like))\b", re.IGNORECASE
+)
+_QUESTION_PARTS_RE: Final = re.compile(r"(?<=[.!?])\s+|\n+")
+_MAX_QUESTION_CHARS: Final = 400
+
+
+def only_asks(text: str) -> bool:
+    """Whether a request only asks questions ("what's the diff between e2e and lifecycle?",
+    "Did you push them?"), each one for an answer, not for work ("can you check why it
+    fails?", "Fix it. Does it pass now?") nor proposing what to do ("I feel we should flag
+    it instead?")."""
+    text = text.strip()
+    if not text.endswith("?") or len(text) > _MAX_QUESTION_CHARS:
+        return False
+    parts = [part.strip() for part in _QUESTION_PARTS_RE.split(text) if part.strip()]
+    return all(
+        part.endswith("?") and not _ASKS_FOR_WORK_RE.match(part) and not _PROPOSES_RE.search(part)
+        for part in parts
     )
 
 

@@ -12,6 +12,7 @@ from deriver.user_text import (
     choices_stated,
     is_acknowledgement,
     is_short_answer,
+    only_asks,
     reports_done,
 )
 from deriver.wording import path_code, relative
@@ -149,6 +150,43 @@ def test_a_request_sent_again_is_still_the_one_goal() -> None:
     assert memory.current_goal is not None
     assert memory.current_goal.text == "Fix the login redirect after logout"
     assert texts(memory.earlier_goals) == ["“Start”"]
+
+
+class TestQuestionsAnswered:
+    @pytest.mark.parametrize(
+        "text",
+        ["what's the diff between e2e and e2e:lifecycle?", "Did you push them?",
+         "Q: was this happening in both strategies? why was auto_commit doing this?",
+         "you can use your LSP right?"],
+    )  # fmt: skip
+    def test_only_questions(self, text: str) -> None:
+        assert only_asks(text)
+
+    @pytest.mark.parametrize(
+        "text",
+        ["can you review the copilot comments on the PR?", "Fix X. Does it pass now?",
+         "Can we have links, any URL should be clickable. Can you do those fixes?",
+         "this is a sandbox issue, right? I feel we should flag it to the agent instead?",
+         "fix the parser", "Please check the logs?"],
+    )  # fmt: skip
+    def test_questions_that_ask_for_work_or_propose(self, text: str) -> None:
+        assert not only_asks(text)
+
+    def test_a_question_answered_with_no_change_is_no_earlier_goal(self) -> None:
+        """A question the agent answered is in its answer; one that led to a change (or the
+        first request) stays an earlier goal."""
+        memory = derive(
+            user("what does the exporter do with empty rows?"), assistant("It skips them."),
+            user("do we have tests for it?"),
+            call("Edit", {"file_path": "tests/test_export.py"}, call_id="e1"),
+            assistant("Added one."),
+            user("how does the importer index?"), assistant("By id."),
+            user("fix the parser"),
+        )  # fmt: skip
+        assert texts(memory.earlier_goals) == [
+            "“what does the exporter do with empty rows?”",
+            "“do we have tests for it?”",
+        ]
 
 
 class TestChoicesStated:
