@@ -29,6 +29,8 @@ class GoalState:
     """Whether this is the session's first request (pinned once later goals replace it)."""
     worked: bool = False
     """Whether a file was changed while this was the goal."""
+    shipped: bool = False
+    """Whether a commit, push or pull request was made while this was the goal."""
 
     def to_state(self) -> dict[str, Any]:
         return {
@@ -41,6 +43,7 @@ class GoalState:
             "tokens": self.tokens,
             "root": self.root,
             "worked": self.worked,
+            "shipped": self.shipped,
         }
 
     @classmethod
@@ -55,6 +58,7 @@ class GoalState:
             tokens=state["tokens"],
             root=bool(state.get("root", False)),
             worked=bool(state.get("worked", False)),
+            shipped=bool(state.get("shipped", False)),
         )
 
 

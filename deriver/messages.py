@@ -17,7 +17,13 @@ from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
-from deriver.user_text import choices_stated, is_short_answer, only_asks, reports_done
+from deriver.user_text import (
+    choices_stated,
+    is_short_answer,
+    only_asks,
+    only_ships,
+    reports_done,
+)
 from deriver.wording import as_dict, code, detail_text, goal_text, quote, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
@@ -360,10 +366,13 @@ class MessageRules:
                 store.remove(item, message.stamp)  # where work stood at a compaction: past
         self.failures.new_request(message.stamp)
         if goal is not None and (goal.root or not (
-            self.checks.run_pasted(goal.text) or (only_asks(goal.text) and not goal.worked)
+            self.checks.run_pasted(goal.text)
+            or (only_asks(goal.text) and not goal.worked)
+            or (only_ships(goal.text) and goal.shipped)
         )):  # fmt: skip
             # A run the user pasted, once replaced, is in the checks and failures; a question
-            # answered with no file changed, in the answer; a request is an earlier goal.
+            # answered with no file changed, in the answer; a commit or push asked for and
+            # made, in the completed work; a request is an earlier goal.
             # Head and tail: what a long message asks is often at its end, after what it
             # quotes.
             earlier = quote_head_tail(goal.text, _EARLIER_GOAL_CHARS)

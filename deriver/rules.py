@@ -50,7 +50,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "earlier goal (quoted, head and tail kept: 280 characters), unless it was a run the "
          "user pasted (it opens with the prompt line: the run is in the checks) or only "
          "questions answered with no file changed (what's the diff between a and b?, did you "
-         "push?; not can you…?, nor one that proposes: should, rather, I think…?); the same "
+         "push?; not can you…?, nor one that proposes: should, rather, I think…?) or only "
+         "asked to commit, push or open a pull request and got it (commit and push please); "
+         "the same "
          "request sent again (after an interrupt) stays the one goal",
          "current_goal, earlier_goals", "earlier_goals"),
     Rule("user_reported", "user message of more than three lines (a pasted log or output, "

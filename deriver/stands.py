@@ -324,6 +324,9 @@ class Stands:
         store = self.store
         if action.startswith("$ git"):
             self.git_used = True
+        opened = action in _FORGE_PULLS and "create" in targets
+        if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
+            store.goal.shipped = True  # a request to commit or push is done
         if action == "$ git commit":
             found = COMMIT_RE.search(output[:4000])
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered

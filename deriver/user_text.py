@@ -18,6 +18,7 @@ __all__ = [
     "is_acknowledgement",
     "is_short_answer",
     "only_asks",
+    "only_ships",
     "reports_done",
     "reports_result",
     "says_next_step",
@@ -219,6 +220,29 @@ def reports_done(text: str) -> bool:
         bool(clauses)
         and _REPORT_RE.search(clauses[0]) is not None
         and all(_RETRY_RE.search(c) for c in clauses[1:])
+    )
+
+
+# A request only to commit, push or open a pull request: "commit this", "push it", "commit
+# and push please", "can you commit this in meaningful commits", "open a PR".
+_SHIPPING: Final = word_set("commit commits push pr mr pull-request")
+_SHIPPING_FILLER: Final = word_set(
+    "commit commits committed push pushed pr mr pull request open create make and then also "
+    "it this that these them all everything changes change work the a an in into to for now "
+    "please pls plz ok okay yes yeah sure go ahead can could you u we lets let's just "
+    "meaningful small separate local branch origin remote"
+)
+_MAX_SHIPPING_WORDS: Final = 10
+
+
+def only_ships(text: str) -> bool:
+    """Whether a request asks only to commit, push or open a pull request ("commit and
+    push please"), nothing else."""
+    words = _NON_WORD_RE.sub(" ", text.lower()).split()
+    return (
+        0 < len(words) <= _MAX_SHIPPING_WORDS
+        and bool(_SHIPPING.intersection(words))
+        and all(word in _SHIPPING_FILLER for word in words)
     )
 
 

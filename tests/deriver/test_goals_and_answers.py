@@ -13,6 +13,7 @@ from deriver.user_text import (
     is_acknowledgement,
     is_short_answer,
     only_asks,
+    only_ships,
     reports_done,
 )
 from deriver.wording import path_code, relative
@@ -187,6 +188,31 @@ class TestQuestionsAnswered:
             "“what does the exporter do with empty rows?”",
             "“do we have tests for it?”",
         ]
+
+
+class TestShippingAsked:
+    @pytest.mark.parametrize(
+        ("text", "ships"),
+        [("commit this", True), ("push it", True), ("commit and push please", True),
+         ("can you commit this in meaningful commits", True), ("yeah let's open a PR", True),
+         ("fix the bug and commit", False), ("push the new schema to the database", False)],
+    )  # fmt: skip
+    def test_a_request_only_to_commit_or_push(self, text: str, ships: bool) -> None:
+        assert only_ships(text) is ships
+
+    def test_a_commit_asked_for_and_made_is_no_earlier_goal(self) -> None:
+        """The commit is in the completed work; a commit asked for and not made (it failed)
+        stays an earlier goal."""
+        commit = call("Bash", {"command": 'git commit -am "fix a"'}, call_id="g1",
+                      result="[main 1a2b3c4] fix a", exit_code=0)  # fmt: skip
+        failed = call("Bash", {"command": 'git commit -am "fix b"'}, "failed", call_id="g2",
+                      error="pre-commit hook failed", exit_code=1)  # fmt: skip
+        memory = derive(
+            user("fix the parser"), user("commit this"), *commit, assistant("Committed."),
+            user("commit and push please"), *failed, assistant("The hook failed."),
+            user("fix the hook"),
+        )  # fmt: skip
+        assert texts(memory.earlier_goals) == ["“fix the parser”", "“commit and push please”"]
 
 
 class TestChoicesStated:
