@@ -122,10 +122,18 @@ _ASKS_USER_RE: Final = re.compile(
 )
 
 
+# A question that leaves the user to choose: "Which naming do you prefer?", "Which way do
+# you want to go?", "Option A or B?".
+_ASKS_TO_CHOOSE_RE: Final = re.compile(
+    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\b\w+ or \w+\?$", re.IGNORECASE
+)
+
+
 def states_choice(text: str) -> bool:
     """Whether a closing message states a choice or its reason, rather than only a status
-    (or a choice it leaves to the user)."""
-    if _CHOICE_RE.search(text) is None:
+    (or a choice it leaves to the user: a sentence that asks it, or the whole message when
+    it ends asking the user to choose, its recommendation a proposal)."""
+    if _CHOICE_RE.search(text) is None or _ASKS_TO_CHOOSE_RE.search(question_of(text)):
         return False
     return any(
         _CHOICE_RE.search(s) and not _ASKS_USER_RE.search(s) for s in _SENTENCE_RE.findall(text)

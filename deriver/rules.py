@@ -111,7 +111,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions"),
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (not one it only leaves to the "
-         "user: a question, until you tell me which you prefer; a status report is superseded "
+         "user: a question, until you tell me which you prefer, nor a message that ends asking "
+         "the user to choose, its recommendation a proposal; a status report is superseded "
          "by the newer message; one the user answers is still failing, or did not work, is "
          "not kept): quoted without its sentences on where the work stands in git (The "
          "changes remain uncommitted), head and tail kept, up to 400 characters (half the "

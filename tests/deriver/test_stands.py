@@ -60,6 +60,10 @@ class TestLastMessage:
             ("Two options: a symlink or a copy. Which approach would you choose?", False),
             ("Let me know if you'd prefer the copy instead.", False),
             ("Skipped the name field per your call, so the folder name is used.", True),
+            ("| A. `auto_summarize` (Recommended) | simple |\n| B. nested | room to grow |\n"
+             "I recommend **Option A** because it is simple.\n\nWhich naming do you prefer?",
+             False),
+            ("Used a lock file because two hooks race. Want me to commit?", True),
         ],
     )  # fmt: skip
     def test_a_choice_left_to_the_user_is_no_decision(self, closing: str, kept: bool) -> None:
