@@ -78,27 +78,41 @@ _PICK_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _ORDINALS: Final = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
-_OPTION_LINE_RE: Final = re.compile(
-    r"^[\s>*_#-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
+# A reply that opens by picking an option and says more: "B, nested in strategy options",
+# "A. is fine, ensure we log", "I think 2 - and keep the flag".
+_LEADING_PICK_RE: Final = re.compile(
+    r"^\s*(?:i think|i'd say|i'd go with|i prefer|let's go with|let's do|go with)?\s*"
+    r"(?:option\s+)?(?P<key>[1-9]|[a-eA-E])(?:[.,):]|\s+[-\u2013\u2014])\s",
     re.IGNORECASE,
 )
+# An option of a list or of a table's first column: "2. Copy", "**B.** nested", "| **A.
+# `auto_summarize`** | Simple boolean |".
+_OPTION_LINE_RE: Final = re.compile(
+    r"^[\s>*_#|-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
+    re.IGNORECASE,
+)
+_CELLS_RE: Final = re.compile(r"\s*\|\s*")
 
 
 def option_of(message: str, reply: str) -> str:
     """The option of ``message`` that a reply picks by its number, letter or ordinal ("1",
-    "option B", "the second one"): its line of the message's list (the last list that has
-    it, nearest the question); else empty."""
+    "option B", "the second one"), or opens by picking when the message ends asking the
+    user to choose ("B, nested in strategy options"): its line of the message's list (the
+    last list that has it, nearest the question); else empty."""
     pick = _PICK_RE.match(reply)
     if pick is None:
-        return ""
-    key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
+        pick = _LEADING_PICK_RE.match(reply)
+        if pick is None or not _ASKS_TO_CHOOSE_RE.search(question_of(message)):
+            return ""
+        key = pick.group("key")
+    else:
+        key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
     found = ""
     for text_line in message[-MESSAGE_CHARS:].splitlines():
         option = _OPTION_LINE_RE.match(text_line)
         if option is not None and option.group("key").lower() == key.lower():
-            found = (
-                f"option {option.group('key')}: {option.group('text').replace('**', '').strip()}"
-            )
+            text = _CELLS_RE.sub(" | ", option.group("text").replace("**", "")).strip(" |")
+            found = f"option {option.group('key')}: {text}"
     return found
 
 

@@ -343,9 +343,11 @@ class MessageRules:
         store = self.store
         goal = store.goal
         content = message.content
-        if goal is not None and (is_short_answer(content) or reports_done(content)):
-            # An answer to the agent ("yes", "the second one", "I restarted the server, try
-            # again"), not a new request: bound to its question.
+        if goal is not None and (
+            is_short_answer(content) or reports_done(content) or self.stands.picks_option(content)
+        ):
+            # An answer to the agent ("yes", "the second one", "B, nested in the options", "I
+            # restarted the server, try again"), not a new request: bound to its question.
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)

@@ -231,9 +231,12 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed after it says so", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
-         "proper fix)", "where the session stands: the answer with the question of "
+         "proper fix), or opens by picking an option of an agent's message that ends asking "
+         "the user to choose (B, nested in the options; I think A. ensure we log)",
+         "where the session stands: the answer with the question of "
          "the message it answers, or the option it picks by number, letter or ordinal (1, "
-         "option B, the second one); never a new goal", "where_stands", "never evicted"),
+         "option B, the second one; a list's line or a table's row); never a new goal",
+         "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",
          "where the session stands: the question awaiting the user's answer",
          "where_stands", "never evicted"),

@@ -132,6 +132,11 @@ class Stands:
 
     # -- what happened --------------------------------------------------------------------
 
+    def picks_option(self, content: str) -> bool:
+        """Whether a reply picks one of the options the last closing message offered ("B,
+        nested in strategy options"): an answer, however long, not a new request."""
+        return bool(self.closing) and bool(option_of(self.closing, content))
+
     def user_said(self, content: str, answer: bool, stamp: Stamp) -> None:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""

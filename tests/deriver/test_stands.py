@@ -127,6 +127,33 @@ class TestMidTurn:
 
 
 class TestAnswers:
+    @pytest.mark.parametrize(
+        ("reply", "option"),
+        [("B, nested - room to grow. use british spelling",
+          "option B: `summarise.enabled` | Nested"),
+         ("I think A. ensure we log", "option A: `auto_summarize` (Recommended) | Simple")],
+    )  # fmt: skip
+    def test_a_reply_that_opens_by_picking_an_option_answers(self, reply: str, option: str) -> None:
+        """A longer reply that picks one of the options offered is the user's answer, bound
+        to the option, not a new request."""
+        menu = (
+            "| Option | Description |\n|---|---|\n| **A. `auto_summarize` (Recommended)** | "
+            "Simple |\n| **B. `summarise.enabled`** | Nested |\n\nI recommend **A** "
+            "because it is simple. Which naming do you prefer?"
+        )
+        memory = derive(user("add auto summaries"), final(menu), user(reply))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "add auto summaries"
+        assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
+
+    def test_a_numbered_request_after_a_plain_question_is_a_request(self) -> None:
+        memory = derive(
+            user("fix the parser"), final("Done. Want me to commit this?"),
+            user("1. fix the lexer, 2. fix the docs"),
+        )  # fmt: skip
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "1. fix the lexer, 2. fix the docs"
+
     def test_a_short_reply_is_bound_to_the_question_it_answers(self) -> None:
         """ "yes, please commit" answers the agent's question and is not a new goal."""
         memory = derive(
