@@ -122,18 +122,17 @@ def shell_results(count: int, items: Sequence[str]) -> list[ShellResult]:
 
     When the cell printed one item per command, each command has its own, in the order the
     script calls them (``Promise.all`` keeps that order): its result object, or its output
-    (``results.forEach((r) => text(r.output))``, an empty one included), with no exit code.
+    (``results.forEach((r) => text(r.output))``, an empty one included), with no exit code;
+    a cell may print some whole and others' output only (``text(a.output);
+    text(JSON.stringify(b))``).
     Else one command has the whole output (read as its result object when it is one), and
     several share it: each gets all of it, with no exit code, since the output does not say
     which part is whose.
     """
     if count == 0:
         return []
-    objects = [_result_object(item) for item in items]
-    if len(items) == count and all(o is not None for o in objects):
-        return [o for o in objects if o is not None]
-    if len(items) == count and all(o is None for o in objects):
-        return [ShellResult(item, None, None) for item in items]
+    if len(items) == count:
+        return [_result_object(item) or ShellResult(item, None, None) for item in items]
     whole = "\n".join(item for item in items if item)
     if count == 1:
         return [_result_object(whole) or ShellResult(whole, None, None)]

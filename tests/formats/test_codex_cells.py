@@ -178,6 +178,29 @@ class TestCommands:
             "error": "[test:ci] FAIL\n",
         }
 
+    def test_a_cell_that_prints_one_output_and_another_result_object(self) -> None:
+        """``text(a.output); text(JSON.stringify(b))``: each command has its own item, the
+        second's result object says it runs on, and its poll ends it."""
+        script = (
+            'const a = await tools.exec_command({cmd: "mkdir -p /tmp/x"});\n'
+            'const b = await tools.exec_command({cmd: "go test ./internal/sem"});\n'
+            "text(a.output); text(JSON.stringify(b));"
+        )
+        events = tool_events(
+            *START,
+            cell("call_1", script),
+            script_output("call_1", "Script completed", "", result("", session_id=61293)),
+            cell("call_2", POLL_CELL),
+            script_output("call_2", "Script completed", result("--- FAIL: TestX\n", exit_code=1)),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("requested", "exec_command"),
+            ("completed", "exec_command"),
+            ("failed", "exec_command"),
+        ]
+        assert events[3][2]["error"] == "--- FAIL: TestX\n"
+
 
 class TestOtherTools:
     def test_a_patch_in_a_cell_is_the_file_change(self) -> None:
