@@ -46,6 +46,14 @@ _MERGING: Final = frozenset(
      "$ git stash", "$ git am"}
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
+# A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
+# ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr, "…failed…")``, ``throw
+# new Error("…")``): a plan or a diff the user pasted quotes the code that reports errors.
+_CODE_RE: Final = re.compile(
+    r"%[-+ #0]*\d*[vsdqwxf]\b|\{\d*\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
+)
+_CODE_LINES_SKIPPED: Final = 8
+"""Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
 
 
@@ -200,9 +208,13 @@ class Failures:
         the failure the user brings, its last error line kept as reported by the user."""
         if text.count("\n") < _PASTED_LINES:
             return
-        found = error_lines(text[-_PASTE_SCAN:], 1, _REPORTED_CHARS)
+        found = [
+            line
+            for _, line in error_lines(text[-_PASTE_SCAN:], _CODE_LINES_SKIPPED, _REPORTED_CHARS)
+            if _CODE_RE.search(line) is None
+        ]
         if found:
-            line = found[0][1]
+            line = found[-1]
             item_key = failure_key(call_identity(_USER, None), line)
             if self.store.get(item_key) is None:
                 shown = f"reported by the user: {quote_untrusted(line, _REPORTED_CHARS)}"

@@ -313,6 +313,19 @@ class TestLongGoal:
         assert reported.text.startswith("reported by the user: \u201c")
         assert error[1:] in reported.text  # its "[" quoted as data
 
+    def test_code_that_reports_an_error_is_no_error_reported(self) -> None:
+        """A plan or a diff the user pastes quotes the code that prints errors (a format
+        string, a call given a string): that is no failure the user brings; the log line
+        that reports one is."""
+        plan = (
+            "Implement the following plan:\n## Step 5\n```go\nif err := h(); err != nil {\n"
+            '    fmt.Fprintf(os.Stderr, "Warning: dispatch failed: %v\\n", err)\n}\n```\n'
+        )
+        assert derive(user(plan)).failed_attempts == ()
+        log = plan + "It printed:\nWarning: dispatch failed: context deadline exceeded\n"
+        (reported,) = derive(user(log)).failed_attempts
+        assert "context deadline exceeded" in reported.text
+
     def test_a_reported_error_is_resolved_by_the_turn_that_changed_files(self) -> None:
         """The turn that answers a report with an edit is its fix, shown resolved; a turn
         that changed nothing leaves it open."""
