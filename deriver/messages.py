@@ -68,6 +68,8 @@ class UserMessage(NamedTuple):
     stamp: Stamp
     run_id: str | None
     cwd: str | None = None
+    git: bool = False
+    """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
 
 
 class AssistantMessage(NamedTuple):
@@ -78,6 +80,8 @@ class AssistantMessage(NamedTuple):
     content: str
     stamp: Stamp
     cwd: str | None = None
+    git: bool = False
+    """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
 
 
 class Transition(NamedTuple):
@@ -86,6 +90,8 @@ class Transition(NamedTuple):
     stamp: Stamp
     checkpoint_id: str | None = None
     cwd: str | None = None
+    git: bool = False
+    """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
 
 
 class Checkpoint(NamedTuple):
@@ -117,11 +123,11 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
         return None
     metadata = as_dict(payload.get("metadata"))
     content = payload_text(payload.get("content"))[:_GOAL_SOURCE_CHARS]
-    cwd = _cwd(payload)
+    cwd, git = _cwd(payload), _in_git(payload)
     if role == "user":
         if str_or_none(metadata.get("source")) in SYNTHETIC_SOURCES or not content.strip():
-            return None if cwd is None else AssistantMessage((), None, "", _stamp(event), cwd)
-        return UserMessage(content, _stamp(event), event.run_id, cwd)
+            return None if cwd is None else AssistantMessage((), None, "", _stamp(event), cwd, git)
+        return UserMessage(content, _stamp(event), event.run_id, cwd, git)
     decisions = []
     raw = metadata.get("decision")
     if isinstance(raw, str) and raw.strip():
@@ -141,7 +147,7 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
         final = None
     if not decisions and final is None and cwd is None and not content.strip():
         return None
-    return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd)
+    return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd, git)
 
 
 _MAX_CWD_CHARS: Final = 4096
@@ -153,6 +159,13 @@ def _cwd(payload: Mapping[str, object]) -> str | None:
     if isinstance(cwd, str) and cwd.startswith("/") and len(cwd) <= _MAX_CWD_CHARS:
         return cwd.rstrip("/") or "/"
     return None
+
+
+def _in_git(payload: Mapping[str, object]) -> bool:
+    """Whether an adapter states the git branch of the working directory, which is then in
+    a git work tree (``payload["git_branch"]``)."""
+    branch = payload.get("git_branch")
+    return isinstance(branch, str) and bool(branch.strip())
 
 
 def _reasons(details: object) -> str:
@@ -178,20 +191,20 @@ def _compaction_details(details: object) -> str:
 def parse_transition(event: TranscriptEvent) -> Transition | None:
     payload = event.payload
     reason = payload.get("reason")
-    cwd = _cwd(payload)
+    cwd, git = _cwd(payload), _in_git(payload)
     if not isinstance(reason, str) or reason not in _TRANSITION_REASONS:
-        return None if cwd is None else Transition("", "", _stamp(event), None, cwd)
+        return None if cwd is None else Transition("", "", _stamp(event), None, cwd, git)
     details = payload.get("details")
     stamp = _stamp(event)
     if reason == "context_compacted":
         checkpoint_id = str_or_none(as_dict(details).get("checkpoint_id"))
-        return Transition(reason, _compaction_details(details), stamp, checkpoint_id, cwd)
+        return Transition(reason, _compaction_details(details), stamp, checkpoint_id, cwd, git)
     text = detail_text(details)
     text = quote_untrusted(text, 120) if text else ""
     reasons = _reasons(details)
     if reasons:
         text = f"{text} ({reasons})" if text else reasons
-    return Transition(reason, text, stamp, None, cwd)
+    return Transition(reason, text, stamp, None, cwd, git)
 
 
 def _summary_lead(summary: str) -> str:
@@ -294,12 +307,14 @@ class MessageRules:
         self.todos = todos
         self.checks = checks
 
-    def _set_cwd(self, cwd: str | None) -> None:
+    def _set_cwd(self, cwd: str | None, git: bool) -> None:
         if cwd is not None:
             self.store.cwd = cwd
+        if git:
+            self.stands.in_git()
 
     def apply_message(self, message: UserMessage | AssistantMessage) -> bool:
-        self._set_cwd(message.cwd)
+        self._set_cwd(message.cwd, message.git)
         if isinstance(message, UserMessage):
             return self._user_message(message)
         store = self.store
@@ -387,7 +402,7 @@ class MessageRules:
         return True
 
     def apply_transition(self, transition: Transition) -> bool:
-        self._set_cwd(transition.cwd)
+        self._set_cwd(transition.cwd, transition.git)
         if not transition.reason:
             return False  # only a working directory: nothing to show
         details, stamp = transition.details, transition.stamp

@@ -258,9 +258,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "none when it says nothing to commit, working tree clean), whoever committed the "
          "others",
          "where the session stands: files changed (and not committed once the session used "
-         "git), not those in a temporary or configuration directory (/tmp, ~/.claude) "
-         "outside the session's known working directory, nor those git said its ignore files "
-         "exclude (git add's ignored paths, git check-ignore); passing checks become stale",
+         "git or works on a git branch, payload git_branch), not those in a temporary or "
+         "configuration directory (/tmp, ~/.claude) outside the session's known working "
+         "directory, nor those git said its ignore files exclude (git add's ignored paths, "
+         "git check-ignore); passing checks become stale",
          "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit",
          "where_stands", "never evicted"),

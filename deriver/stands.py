@@ -256,6 +256,13 @@ class Stands:
             return
         self.refresh()
 
+    def in_git(self) -> None:
+        """The adapter says the session works in a git work tree: files changed are not
+        committed until a commit takes them, whether or not the session ran git."""
+        if not self.git_used:
+            self.git_used = True
+            self.refresh()
+
     def _git_said(self, command: str, outcome: ToolOutcome) -> None:
         """What git says of the changed files, whoever committed or changed them: a status
         lists those still changed ("nothing to commit, working tree clean": none), and the

@@ -39,8 +39,8 @@ MAX_OPEN_CALLS: Final = 512
 """Open tool calls remembered per adapter; the oldest is forgotten beyond this."""
 
 _TAIL_CHARS: Final = 4 * 1024
-_SNAPSHOT_VERSION: Final = 1
-_BASE_STATE: Final = ("_step", "_session_id", "_run_id", "_cwd", "_cwd_sent")
+_SNAPSHOT_VERSION: Final = 2
+_BASE_STATE: Final = ("_step", "_session_id", "_run_id", "_cwd", "_git_branch", "_cwd_sent")
 _CWD_EVENTS: Final = frozenset({"message", "state_transition"})
 
 A = TypeVar("A", bound="AdapterBase")
@@ -117,8 +117,10 @@ class AdapterBase:
         self._run_id: str | None = None
         self._cwd: str | None = None
         """The session's working directory as the format last stated it."""
+        self._git_branch: str | None = None
+        """The git branch the format last stated the working directory is on."""
         self._cwd_sent: list[str | None] | None = None
-        """[run id, cwd] of the last event that carried ``payload["cwd"]``."""
+        """[run id, cwd, git branch] of the last event that carried ``payload["cwd"]``."""
 
     # -- the protocol -------------------------------------------------------------------
 
@@ -194,11 +196,12 @@ class AdapterBase:
         return (
             isinstance(self._step, int)
             and all(
-                v is None or isinstance(v, str) for v in (self._session_id, self._run_id, self._cwd)
+                v is None or isinstance(v, str)
+                for v in (self._session_id, self._run_id, self._cwd, self._git_branch)
             )
             and (
                 sent is None
-                or (len(sent) == 2 and all(v is None or isinstance(v, str) for v in sent))
+                or (len(sent) == 3 and all(v is None or isinstance(v, str) for v in sent))
             )
         )
 
@@ -220,10 +223,13 @@ class AdapterBase:
         run = self._run_id if isinstance(run_id, _Current) else run_id
         if event_type in _CWD_EVENTS and self._cwd is not None:
             # The working-directory contract (docs/formats.md): the first message or state
-            # transition of a run carries the session's cwd, and again whenever it changes.
-            sent = [run, self._cwd]
+            # transition of a run carries the session's cwd (and its git branch, when the
+            # format states one), and again whenever it changes.
+            sent = [run, self._cwd, self._git_branch]
             if sent != self._cwd_sent:
                 payload = {**payload, "cwd": self._cwd}
+                if self._git_branch:
+                    payload["git_branch"] = self._git_branch
                 self._cwd_sent = sent
         return TranscriptEvent(
             event_id=event_id,

@@ -163,6 +163,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
         if not self._in_scope(record):
             return
         self._cwd = as_str(record.get("cwd")) or self._cwd
+        self._git_branch = as_str(record.get("gitBranch")) or self._git_branch
         uuid = as_str(record.get("uuid")) or f"cc@{offset}"
         ts = as_str(record.get("timestamp"))
         if rtype == "system":

@@ -154,6 +154,8 @@ class CodexAdapter(CodexToolCalls):
             if self._session_id is None:
                 self._session_id = as_str(payload.get("id"))
             self._cwd = as_str(payload.get("cwd")) or self._cwd
+            git = as_dict(payload.get("git")) or {}
+            self._git_branch = as_str(git.get("branch")) or self._git_branch
         elif rtype == "turn_context":
             self._run_id = as_str(payload.get("turn_id")) or self._run_id
             self._cwd = as_str(payload.get("cwd")) or self._cwd

@@ -285,6 +285,17 @@ class TestEndState:
         )  # fmt: skip
         assert not any("files changed" in t for t in texts(memory.where_stands))
 
+    def test_in_a_git_work_tree_files_changed_are_not_committed(self) -> None:
+        """The adapter says the directory is on a git branch: the files changed are not
+        committed, though the session never ran git."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop", git_branch="main"),
+            call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1"),
+        )
+        assert "files changed and not committed: `a.py`" in texts(memory.where_stands)
+        memory = derive(user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"))
+        assert "files changed: `a.py`" in texts(memory.where_stands)
+
     def test_git_options_before_the_subcommand(self) -> None:
         """``git -C /repo commit`` commits as ``git commit`` does; ``git -C /repo push``
         pushes it (git's own options come before its subcommand)."""

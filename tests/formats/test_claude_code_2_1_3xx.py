@@ -248,6 +248,17 @@ class TestWorkingDirectory:
         out = events(prompt(1, "Fix checkout"), base(2, type="assistant", message=text, cwd="/tmp"))
         assert [e.payload.get("cwd") for e in out] == [CWD, "/tmp"]
 
+    def test_the_git_branch_goes_with_the_cwd(self) -> None:
+        """``gitBranch`` says the directory is a git work tree: sent with the cwd, again when
+        it changes; an empty one (no repository) is not sent."""
+        out = events(
+            prompt(1, "Fix", gitBranch=""),
+            prompt(2, "Go", gitBranch="main"),
+            prompt(3, "On", gitBranch="main"),
+            prompt(4, "More", gitBranch="fix/a"),
+        )
+        assert [e.payload.get("git_branch") for e in out] == [None, "main", "main", "fix/a"]
+
     def test_tool_events_do_not_carry_the_cwd(self) -> None:
         """Only message and state_transition events carry it."""
         out = events(

@@ -287,6 +287,17 @@ class TestWorkingDirectory:
         (event,) = messages(SESSION, user_message("Fix checkout"), role="user")
         assert event.payload["cwd"] == "/home/dev/shop"
 
+    def test_the_session_s_git_branch_goes_with_the_cwd(self) -> None:
+        """session_meta's git branch reaches the first message of the run."""
+        git = {"branch": "main", "commit_hash": "64a8d6d"}
+        meta = line(
+            "session_meta", id="019e1625-0000-7000-8000-0001", cwd="/home/dev/shop", git=git
+        )
+        (event,) = messages(meta, user_message("Fix checkout"), role="user")
+        assert event.payload["git_branch"] == "main"
+        (event,) = messages(SESSION, user_message("Fix checkout"), role="user")
+        assert "git_branch" not in event.payload
+
     def test_a_turn_context_cwd_is_the_new_cwd(self) -> None:
         """turn_context's cwd replaces the session's for the next run's first message."""
         out = messages(
