@@ -307,8 +307,9 @@ class Stands:
         exit_code = outcome.exit_code
         if exit_code is not None and exit_code != 0:
             return
+        amend = "--amend" in arg
         for action in actions_of(name, arg):
-            self._shell_action(action.name, action.targets, outcome.output, stamp)
+            self._shell_action(action.name, action.targets, outcome.output, stamp, amend)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
@@ -330,7 +331,7 @@ class Stands:
             self.changed[:] = [c for c in self.changed if not _same_path(c, shown)]
 
     def _shell_action(
-        self, action: str, targets: frozenset[str], output: str, stamp: Stamp
+        self, action: str, targets: frozenset[str], output: str, stamp: Stamp, amend: bool = False
     ) -> None:
         """What a successful command did to the state of the work: git and pull requests."""
         store = self.store
@@ -344,6 +345,11 @@ class Stands:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
             if found is None:
                 return
+            if amend and self.commit:
+                # The amended commit replaces the last one, not pushed: its line goes.
+                replaced = store.get(done_key(f"committed {self.commit}"))
+                if replaced is not None:
+                    store.remove(replaced, stamp)
             self.commit = f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
             self.commit_stamp = stamp
             text = f"committed {self.commit}"

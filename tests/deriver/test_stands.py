@@ -296,6 +296,17 @@ class TestEndState:
         memory = derive(user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"))
         assert "files changed: `a.py`" in texts(memory.where_stands)
 
+    def test_an_amended_commit_replaces_the_last_one(self) -> None:
+        """``git commit --amend`` of a commit not pushed: the new hash is the commit, and
+        the replaced one is in no line."""
+        memory = derive(
+            user("fix it"),
+            bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
+            bash("git commit --amend --no-edit", "[main 5d6e7f8] fix a", "g2"),
+        )
+        assert "committed and not pushed: `5d6e7f8` “fix a”" in texts(memory.where_stands)
+        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a”"]
+
     def test_git_options_before_the_subcommand(self) -> None:
         """``git -C /repo commit`` commits as ``git commit`` does; ``git -C /repo push``
         pushes it (git's own options come before its subcommand)."""
