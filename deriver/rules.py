@@ -263,7 +263,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "directory, nor those git said its ignore files exclude (git add's ignored paths, "
          "git check-ignore); passing checks become stale",
          "where_stands", "never evicted"),
-    Rule("unpushed", "a commit not pushed since", "where the session stands: the commit",
+    Rule("unpushed", "a commit not pushed since", "where the session stands: the commit, "
+         "and how many commits before it are not pushed either (a push takes them all)",
          "where_stands", "never evicted"),
     Rule("pull_open", "a pull request opened and not merged or closed since (a merge only "
          "scheduled, gh pr merge --auto, leaves it open)",

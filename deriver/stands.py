@@ -106,6 +106,8 @@ class Stands:
         self.git_used = False
         self.commit = ""
         """The last commit, while it is not pushed."""
+        self.earlier_unpushed: list[str] = []
+        """The commits before it, not pushed either (oldest first)."""
         self.commit_stamp: Stamp | None = None
         self.pull_request = ""
         self.pull_stamp: Stamp | None = None
@@ -350,19 +352,26 @@ class Stands:
                 replaced = store.get(done_key(f"committed {self.commit}"))
                 if replaced is not None:
                     store.remove(replaced, stamp)
+            elif self.commit:
+                self.earlier_unpushed = [*self.earlier_unpushed, self.commit][-_MAX_FILES_KEPT:]
             self.commit = f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
             self.commit_stamp = stamp
             text = f"committed {self.commit}"
             bump(store, "completed_work", "commit", text, stamp, done_key(text))
         elif action == "$ git push" and self.commit:
-            # One line per commit: the commit's own line says it was pushed.
+            # One line per commit: the commit's own line says it was pushed, and so do those
+            # of the commits before it that the push took along.
+            for commit in self.earlier_unpushed:
+                item = store.get(done_key(f"committed {commit}"))
+                if item is not None:
+                    store.update(item, stamp, text=f"committed and pushed {commit}", touch=False)
             item = store.get(done_key(f"committed {self.commit}"))
             if item is not None:
                 store.update(item, stamp, text=f"committed and pushed {self.commit}")
             else:
                 text = f"pushed {self.commit}"
                 bump(store, "completed_work", "push", text, stamp, done_key(text))
-            self.commit = ""
+            self.commit, self.earlier_unpushed = "", []
         elif action in _FORGE_PULLS and "create" in targets:
             found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
@@ -490,7 +499,9 @@ class Stands:
                 text = self._line(key, f"{label}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
         if self.commit and self.commit_stamp is not None:
-            found.append(("unpushed", f"committed and not pushed: {self.commit}",
+            earlier = len(self.earlier_unpushed)
+            more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
+            found.append(("unpushed", f"committed and not pushed: {self.commit}{more}",
                           self.commit_stamp))  # fmt: skip
         if self.pull_request and self.pull_stamp is not None:
             found.append(("pull_open", f"pull request left open: {self.pull_request}",
@@ -504,7 +515,8 @@ class Stands:
             self.answer, self.question, self.answer_stamp,
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
-            self.git_used, self.commit, self.commit_stamp, self.pull_request, self.pull_stamp,
+            self.git_used, self.commit, len(self.earlier_unpushed), self.commit_stamp,
+            self.pull_request, self.pull_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
 
