@@ -146,25 +146,21 @@ class TestAnswers:
         assert memory.current_goal.text == "add auto summaries"
         assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
-    def test_a_numbered_request_after_a_plain_question_is_a_request(self) -> None:
+    @pytest.mark.parametrize(
+        ("reply", "goal"),
+        [("yes, please commit", "fix the parser"),
+         ("1. fix the lexer, 2. fix the docs", "1. fix the lexer, 2. fix the docs")],
+    )  # fmt: skip
+    def test_a_short_reply_is_bound_to_the_question_it_answers(self, reply: str, goal: str) -> None:
+        """ "yes, please commit" answers the agent's question and is not a new goal; a
+        numbered list after a question that offers no options is a request."""
         memory = derive(
-            user("fix the parser"), final("Done. Want me to commit this?"),
-            user("1. fix the lexer, 2. fix the docs"),
+            user("fix the parser"), final("Done. Want me to commit this?"), user(reply)
         )  # fmt: skip
         assert memory.current_goal is not None
-        assert memory.current_goal.text == "1. fix the lexer, 2. fix the docs"
-
-    def test_a_short_reply_is_bound_to_the_question_it_answers(self) -> None:
-        """ "yes, please commit" answers the agent's question and is not a new goal."""
-        memory = derive(
-            user("fix the parser"), final("Done. Want me to commit this?"),
-            user("yes, please commit"),
-        )  # fmt: skip
-        assert memory.current_goal is not None
-        assert memory.current_goal.text == "fix the parser"
-        assert "user answered “yes, please commit” to: “Want me to commit this?”" in texts(
-            memory.where_stands
-        )
+        assert memory.current_goal.text == goal
+        answered = f"user answered “{reply}” to: “Want me to commit this?”"
+        assert (answered in texts(memory.where_stands)) is (goal == "fix the parser")
 
     def test_the_first_words_after_a_question_are_its_answer(self) -> None:
         """The user asks while the agent works; its first words answer, and are kept."""
