@@ -81,7 +81,6 @@ class AssistantMessage(NamedTuple):
     stamp: Stamp
     cwd: str | None = None
     git: bool = False
-    """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
 
 
 class Transition(NamedTuple):
@@ -91,7 +90,6 @@ class Transition(NamedTuple):
     checkpoint_id: str | None = None
     cwd: str | None = None
     git: bool = False
-    """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
 
 
 class Checkpoint(NamedTuple):
