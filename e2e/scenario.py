@@ -8,6 +8,7 @@ after the edit, to make the client compact on its own.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 from collections.abc import Iterable
@@ -35,10 +36,15 @@ TEST = (
 
 
 def write_project(work: Path) -> None:
-    """The project the agent works on: a rounding bug and the test that finds it."""
+    """The project the agent works on, a git repository with one commit: a rounding bug and
+    the test that finds it."""
     work.mkdir(parents=True, exist_ok=True)
     (work / "checkout.py").write_text(CHECKOUT)
     (work / "test_checkout.py").write_text(TEST)
+    git = ["git", "-C", str(work), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the shop"], check=True)
 
 
 Step = dict[str, Any]

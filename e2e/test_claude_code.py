@@ -247,8 +247,10 @@ class TestClaudeCode:
             and TODO_FIX not in resume_text.split("## Completed work")[0]
         )
         assert f"passed: `{TEST_COMMAND}` (1 passed)" in resume_text
-        # The edit is not committed (the session never used git): where the session stands.
-        assert "- files changed: `" + str(work / "checkout.py") + "`" in resume_text
+        # The edit is not committed (the project is on a git branch): where the session stands.
+        assert "- files changed and not committed: `" + str(work / "checkout.py") + "`" in (
+            resume_text
+        )
 
         # Each injected memory is exactly the memory of the transcript as it stood when the
         # hook ran: of one of its prefixes (Claude Code flushes its records in batches, so the
