@@ -9,16 +9,21 @@ import re
 from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
+from deriver.wording import in_scratch, relative
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
     "COMMIT_RE",
     "DISCARDS_RE",
     "MERGE_LATER_RE",
+    "NO_COMMIT",
     "PULL_URL_RE",
+    "CommitLine",
     "PullAction",
-    "discarded",
+    "commit_line",
     "ignored",
+    "in_scratch_dir",
+    "kept_after",
     "listed",
     "pull_action",
     "same_pull",
@@ -58,6 +63,55 @@ _VALUED: Final = {
 }  # fmt: skip
 _NOUN: Final = {"gh": "pr", "glab": "mr"}
 _VERBS: Final = frozenset({"merge", "close"})
+
+
+# A commit message in a heredoc (``git commit -F - <<'EOF'``, ``-m "$(cat <<'EOF'``): its
+# first line.
+_HEREDOC_SUBJECT_RE: Final = re.compile(
+    r"\bgit\b[^\n]*?\bcommit\b[^\n]*?<<-?\s*['\"]?\w+['\"]?[^\n]*\n\s*(\S[^\n]*)"
+)
+
+
+class CommitLine(NamedTuple):
+    """What a ``git commit`` command line says of its commit: whether it amends the last
+    one, and the subject it gives (which names a quiet commit, ``-q``, whose output does
+    not)."""
+
+    amend: bool
+    subject: str
+
+
+NO_COMMIT: Final = CommitLine(False, "")
+
+
+def commit_line(command: str) -> CommitLine:
+    """What a command line says of the commit it makes (:class:`CommitLine`)."""
+    if "commit" not in command:
+        return NO_COMMIT
+    return CommitLine("--amend" in command, _commit_subject(command))
+
+
+def _commit_subject(command: str) -> str:
+    """The subject a ``git commit`` command line gives its commit (``-m``, ``--message``, a
+    heredoc's first line); empty when it gives none (an editor, ``--no-edit``)."""
+    found = _HEREDOC_SUBJECT_RE.search(command)
+    if found is not None:
+        return found.group(1).strip()
+    for piped, words in simple_commands(command):
+        if piped or basename(words[0]) != "git" or words[1:2] != ["commit"]:
+            continue
+        for i, word in enumerate(words[2:], 2):
+            short = word[:1] == "-" and word[1:].isalpha()  # -m, -am, -qm: the message next
+            if (word == "--message" or (short and word.endswith("m"))) and i + 1 < len(words):
+                message = words[i + 1]
+            elif word.startswith("--message="):
+                message = word.split("=", 1)[1]
+            elif word.startswith("-m") and len(word) > 2:
+                message = word[2:]
+            else:
+                continue
+            return message.strip().split("\n", 1)[0]
+    return ""
 
 
 def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
@@ -140,7 +194,39 @@ def ignored(command: str, outcome: ToolOutcome) -> list[str]:
     return found
 
 
-def discarded(args: list[str]) -> list[str] | None:
+def in_scratch_dir(command: str, cwd: str | None) -> bool:
+    """Whether a command line first goes into a temporary or configuration directory outside
+    the session's (``cd /tmp/x && git init && git commit``): the git it runs there is not
+    the project's."""
+    if "cd" not in command:
+        return False
+    for _piped, words in simple_commands(command):
+        if words[0] == "cd":
+            return len(words) > 1 and in_scratch(words[1], cwd)
+    return False
+
+
+def kept_after(changed: list[str], args: list[str], cwd: str | None) -> list[str]:
+    """The changed files (relative to ``cwd``) a git command line (its words after ``git``)
+    leaves: not those whose changes it throws away (:func:`_discarded`)."""
+    paths = _discarded(args)
+    if paths is None:
+        return []
+    for path in paths:
+        shown = (relative(path, cwd) or path).removeprefix("./").rstrip("/")
+        changed = [c for c in changed if not _same_path(c, shown)]
+    return changed
+
+
+def _same_path(changed: str, path: str) -> bool:
+    """Whether a changed file is ``path`` or under it (an absolute one, kept while the
+    session's directory was unknown, by its ending)."""
+    if changed == path or changed.startswith(f"{path}/"):
+        return True
+    return changed.startswith("/") and not path.startswith("/") and changed.endswith(f"/{path}")
+
+
+def _discarded(args: list[str]) -> list[str] | None:
     """The paths whose changes a git command line (its words after ``git``) throws away:
     ``checkout -- a.py``, ``restore a.py`` (not ``--staged`` alone, not from another
     ``--source``); None for all of them (``checkout .``, ``restore .``, ``reset --hard``);

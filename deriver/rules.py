@@ -211,9 +211,11 @@ RULES: Final[tuple[Rule, ...]] = (
          "(find, explore, search, investigate...); a report that opens by saying the task was "
          "not done (I could not finish, BLOCKED, Unable to) is a failed attempt in its words",
          "completed_work", "completed_work"),
-    Rule("commit", "`git commit` completed, its output naming the commit",
-         "completed work: hash and subject; the files changed before it are committed (also "
-         "when its output names no commit: -q, a proxy's filtered output)",
+    Rule("commit", "`git commit` completed, its output naming the commit (or its command "
+         "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
+         "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
+         "completed work: hash and subject (the subject alone for a quiet one); the files "
+         "changed before it are committed (also when nothing names the commit)",
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "

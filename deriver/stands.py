@@ -30,10 +30,14 @@ from deriver.git_state import (
     COMMIT_RE,
     DISCARDS_RE,
     MERGE_LATER_RE,
+    NO_COMMIT,
     PULL_URL_RE,
+    CommitLine,
     PullAction,
-    discarded,
+    commit_line,
     ignored,
+    in_scratch_dir,
+    kept_after,
     listed,
     pull_action,
     same_pull,
@@ -70,14 +74,6 @@ _NOT_STATE: Final = frozenset({"store", "_quoted", "_lines", "_fits", "_built_fr
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_REQUEST_CALL: Final = "pull request"
 _FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
-
-
-def _same_path(changed: str, path: str) -> bool:
-    """Whether a changed file is ``path`` or under it (an absolute one, kept while the
-    session's directory was unknown, by its ending)."""
-    if changed == path or changed.startswith(f"{path}/"):
-        return True
-    return changed.startswith("/") and not path.startswith("/") and changed.endswith(f"/{path}")
 
 
 class Stands:
@@ -240,6 +236,8 @@ class Stands:
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
         """A tool call that finished."""
+        if kind is ToolKind.SHELL and arg and in_scratch_dir(arg, self.store.cwd):
+            return  # a command run in a scratch directory: another repository's state
         if kind is ToolKind.SHELL and arg and "git" in arg:
             self._git_said(arg, outcome)
         if kind is ToolKind.PLAN_EXIT:
@@ -309,9 +307,9 @@ class Stands:
         exit_code = outcome.exit_code
         if exit_code is not None and exit_code != 0:
             return
-        amend = "--amend" in arg
+        commit = commit_line(arg)
         for action in actions_of(name, arg):
-            self._shell_action(action.name, action.targets, outcome.output, stamp, amend)
+            self._shell_action(action.name, action.targets, outcome.output, stamp, commit)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
@@ -319,21 +317,16 @@ class Stands:
                 if pull is not None:
                     self._pull_ended(pull, outcome.output, stamp)
                 elif discards and not piped and basename(words[0]) == "git":
-                    self._discard(discarded(words[1:]))
-
-    def _discard(self, paths: list[str] | None) -> None:
-        """Changes a command threw away (``git restore a.py``, ``git reset --hard``: None,
-        all of them) are no longer there to commit."""
-        if paths is None:
-            self.changed.clear()
-            return
-        cwd = self.store.cwd
-        for path in paths:
-            shown = (relative(path, cwd) or path).removeprefix("./").rstrip("/")
-            self.changed[:] = [c for c in self.changed if not _same_path(c, shown)]
+                    # Changes thrown away are no longer there to commit.
+                    self.changed[:] = kept_after(self.changed, words[1:], self.store.cwd)
 
     def _shell_action(
-        self, action: str, targets: frozenset[str], output: str, stamp: Stamp, amend: bool = False
+        self,
+        action: str,
+        targets: frozenset[str],
+        output: str,
+        stamp: Stamp,
+        commit: CommitLine = NO_COMMIT,
     ) -> None:
         """What a successful command did to the state of the work: git and pull requests."""
         store = self.store
@@ -345,26 +338,30 @@ class Stands:
         if action == "$ git commit":
             found = COMMIT_RE.search(output[:4000])
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
-            if found is None:
+            if found is None and not commit.subject:
                 return
-            if amend and self.commit:
+            if commit.amend and self.commit:
                 # The amended commit replaces the last one, not pushed: its line goes.
                 replaced = store.get(done_key(f"committed {self.commit}"))
                 if replaced is not None:
                     store.remove(replaced, stamp)
             elif self.commit:
                 self.earlier_unpushed = [*self.earlier_unpushed, self.commit][-_MAX_FILES_KEPT:]
-            self.commit = f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
+            self.commit = (
+                f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
+                if found is not None
+                else quote(commit.subject, 120)  # quiet (-q): the command line names it
+            )
             self.commit_stamp = stamp
             text = f"committed {self.commit}"
             bump(store, "completed_work", "commit", text, stamp, done_key(text))
         elif action == "$ git push" and self.commit:
             # One line per commit: the commit's own line says it was pushed, and so do those
             # of the commits before it that the push took along.
-            for commit in self.earlier_unpushed:
-                item = store.get(done_key(f"committed {commit}"))
+            for earlier in self.earlier_unpushed:
+                item = store.get(done_key(f"committed {earlier}"))
                 if item is not None:
-                    store.update(item, stamp, text=f"committed and pushed {commit}", touch=False)
+                    store.update(item, stamp, text=f"committed and pushed {earlier}", touch=False)
             item = store.get(done_key(f"committed {self.commit}"))
             if item is not None:
                 store.update(item, stamp, text=f"committed and pushed {self.commit}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deriver.agent_text import question_of, quote_head_tail
+from deriver.git_state import commit_line
 from session_memory.core.tokens import counter
 from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
 from viewbuilder import render_memory
@@ -337,12 +338,37 @@ class TestEndState:
 
     @pytest.mark.parametrize("output", ["", "ok \u2713"])
     def test_a_quiet_commit_takes_the_files_changed(self, output: str) -> None:
-        """`git commit -q`, or a proxy's "ok ✓", names no commit: the files are committed."""
+        """`git commit -q`, or a proxy's "ok ✓", names no commit: the files are committed,
+        and the commit is the message its command line gives."""
         memory = derive(
             user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
             bash('git commit -q -m "fix a"', output, "g1"),
         )  # fmt: skip
         assert not any("files changed" in t for t in texts(memory.where_stands))
+        assert "committed and not pushed: “fix a”" in texts(memory.where_stands)
+
+    def test_git_run_in_a_scratch_directory_is_another_repository(self) -> None:
+        """A probe repository made in /tmp (cd there, git init, commit) commits nothing of
+        the project: its changed files stay, and no commit is shown."""
+        probe = "cd /tmp/scratch/probe && git init -q && git add . && git commit -q -m x"
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1"),
+            bash(probe, "", "g1"),
+        )
+        assert "files changed: `a.py`" in texts(memory.where_stands)
+        assert not any("“x”" in t for t in texts(memory.where_stands))
+
+    @pytest.mark.parametrize(
+        ("command", "subject"),
+        [("git add -A && git commit -q -F - <<'EOF'\nauthcode: redact the verifier\n\nbody\nEOF",
+          "authcode: redact the verifier"),
+         ("git commit -qm \"fix b\"", "fix b"), ("git commit --message=\"fix c\" -q", "fix c"),
+         ("git commit -q -m \"$(cat <<'EOF'\nAllow strategy\n\nbody\nEOF\n)\"", "Allow strategy"),
+         ("git commit --amend --no-edit -q", "")],
+    )  # fmt: skip
+    def test_the_subject_a_commit_command_line_gives(self, command: str, subject: str) -> None:
+        assert commit_line(command).subject == subject
 
     def test_a_scratch_or_configuration_file_is_no_project_change(self) -> None:
         """A poll script in /tmp or a skill in ~/.claude is in no commit of the project."""
