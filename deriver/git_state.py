@@ -21,10 +21,12 @@ __all__ = [
     "CommitLine",
     "PullAction",
     "commit_line",
+    "git_said",
     "ignored",
     "in_scratch_dir",
     "kept_after",
     "listed",
+    "looks_at_ci",
     "pull_action",
     "same_pull",
     "tree_status",
@@ -192,6 +194,43 @@ def ignored(command: str, outcome: ToolOutcome) -> list[str]:
             if match.group(2).startswith(match.group(1).strip("/") + "/"):
                 found.append(match.group(1).strip("/"))  # the directory the pattern names
     return found
+
+
+_IGNORED_KEPT: Final = 256
+
+
+def git_said(
+    changed: list[str], ignored_paths: list[str], command: str, outcome: ToolOutcome
+) -> tuple[list[str], list[str]]:
+    """What git says of the changed files (relative to the session's directory), whoever
+    committed or changed them: a status lists those still changed ("nothing to commit,
+    working tree clean": none), and the paths its ignore files exclude are no change to
+    commit. The files still changed, and the paths ignored so far."""
+    excluded = ignored(command, outcome)
+    if excluded:
+        ignored_paths = [*ignored_paths, *excluded][-_IGNORED_KEPT:]
+    entries = tree_status(command, outcome) if changed else None
+    kept = [c for c in changed if listed(c, entries)] if entries is not None else changed
+    if excluded:
+        kept = [c for c in kept if not listed(c, excluded)]
+    return kept, ignored_paths
+
+
+# Looking at a pull request's or a branch's CI: ``gh pr checks``, ``gh run watch``, ``glab ci
+# status``.
+_CI_LOOKS: Final = {"gh": ("run", "checks"), "glab": ("ci", "pipeline")}
+
+
+def looks_at_ci(command: str) -> bool:
+    """Whether a command line looks at CI runs (``gh pr checks 5``, ``gh run view``, ``gh run
+    watch``, ``glab ci status``), whatever they say."""
+    if "gh" not in command and "glab" not in command:
+        return False
+    for piped, words in simple_commands(command):
+        looks = _CI_LOOKS.get(basename(words[0])) if not piped else None
+        if looks and (words[1:2] == [looks[0]] or looks[1] in words[1:3]):
+            return True
+    return False
 
 
 def in_scratch_dir(command: str, cwd: str | None) -> bool:

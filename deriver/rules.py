@@ -268,6 +268,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit, "
          "and how many commits before it are not pushed either (a push takes them all)",
          "where_stands", "never evicted"),
+    Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
+         "run view / watch / list, glab ci, glab pipeline), and no look since",
+         "where the session stands: the push's CI not seen", "where_stands", "never evicted"),
     Rule("pull_open", "a pull request opened and not merged or closed since (a merge only "
          "scheduled, gh pr merge --auto, leaves it open)",
          "where the session stands: its URL", "where_stands", "never evicted"),

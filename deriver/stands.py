@@ -35,13 +35,13 @@ from deriver.git_state import (
     CommitLine,
     PullAction,
     commit_line,
-    ignored,
+    git_said,
     in_scratch_dir,
     kept_after,
     listed,
+    looks_at_ci,
     pull_action,
     same_pull,
-    tree_status,
 )
 from deriver.keys import done_key
 from deriver.recording import bump, decision
@@ -107,6 +107,9 @@ class Stands:
         self.commit_stamp: Stamp | None = None
         self.pull_request = ""
         self.pull_stamp: Stamp | None = None
+        self.ci = ""
+        """"seen" once the session looked at CI (gh pr checks), "unseen" after a push since."""
+        self.ci_stamp: Stamp | None = None
         self.ending = ""
         self.ending_stamp: Stamp | None = None
         self.completed = False
@@ -239,7 +242,13 @@ class Stands:
         if kind is ToolKind.SHELL and arg and in_scratch_dir(arg, self.store.cwd):
             return  # a command run in a scratch directory: another repository's state
         if kind is ToolKind.SHELL and arg and "git" in arg:
-            self._git_said(arg, outcome)
+            # What git says of the changed files, whoever committed or changed them.
+            kept, self.ignored = git_said(self.changed, self.ignored, arg, outcome)
+            if kept != self.changed:
+                self.changed[:] = kept
+                self.refresh()
+        if kind is ToolKind.SHELL and arg and looks_at_ci(arg):
+            self.ci = "seen"
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -261,22 +270,6 @@ class Stands:
         committed until a commit takes them, whether or not the session ran git."""
         if not self.git_used:
             self.git_used = True
-            self.refresh()
-
-    def _git_said(self, command: str, outcome: ToolOutcome) -> None:
-        """What git says of the changed files, whoever committed or changed them: a status
-        lists those still changed ("nothing to commit, working tree clean": none), and the
-        paths its ignore files exclude are no change to commit."""
-        excluded = ignored(command, outcome)
-        if excluded:
-            self.ignored = [*self.ignored, *excluded][-_MAX_FILES_KEPT:]
-        changed = self.changed
-        entries = tree_status(command, outcome) if changed else None
-        kept = [c for c in changed if listed(c, entries)] if entries is not None else changed
-        if excluded:
-            kept = [c for c in kept if not listed(c, excluded)]
-        if kept != changed:
-            changed[:] = kept
             self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
@@ -308,8 +301,11 @@ class Stands:
         if exit_code is not None and exit_code != 0:
             return
         commit = commit_line(arg)
-        for action in actions_of(name, arg):
+        actions = actions_of(name, arg)
+        for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, commit)
+        if self.ci and any(action.name == "$ git push" for action in actions):
+            self.ci, self.ci_stamp = "unseen", stamp  # CI runs on what was pushed
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
@@ -500,6 +496,9 @@ class Stands:
             more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
             found.append(("unpushed", f"committed and not pushed: {self.commit}{more}",
                           self.commit_stamp))  # fmt: skip
+        if self.ci == "unseen" and self.ci_stamp is not None:
+            found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
+                          "push not seen", self.ci_stamp))  # fmt: skip
         if self.pull_request and self.pull_stamp is not None:
             found.append(("pull_open", f"pull request left open: {self.pull_request}",
                           self.pull_stamp))  # fmt: skip
@@ -513,7 +512,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commit, len(self.earlier_unpushed), self.commit_stamp,
-            self.pull_request, self.pull_stamp,
+            self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
 

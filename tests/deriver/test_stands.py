@@ -347,6 +347,21 @@ class TestEndState:
         assert not any("files changed" in t for t in texts(memory.where_stands))
         assert "committed and not pushed: “fix a”" in texts(memory.where_stands)
 
+    @pytest.mark.parametrize("look", ["gh pr checks 12", "gh run watch 99", "glab ci status"])
+    def test_a_push_after_the_last_look_at_ci_is_not_seen_by_it(self, look: str) -> None:
+        """The session looked at CI, then pushed a fix and did not look again: the CI of
+        the push is unseen. A look after the push, or no look at all, says nothing."""
+        fix = bash('git commit -am "fix ci"', "[main 1a2b3c4] fix ci", "g1")
+        unseen = "pushed since CI was last looked at: its checks of the push not seen"
+        failed = bash(look, "test  fail  7m7s", "c1", exit_code=1)
+        memory = derive(user("fix the build"), failed, fix, bash("git push", "", "p1"))
+        assert unseen in texts(memory.where_stands)
+        memory = derive(user("fix the build"), failed, fix, bash("git push", "", "p1"),
+                        bash(look, "test  pass  5m1s", "c2"))  # fmt: skip
+        assert unseen not in texts(memory.where_stands)
+        memory = derive(user("fix the build"), fix, bash("git push", "", "p1"))
+        assert unseen not in texts(memory.where_stands)
+
     def test_git_run_in_a_scratch_directory_is_another_repository(self) -> None:
         """A probe repository made in /tmp (cd there, git init, commit) commits nothing of
         the project: its changed files stay, and no commit is shown."""
