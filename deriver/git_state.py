@@ -16,7 +16,6 @@ __all__ = [
     "COMMIT_RE",
     "DISCARDS_RE",
     "MERGE_LATER_RE",
-    "NO_COMMIT",
     "PULL_URL_RE",
     "CommitLine",
     "PullAction",
@@ -83,13 +82,8 @@ class CommitLine(NamedTuple):
     subject: str
 
 
-NO_COMMIT: Final = CommitLine(False, "")
-
-
 def commit_line(command: str) -> CommitLine:
-    """What a command line says of the commit it makes (:class:`CommitLine`)."""
-    if "commit" not in command:
-        return NO_COMMIT
+    """What a ``git commit`` command line says of the commit it makes (:class:`CommitLine`)."""
     return CommitLine("--amend" in command, _commit_subject(command))
 
 
@@ -196,7 +190,8 @@ def ignored(command: str, outcome: ToolOutcome) -> list[str]:
     return found
 
 
-_IGNORED_KEPT: Final = 256
+_IGNORED_KEPT: Final = 64
+"""Paths ignored remembered: as many as the files changed (the oldest are forgotten)."""
 
 
 def git_said(

@@ -15,7 +15,7 @@ from deriver.output_scan import error_lines
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
-from deriver.wording import FAILURE_ARG_CHARS, MAX_OPEN_CALLS, code, relative
+from deriver.wording import MAX_OPEN_CALLS, code, failure_target
 from session_memory.core.memory import SectionName
 from session_memory.core.redact import quote_untrusted
 
@@ -323,10 +323,9 @@ class Failures:
 
     def _worked_in_line(self, item_key: ItemKey, failed: str, stamp: Stamp) -> None:
         item = self.store.get(item_key)
-        shown = relative(failed, self.store.cwd)
-        if item is None or not shown:
+        target = failure_target(failed, self.store.cwd)
+        if item is None or not target:
             return
-        target = code(shown, FAILURE_ARG_CHARS)
         for named in (f"{target}, ", f", {target}"):
             if named in item.text:
                 self.store.update(item, stamp, text=item.text.replace(named, "", 1), touch=False)

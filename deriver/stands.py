@@ -30,9 +30,7 @@ from deriver.git_state import (
     COMMIT_RE,
     DISCARDS_RE,
     MERGE_LATER_RE,
-    NO_COMMIT,
     PULL_URL_RE,
-    CommitLine,
     PullAction,
     commit_line,
     git_said,
@@ -239,16 +237,17 @@ class Stands:
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
         """A tool call that finished."""
-        if kind is ToolKind.SHELL and arg and in_scratch_dir(arg, self.store.cwd):
-            return  # a command run in a scratch directory: another repository's state
-        if kind is ToolKind.SHELL and arg and "git" in arg:
-            # What git says of the changed files, whoever committed or changed them.
-            kept, self.ignored = git_said(self.changed, self.ignored, arg, outcome)
-            if kept != self.changed:
-                self.changed[:] = kept
-                self.refresh()
-        if kind is ToolKind.SHELL and arg and looks_at_ci(arg):
-            self.ci = "seen"
+        if kind is ToolKind.SHELL and arg:
+            if in_scratch_dir(arg, self.store.cwd):
+                return  # a command run in a scratch directory: another repository's state
+            if "git" in arg:
+                # What git says of the changed files, whoever committed or changed them.
+                kept, self.ignored = git_said(self.changed, self.ignored, arg, outcome)
+                if kept != self.changed:
+                    self.changed[:] = kept
+                    self.refresh()
+            if looks_at_ci(arg):
+                self.ci = "seen"
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -300,10 +299,9 @@ class Stands:
         exit_code = outcome.exit_code
         if exit_code is not None and exit_code != 0:
             return
-        commit = commit_line(arg)
         actions = actions_of(name, arg)
         for action in actions:
-            self._shell_action(action.name, action.targets, outcome.output, stamp, commit)
+            self._shell_action(action.name, action.targets, outcome.output, stamp, arg)
         if self.ci and any(action.name == "$ git push" for action in actions):
             self.ci, self.ci_stamp = "unseen", stamp  # CI runs on what was pushed
         discards = bool(self.changed and DISCARDS_RE.search(arg))
@@ -322,9 +320,10 @@ class Stands:
         targets: frozenset[str],
         output: str,
         stamp: Stamp,
-        commit: CommitLine = NO_COMMIT,
+        command: str = "",
     ) -> None:
-        """What a successful command did to the state of the work: git and pull requests."""
+        """What a successful command (its line, when a shell ran it) did to the state of the
+        work: git and pull requests."""
         store = self.store
         if action.startswith("$ git"):
             self.git_used = True
@@ -334,6 +333,7 @@ class Stands:
         if action == "$ git commit":
             found = COMMIT_RE.search(output[:4000])
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
+            commit = commit_line(command)
             if found is None and not commit.subject:
                 return
             if commit.amend and self.commit:

@@ -41,8 +41,8 @@ from deriver.wording import (
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
     as_dict,
-    code,
     describe,
+    failure_target,
     quote,
     relative,
     str_or_none,
@@ -299,7 +299,7 @@ class ToolCallRules:
             what = describe(call.name, shown, FAILURE_ARG_CHARS)
             exited = f" exited {exit_code}" if exit_code is not None and exit_code != 0 else ""
             how = f"{exited}: {quote(first, EXCERPT_CHARS)}"
-            target = code(shown, FAILURE_ARG_CHARS) if shown else ""
+            target = failure_target(call.key, self.store.cwd)
             self.failures.record("tool_failed", call.name, call.key, f"{what}{how}", stamp,
                                  first, joined=(target, how))  # fmt: skip
 

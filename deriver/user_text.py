@@ -225,9 +225,9 @@ def reports_done(text: str) -> bool:
 
 # A request only to commit, push or open a pull request: "commit this", "push it", "commit
 # and push please", "can you commit this in meaningful commits", "open a PR".
-_SHIPPING: Final = word_set("commit commits push pr mr pull-request")
-_SHIPPING_FILLER: Final = word_set(
-    "commit commits committed push pushed pr mr pull request open create make and then also "
+_SHIPPING: Final = word_set("commit commits push pr mr")
+_SHIPPING_FILLER: Final = _SHIPPING | word_set(
+    "committed pushed pull request open create make and then also "
     "it this that these them all everything changes change work the a an in into to for now "
     "please pls plz ok okay yes yeah sure go ahead can could you u we lets let's just "
     "meaningful small separate local branch origin remote"

@@ -24,6 +24,7 @@ __all__ = [
     "describe",
     "describe_uncached",
     "detail_text",
+    "failure_target",
     "goal_text",
     "in_scratch",
     "line",
@@ -156,3 +157,10 @@ def detail_text(details: object) -> str:
             if isinstance(value, str) and value.strip():
                 return first_line(value, 400)
     return ""
+
+
+def failure_target(key: str | None, cwd: str | None) -> str:
+    """How a failed call's key argument is shown in its line (relative to ``cwd``, cut as a
+    failed call's is); empty when it has none."""
+    shown = relative(key, cwd)
+    return code(shown, FAILURE_ARG_CHARS) if shown else ""
