@@ -204,11 +204,30 @@ def git_said(
     excluded = ignored(command, outcome)
     if excluded:
         ignored_paths = [*ignored_paths, *excluded][-_IGNORED_KEPT:]
+    elif ignored_paths and outcome.status == "completed" and "-f" in command:
+        # ``git add -f`` tracks an ignored path: its later changes are to commit.
+        forced = _force_added(command)
+        ignored_paths = [p for p in ignored_paths if not any(listed(f, [p]) for f in forced)]
     entries = tree_status(command, outcome) if changed else None
     kept = [c for c in changed if listed(c, entries)] if entries is not None else changed
     if excluded:
         kept = [c for c in kept if not listed(c, excluded)]
     return kept, ignored_paths
+
+
+def _force_added(command: str) -> list[str]:
+    """The paths ``git add -f`` (``--force``) adds, ignored or not."""
+    found: list[str] = []
+    for piped, words in simple_commands(command):
+        rest = words[2:]
+        if (
+            not piped
+            and basename(words[0]) == "git"
+            and words[1:2] == ["add"]
+            and ({"-f", "--force"} & set(rest))
+        ):
+            found += [w.removeprefix("./") for w in rest if not w.startswith("-")]
+    return found
 
 
 # Looking at a pull request's or a branch's CI: ``gh pr checks``, ``gh run watch``, ``glab ci

@@ -282,6 +282,24 @@ class TestEndState:
         )  # fmt: skip
         assert not any("files changed" in t for t in texts(memory.where_stands))
 
+    def test_a_path_force_added_is_tracked_again(self) -> None:
+        """``git add -f`` of an ignored file tracks it: its later edits are to commit."""
+        refused = (
+            "The following paths are ignored by one of your .gitignore files:\n"
+            "priv/static/assets\nhint: Use -f if you really want to add them.\n"
+        )
+        memory = derive(
+            user("style it"),
+            call("Write", {"file_path": "priv/static/assets/app.css"}, call_id="e1"),
+            bash("git add priv/static/assets/app.css", refused, "g1", exit_code=1),
+            bash('git add -f priv/static/assets/app.css && git commit -m "css"',
+                 "[main 1a2b3c4] css", "g2"),
+            call("Edit", {"file_path": "priv/static/assets/app.css"}, call_id="e2"),
+        )  # fmt: skip
+        assert "files changed and not committed: `priv/static/assets/app.css`" in texts(
+            memory.where_stands
+        )
+
     def test_in_a_git_work_tree_files_changed_are_not_committed(self) -> None:
         """The adapter says the directory is on a git branch: the files changed are not
         committed, though the session never ran git."""
