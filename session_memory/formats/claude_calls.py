@@ -7,12 +7,16 @@ A ``tool_use`` block becomes ``requested`` + ``started``, and its ``tool_result`
 background stays open until its task notification or a poll says how it ended, and the polls
 are no calls of their own (``claude_background``). A ``pr-link`` record (the session's pull
 request) becomes a completed ``pull request`` call with its ``url``, once per pull request.
+
+The file's order is not always the order of events: Claude Code sometimes writes a
+``tool_result`` a record before the ``tool_use`` it answers (its ``parentUuid`` names the
+call's record). Such a result is kept, a few at most, and ends its call when the call comes.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record
 from session_memory.formats.base import MAX_OPEN_CALLS, AdapterBase, as_dict, as_int, as_str
@@ -41,6 +45,7 @@ _NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskList", "TaskGet"})
 ``select:TaskCreate,TaskUpdate``) and reading back the task list the adapter already keeps."""
 _PULL_REQUEST: Final = "pull request"
 _MAX_PULL_REQUESTS: Final = 16
+_MAX_EARLY_RESULTS: Final = 16
 
 
 class ClaudeCalls(AdapterBase):
@@ -53,6 +58,7 @@ class ClaudeCalls(AdapterBase):
         "_background",
         "_polls",
         "_pull_requests",
+        "_early",
     )
 
     def __init__(self) -> None:
@@ -67,6 +73,9 @@ class ClaudeCalls(AdapterBase):
         """Polls of that work waiting for their result: poll call id -> task id."""
         self._pull_requests: list[str] = []
         """The URLs of the pull requests already emitted."""
+        self._early: dict[str, list[Any]] = {}
+        """Results written before their call: tool_use id -> [toolUseResult, the result
+        block, its event id, timestamp]."""
 
     def _state_is_valid(self) -> bool:
         return (
@@ -79,6 +88,10 @@ class ClaudeCalls(AdapterBase):
                 for m in (self._background, self._polls)
             )
             and all(isinstance(url, str) for url in self._pull_requests)
+            and all(
+                isinstance(v, list) and len(v) == 4 and isinstance(v[1], dict)
+                for v in self._early.values()
+            )
         )
 
     @staticmethod
@@ -102,6 +115,10 @@ class ClaudeCalls(AdapterBase):
         if name in TASK_TOOLS:
             args = plan_task_call(self._tasks, name, call_id, args)
         self._tool_call(out, event_id, name, call_id, args, ts, self._open)
+        early = self._early.pop(call_id, None)
+        if early is not None:
+            structured, result, result_id, result_ts = early
+            self._tool_result({"toolUseResult": structured}, result, result_id, result_ts, out)
 
     def _tool_result(
         self,
@@ -122,8 +139,14 @@ class ClaudeCalls(AdapterBase):
                 self._task_ended(replace(polled, task_id=task), event_id, ts, out)
             return
         entry = self._open.pop(call_id, None) if call_id is not None else None
-        if call_id is None or entry is None:
-            return  # the call is not in this file (an excerpt) or was never seen
+        if call_id is None:
+            return
+        if entry is None:
+            # Written before its call, or the call is not in this file (an excerpt).
+            self._early[call_id] = [structured, block, event_id, ts]
+            while len(self._early) > _MAX_EARLY_RESULTS:
+                del self._early[next(iter(self._early))]
+            return
         name = entry[0]
         failed = is_failed(block, structured)
         if name in TASK_TOOLS:
