@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 9
+SNAPSHOT_FORMAT: Final = 10
 """Version 9 keeps the paths git said it ignores; version 8 the tests each failed check
 listed and the failure just recorded (a next one may join its line); version 7 the steps done
 that the agent later said were wrong; version 6 the items evicted that may come back when the

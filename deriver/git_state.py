@@ -20,6 +20,7 @@ __all__ = [
     "CommitLine",
     "PullAction",
     "commit_line",
+    "commits_ahead",
     "git_said",
     "ignored",
     "in_scratch_dir",
@@ -31,9 +32,10 @@ __all__ = [
     "tree_status",
 ]
 
-# What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x").
+# What `git commit` prints first: "[branch hash] subject" ("[main (root-commit) 1a2b3c4] x"):
+# the branch, the hash, the subject.
 COMMIT_RE: Final = re.compile(
-    r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
+    r"^\[(?:([^\s\]]+) )?[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
 )  # fmt: skip
 DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
@@ -145,6 +147,30 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     listed = [_LONG_STATUS_RE.sub("", line.strip()).rsplit(" -> ", 1)[-1]
               for line in text.splitlines() if line.startswith("\t")]  # fmt: skip
     return listed or None
+
+
+# What a status says of the branch against its upstream, long ("On branch x" then "Your branch
+# is up to date with 'origin/x'." / "… is ahead of 'origin/x' by 2 commits." / "… and
+# 'origin/x' have diverged,\nand have 2 and 1 different commits each") or short (-b: "## x...
+# origin/x [ahead 2, behind 1]"; "[gone]": the upstream is no more).
+_UPSTREAM_RE: Final = re.compile(
+    r"^On branch (\S+)\nYour branch (?:is up to date with '[^'\n]+'|is ahead of '[^'\n]+' by "
+    r"(\d+) commits?\.|and '[^'\n]+' have diverged,\nand have (\d+) and \d+ different commits)"
+    r"|^## (\S+?)\.\.\.\S+(?: \[ahead (\d+)(?:, behind \d+)?\]| \[behind \d+\])?$",
+    re.MULTILINE,
+)  # fmt: skip
+
+
+def commits_ahead(command: str, outcome: ToolOutcome) -> tuple[str, int] | None:
+    """The branch a ``git status`` names, and how many of its commits its upstream has not
+    (0: up to date, or only behind). None when the output says no such thing."""
+    if "status" not in command or outcome.status != "completed":
+        return None
+    found = _UPSTREAM_RE.search(outcome.output[:4000])
+    if found is None:
+        return None
+    branch, ahead, diverged, short, short_ahead = found.groups()
+    return (branch or short, int(ahead or diverged or short_ahead or 0))
 
 
 def listed(changed: str, entries: list[str]) -> bool:

@@ -214,8 +214,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("commit", "`git commit` completed, its output naming the commit (or its command "
          "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
-         "completed work: hash and subject (the subject alone for a quiet one); the files "
-         "changed before it are committed (also when nothing names the commit)",
+         "completed work: hash and subject (the subject alone for a quiet one), an amended "
+         "one (--amend) in place of the last, pushed or not; the files changed before it are "
+         "committed (also when nothing names the commit)",
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "
@@ -266,7 +267,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "git check-ignore; until git add -f adds them); passing checks become stale",
          "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since", "where the session stands: the commit, "
-         "and how many commits before it are not pushed either (a push takes them all)",
+         "and how many commits before it are not pushed either (a push takes them all, and so "
+         "does a git status of its branch up to date with its upstream; one ahead by N "
+         "commits leaves the last N)",
          "where_stands", "never evicted"),
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
          "run view / watch / list, glab ci, glab pipeline), and no look since",

@@ -26,13 +26,13 @@ from deriver.agent_text import (
     states_choice,
     without_git_state,
 )
+from deriver.commits import Commits
 from deriver.git_state import (
-    COMMIT_RE,
     DISCARDS_RE,
     MERGE_LATER_RE,
     PULL_URL_RE,
     PullAction,
-    commit_line,
+    commits_ahead,
     git_said,
     in_scratch_dir,
     kept_after,
@@ -68,7 +68,9 @@ _SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
 _MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
-_NOT_STATE: Final = frozenset({"store", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"})
+_NOT_STATE: Final = frozenset(
+    {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
+)
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_REQUEST_CALL: Final = "pull request"
 _FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
@@ -98,11 +100,7 @@ class Stands:
         self.ignored: list[str] = []
         """Paths git said its ignore files exclude (a directory: all under it)."""
         self.git_used = False
-        self.commit = ""
-        """The last commit, while it is not pushed."""
-        self.earlier_unpushed: list[str] = []
-        """The commits before it, not pushed either (oldest first)."""
-        self.commit_stamp: Stamp | None = None
+        self.commits = Commits(store)
         self.pull_request = ""
         self.pull_stamp: Stamp | None = None
         self.ci = ""
@@ -246,6 +244,9 @@ class Stands:
                 if kept != self.changed:
                     self.changed[:] = kept
                     self.refresh()
+                if (ahead := commits_ahead(arg, outcome)) is not None:
+                    self.commits.upstream_has(*ahead, stamp)
+                    self.refresh()
             if looks_at_ci(arg):
                 self.ci = "seen"
         if kind is ToolKind.PLAN_EXIT:
@@ -331,40 +332,10 @@ class Stands:
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
         if action == "$ git commit":
-            found = COMMIT_RE.search(output[:4000])
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
-            commit = commit_line(command)
-            if found is None and not commit.subject:
-                return
-            if commit.amend and self.commit:
-                # The amended commit replaces the last one, not pushed: its line goes.
-                replaced = store.get(done_key(f"committed {self.commit}"))
-                if replaced is not None:
-                    store.remove(replaced, stamp)
-            elif self.commit:
-                self.earlier_unpushed = [*self.earlier_unpushed, self.commit][-_MAX_FILES_KEPT:]
-            self.commit = (
-                f"{code(found.group(1), 16)} {quote(found.group(2), 120)}"
-                if found is not None
-                else quote(commit.subject, 120)  # quiet (-q): the command line names it
-            )
-            self.commit_stamp = stamp
-            text = f"committed {self.commit}"
-            bump(store, "completed_work", "commit", text, stamp, done_key(text))
-        elif action == "$ git push" and self.commit:
-            # One line per commit: the commit's own line says it was pushed, and so do those
-            # of the commits before it that the push took along.
-            for earlier in self.earlier_unpushed:
-                item = store.get(done_key(f"committed {earlier}"))
-                if item is not None:
-                    store.update(item, stamp, text=f"committed and pushed {earlier}", touch=False)
-            item = store.get(done_key(f"committed {self.commit}"))
-            if item is not None:
-                store.update(item, stamp, text=f"committed and pushed {self.commit}")
-            else:
-                text = f"pushed {self.commit}"
-                bump(store, "completed_work", "push", text, stamp, done_key(text))
-            self.commit, self.earlier_unpushed = "", []
+            self.commits.committed(command, output, stamp)
+        elif action == "$ git push":
+            self.commits.pushed_all(stamp)
         elif action in _FORGE_PULLS and "create" in targets:
             found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
@@ -491,11 +462,12 @@ class Stands:
                 label = "files changed and not committed" if self.git_used else "files changed"
                 text = self._line(key, f"{label}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
-        if self.commit and self.commit_stamp is not None:
-            earlier = len(self.earlier_unpushed)
+        commits = self.commits
+        if commits.last and commits.stamp is not None:
+            earlier = len(commits.earlier)
             more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
-            found.append(("unpushed", f"committed and not pushed: {self.commit}{more}",
-                          self.commit_stamp))  # fmt: skip
+            found.append(("unpushed", f"committed and not pushed: {commits.last}{more}",
+                          commits.stamp))  # fmt: skip
         if self.ci == "unseen" and self.ci_stamp is not None:
             found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
                           "push not seen", self.ci_stamp))  # fmt: skip
@@ -511,7 +483,7 @@ class Stands:
             self.answer, self.question, self.answer_stamp,
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
-            self.git_used, self.commit, len(self.earlier_unpushed), self.commit_stamp,
+            self.git_used, self.commits.last, len(self.commits.earlier), self.commits.stamp,
             self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
@@ -578,12 +550,16 @@ class Stands:
 
     def to_state(self) -> dict[str, Any]:
         return {
-            name: (list(value) if isinstance(value, (tuple, list)) else
-                   dict(value) if isinstance(value, dict) else value)
-            for name, value in vars(self).items() if name not in _NOT_STATE
+            "commits": self.commits.to_state(),
+            **{
+                name: (list(value) if isinstance(value, (tuple, list)) else
+                       dict(value) if isinstance(value, dict) else value)
+                for name, value in vars(self).items() if name not in _NOT_STATE
+            },
         }  # fmt: skip
 
     def load_state(self, state: dict[str, Any]) -> None:
+        self.commits.load_state(state["commits"])
         for name in vars(self):
             if name in _NOT_STATE:
                 continue

@@ -90,10 +90,11 @@ class TestSnapshotFormat:
         """Items, the goal, calls, where the session stands and diagnostics are saved by name,
         not by position."""
         state = orjson.loads(SessionMemoryDeriver.rebuild(read_records(SAMPLE)).snapshot())
-        assert state["format"] == 9
+        assert state["format"] == 10
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
-        assert {"closing", "answer", "changed", "commit"} <= set(state["rules"]["stands"])
+        assert {"closing", "answer", "changed", "commits"} <= set(state["rules"]["stands"])
+        assert {"last", "earlier", "branch", "pushed"} <= set(state["rules"]["stands"]["commits"])
         assert {"lines_skipped", "skipped", "malformed_payloads"} <= set(state["diagnostics"])
 
     def test_service_rebuilds_from_an_old_format_state(

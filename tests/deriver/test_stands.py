@@ -311,32 +311,6 @@ class TestEndState:
         memory = derive(user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"))
         assert "files changed: `a.py`" in texts(memory.where_stands)
 
-    def test_commits_not_pushed_are_counted_and_pushed_together(self) -> None:
-        """Three commits and no push: the last is named, the two before it counted; a push
-        takes all three."""
-        commits = [
-            bash(f'git commit -m "fix {c}"', f"[main {h}] fix {c}", f"g{c}")
-            for c, h in (("a", "1a2b3c4"), ("b", "2b3c4d5"), ("c", "3c4d5e6"))
-        ]
-        memory = derive(user("fix it"), *commits)
-        assert "committed and not pushed: `3c4d5e6` “fix c” (and 2 earlier commits)" in texts(
-            memory.where_stands
-        )
-        memory = derive(user("fix it"), *commits, bash("git push", "", "p1"))
-        assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
-        assert not any("not pushed" in t for t in texts(memory.where_stands))
-
-    def test_an_amended_commit_replaces_the_last_one(self) -> None:
-        """``git commit --amend`` of a commit not pushed: the new hash is the commit, and
-        the replaced one is in no line."""
-        memory = derive(
-            user("fix it"),
-            bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
-            bash("git commit --amend --no-edit", "[main 5d6e7f8] fix a", "g2"),
-        )
-        assert "committed and not pushed: `5d6e7f8` “fix a”" in texts(memory.where_stands)
-        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a”"]
-
     def test_git_options_before_the_subcommand(self) -> None:
         """``git -C /repo commit`` commits as ``git commit`` does; ``git -C /repo push``
         pushes it (git's own options come before its subcommand)."""

@@ -1,0 +1,91 @@
+"""The session's commits and whether they are pushed (deriver/commits.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.deriver.test_rules import bash, derive, texts, user
+
+UP_TO_DATE = "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit"
+
+
+class TestCommits:
+    def test_commits_not_pushed_are_counted_and_pushed_together(self) -> None:
+        """Three commits and no push: the last is named, the two before it counted; a push
+        takes all three."""
+        commits = [
+            bash(f'git commit -m "fix {c}"', f"[main {h}] fix {c}", f"g{c}")
+            for c, h in (("a", "1a2b3c4"), ("b", "2b3c4d5"), ("c", "3c4d5e6"))
+        ]
+        memory = derive(user("fix it"), *commits)
+        assert "committed and not pushed: `3c4d5e6` “fix c” (and 2 earlier commits)" in texts(
+            memory.where_stands
+        )
+        memory = derive(user("fix it"), *commits, bash("git push", "", "p1"))
+        assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
+        assert not any("not pushed" in t for t in texts(memory.where_stands))
+
+    def test_an_amended_commit_replaces_the_last_one(self) -> None:
+        """``git commit --amend`` of a commit not pushed: the new hash is the commit, and
+        the replaced one is in no line."""
+        memory = derive(
+            user("fix it"),
+            bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
+            bash("git commit --amend --no-edit", "[main 5d6e7f8] fix a", "g2"),
+        )
+        assert "committed and not pushed: `5d6e7f8` “fix a”" in texts(memory.where_stands)
+        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a”"]
+
+    def test_an_amend_of_a_pushed_commit_replaces_it_until_force_pushed(self) -> None:
+        """A pushed commit amended: its line goes, the new one is not pushed until the
+        force-push takes it."""
+        first: list[Any] = [
+            user("fix it"),
+            bash('git commit -m "fix a"', "[fix 1a2b3c4] fix a", "g1"),
+            bash("git push -u origin fix", "", "p1"),
+            bash('git commit --amend -m "fix a better"', "[fix 5d6e7f8] fix a better", "g2"),
+        ]
+        memory = derive(*first)
+        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a better”"]
+        assert "committed and not pushed: `5d6e7f8` “fix a better”" in texts(memory.where_stands)
+        memory = derive(*first, bash("git push --force-with-lease", "", "p2"))
+        assert texts(memory.completed_work) == ["committed and pushed `5d6e7f8` “fix a better”"]
+
+
+class TestUpstream:
+    """What ``git status`` says of the branch against its upstream, whoever pushed."""
+
+    def commits(self) -> list[Any]:
+        return [
+            user("fix it"),
+            *(
+                bash(f'git commit -m "fix {c}"', f"[main {h}] fix {c}", f"g{c}")
+                for c, h in (("a", "1a2b3c4"), ("b", "2b3c4d5"), ("c", "3c4d5e6"))
+            ),
+        ]
+
+    def test_up_to_date_with_its_upstream_is_pushed(self) -> None:
+        memory = derive(*self.commits(), bash("git status && git diff --stat", UP_TO_DATE, "s1"))
+        assert not any("not pushed" in t for t in texts(memory.where_stands))
+        assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
+
+    def test_ahead_by_n_leaves_the_last_n_unpushed(self) -> None:
+        ahead = "On branch main\nYour branch is ahead of 'origin/main' by 2 commits.\n"
+        memory = derive(*self.commits(), bash("git status", ahead, "s1"))
+        assert "committed and not pushed: `3c4d5e6` “fix c” (and 1 earlier commit)" in texts(
+            memory.where_stands
+        )
+        assert texts(memory.completed_work)[0] == "committed and pushed `1a2b3c4` “fix a”"
+        short = "## main...origin/main [ahead 1, behind 2]\n M a.py\n"
+        memory = derive(*self.commits(), bash("git status -sb", short, "s1"))
+        assert "committed and not pushed: `3c4d5e6` “fix c”" in texts(memory.where_stands)
+
+    def test_another_branch_or_a_gone_upstream_says_nothing_of_them(self) -> None:
+        """The status of a branch the commits are not on, or of one whose upstream is gone,
+        leaves them unpushed."""
+        other = UP_TO_DATE.replace("main", "release")
+        for said in (other, "## main...origin/main [gone]\n"):
+            memory = derive(*self.commits(), bash("git status -sb", said, "s1"))
+            assert "committed and not pushed: `3c4d5e6` “fix c” (and 2 earlier commits)" in texts(
+                memory.where_stands
+            )
