@@ -193,9 +193,17 @@ def task_arguments(args: JsonObject) -> JsonObject:
     return task
 
 
+_FORKED: Final = "You are the newly spawned agent."
+"""How the copy of its parent's history a forked sub-agent's rollout starts with ends: the
+``spawn_agent`` call that started this very agent, its output told to the agent."""
+
+
 def spawned(text: str) -> bool:
     """Whether a ``spawn_agent`` output says the agent started: it names the agent in a JSON
-    object; an error is plain text."""
+    object, or it is the fork's note in the rollout of the agent it started; an error is
+    plain text."""
+    if text.startswith(_FORKED):
+        return True
     try:
         return isinstance(orjson.loads(text), dict)
     except orjson.JSONDecodeError:

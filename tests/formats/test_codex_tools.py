@@ -95,6 +95,17 @@ class TestSubAgents:
             "Task `review_pr43`: “collab spawn failed: agent thread limit reached (max 6)”"
         ]
 
+    def test_the_spawn_that_started_a_forked_agent_in_its_own_rollout(self) -> None:
+        """A forked sub-agent's rollout copies its parent's history up to the spawn that
+        started it, whose output there is the fork's note: the agent started."""
+        note = (
+            "You are the newly spawned agent. The prior conversation history was forked from "
+            "your parent agent. Treat the next user message as your new task, and use the "
+            "forked history only as background context."
+        )
+        m = memory(*START, SPAWN, function_output("call_1", note))
+        assert lines(m.failed_attempts) == []
+
     @pytest.mark.parametrize(
         ("name", "args"),
         [
