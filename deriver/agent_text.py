@@ -137,9 +137,9 @@ _ASKS_USER_RE: Final = re.compile(
 
 
 # A question that leaves the user to choose: "Which naming do you prefer?", "Which way do
-# you want to go?", "Option A or B?".
+# you want to go?", "Option A or B?", "Commit them as one, or fold them into the last?".
 _ASKS_TO_CHOOSE_RE: Final = re.compile(
-    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\b\w+ or \w+\?$", re.IGNORECASE
+    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$", re.IGNORECASE
 )
 
 

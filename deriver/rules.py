@@ -113,12 +113,12 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (not one it only leaves to the "
          "user: a question, until you tell me which you prefer, nor a message that ends asking "
-         "the user to choose, its recommendation a proposal; a status report is superseded "
-         "by the newer message; one the user answers is still failing, or did not work, is "
-         "not kept): quoted without its sentences on where the work stands in git (The "
-         "changes remain uncommitted), head and tail kept, up to 400 characters (half the "
-         "budget at a small one); evicted first, with completed work", "key_decisions",
-         "completed_work"),
+         "the user to choose, which or this or that, its recommendation a proposal; a status "
+         "report is superseded by the newer message; one the user answers is still failing, "
+         "or did not work, is not kept): quoted without its sentences on where the work "
+         "stands in git (The changes remain uncommitted), head and tail kept, up to 400 "
+         "characters (half the budget at a small one); evicted first, with completed work",
+         "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "
          "question, said while working; its first line says no next action (let me, I'm "
          "checking)", "key decision: the question and the reply, quoted up to 240 "

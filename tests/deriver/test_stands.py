@@ -65,6 +65,8 @@ class TestLastMessage:
              "I recommend **Option A** because it is simple.\n\nWhich naming do you prefer?",
              False),
             ("Used a lock file because two hooks race. Want me to commit?", True),
+            ("Used a lock file because two hooks race. Want me to commit them as one commit, "
+             "or fold them into the existing transport commit?", False),
         ],
     )  # fmt: skip
     def test_a_choice_left_to_the_user_is_no_decision(self, closing: str, kept: bool) -> None:
