@@ -16,6 +16,7 @@ from deriver.wording import quote
 
 __all__ = [
     "MESSAGE_CHARS",
+    "concedes",
     "last_sentence",
     "option_of",
     "question_of",
@@ -216,6 +217,21 @@ _RETRACTION_RE: Final = re.compile(
     rf"|a mistake)\b|\b{_WRONG}\b[^\n]{{0,80}}?\b{_DID_IT}\b",
     re.IGNORECASE,
 )
+
+
+# The agent opens by owning that what it said last did not hold: "Correct — I was sloppy on
+# that", "Good catch, my mistake", "I stand corrected".
+_CONCEDES_RE: Final = re.compile(
+    r"\b(?:I was (?:wrong|sloppy|mistaken|incorrect)|I stand corrected|my (?:mistake|bad)"
+    r"|I (?:misspoke|misread|misunderstood)|good catch)\b",
+    re.IGNORECASE,
+)
+_CONCEDES_SCAN: Final = 160
+
+
+def concedes(message: str) -> bool:
+    """Whether an agent's message opens by owning that what it said before was wrong."""
+    return _CONCEDES_RE.search(message[:_CONCEDES_SCAN]) is not None
 
 
 def retractions(message: str) -> list[str]:

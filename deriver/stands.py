@@ -19,6 +19,7 @@ from typing import Any, Final
 from deriver.actions import actions_of
 from deriver.agent_text import (
     MESSAGE_CHARS,
+    concedes,
     last_sentence,
     option_of,
     question_of,
@@ -41,7 +42,7 @@ from deriver.git_state import (
     pull_action,
     same_pull,
 )
-from deriver.keys import done_key
+from deriver.keys import decision_key, done_key
 from deriver.recording import bump, decision
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
@@ -91,6 +92,8 @@ class Stands:
         self.said = ""
         """What the agent last said while working, until it closes its turn."""
         self.said_stamp: Stamp | None = None
+        self.concluded = ""
+        """The key decision the last closing message became, until the agent speaks again."""
         self.plan = ""
         self.plan_state = ""
         """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
@@ -156,6 +159,7 @@ class Stands:
         answer ("That heuristic is too brittle: …"), a key decision with the question. Only
         what it will do next ("Let me check.") answers nothing."""
         asked, self.asked = self.asked, ""
+        self._owns_wrong(content, stamp)
         self.said, self.said_stamp = content, stamp
         self.completed = False  # a run goes on after the last message
         self.refresh()
@@ -171,6 +175,7 @@ class Stands:
         and goes to key decisions with its question."""
         self._keep_answer()
         self._keep_closing()
+        self._owns_wrong(content, stamp)
         self.asked = self.said = ""
         self.closing, self.closing_stamp = content, stamp
         self.completed = False
@@ -188,6 +193,15 @@ class Stands:
         self._fits.clear()  # the last message's line now starts differently
         self.refresh()
 
+    def _owns_wrong(self, content: str, stamp: Stamp) -> None:
+        """The agent's next words after a closing message kept as a key decision: when they
+        own it was wrong ("Correct — I was sloppy on that"), it did not hold."""
+        if self.concluded and concedes(content):
+            item = self.store.get(decision_key(self.concluded))
+            if item is not None:
+                self.store.remove(item, stamp)
+        self.concluded = ""
+
     def _keep_closing(self) -> None:
         # A status report ("All tests pass.", "Working tree is clean.") is only true until
         # the next one: the newer closing message supersedes it. A message that states a
@@ -199,6 +213,7 @@ class Stands:
             kept = without_git_state(self.closing)
             text = f"the agent concluded: {quote_head_tail(kept, chars)}"
             decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
+            self.concluded = text
         self.closing, self.closing_stamp = "", None
         self._quoted.clear()
         self._fits.clear()

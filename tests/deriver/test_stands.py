@@ -78,6 +78,26 @@ class TestLastMessage:
             kept
         )
 
+    @pytest.mark.parametrize(
+        ("reply", "kept"),
+        [("Correct — I was sloppy on that. GitHub rejects hidden refs even into an empty "
+          "target, so the warning ships on day one.", False),
+         ("Good catch, my mistake: the lock is per repository.", False),
+         ("Right, and the lock also covers the second hook.", True)],
+    )  # fmt: skip
+    def test_a_conclusion_the_agent_owns_was_wrong_is_no_decision(
+        self, reply: str, kept: bool
+    ) -> None:
+        """The user corrects what a closing message concluded and the agent's next words own
+        it ("I was sloppy on that"): that conclusion did not hold and leaves Key decisions."""
+        memory = derive(
+            user("add the flag"),
+            final("Used a lock file because two hooks race; on a first sync it just works."),
+            user("on a first sync it would not work for pull refs"),
+            final(reply),
+        )
+        assert any("two hooks race" in t for t in texts(memory.key_decisions)) is kept
+
 
 class TestMidTurn:
     def test_the_agents_words_while_working_stay_within_the_budget(self) -> None:
