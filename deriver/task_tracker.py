@@ -3,10 +3,10 @@ issues a session opens or closes with GitHub's or GitLab's command line, as todo
 
 An agent that keeps its todo list in an issue tracker claims, lists and closes issues with
 shell commands. This module reads beads' documented command lines (``bd update <ids>
---status <s>``, ``bd close <ids>``) and output lines (``bd list``/``bd ready`` rows, the
-head line of ``bd show``, its ``CHILDREN`` block, ``bd create``'s "Created issue") into
-per-issue changes. Only structured lines count: an id merely mentioned in a description
-changes nothing.
+--status <s>``, ``bd close <ids>``; the value an option takes is no id) and output lines
+(``bd list``/``bd ready`` rows, the head line of ``bd show``, its ``CHILDREN`` block,
+``bd create``'s "Created issue") into per-issue changes. Only structured lines count: an
+id merely mentioned in a description changes nothing.
 
 A listing is a read: the tracker holds everyone's work, so a listed row is this session's
 todo only when its issue belongs to an issue the session itself claimed, created or closed
@@ -77,9 +77,25 @@ _TITLE_FLAGS: Final = frozenset({"--title", "-t"})
 _CLOSED_RE: Final = re.compile(r"Closed issue \S*#(\d+) \((.+)\)\s*$", re.MULTILINE)
 
 
+# Options of ``bd update`` / ``bd close`` that take no value: the word after them may be an id.
+_FLAGS: Final = frozenset({"--json", "--claim", "--quiet", "-q", "--force", "-f", "--verbose",
+                           "-v", "--no-daemon", "--sandbox"})  # fmt: skip
+
+
+def _issue_ids(args: list[str]) -> list[str]:
+    """The issues a command names: its words that look like ids, not the value an option
+    takes (``--assignee worker-1``, ``--parent app-fum``)."""
+    ids: list[str] = []
+    for before, word in zip(["", *args], args, strict=False):
+        valued = before.startswith("-") and "=" not in before and before not in _FLAGS
+        if _ID_RE.match(word) and not valued:
+            ids.append(word)
+    return ids
+
+
 def _command_changes(words: list[str]) -> list[TrackerChange]:
     sub = words[1] if len(words) > 1 else ""
-    ids = [w for w in words[2:] if _ID_RE.match(w)]
+    ids = _issue_ids(words[2:])
     if sub == "close":
         return [TrackerChange(i, "closed", None) for i in ids]
     return _updated(ids, _status_option(words[2:])) if sub == "update" else []

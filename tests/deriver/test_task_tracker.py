@@ -57,6 +57,17 @@ def test_a_close_completes_the_claimed_issue() -> None:
     assert texts(memory.completed_work) == ["done: app-gqc.7: Launch review conversation"]
 
 
+def test_an_options_value_is_no_issue() -> None:
+    """``bd update X --assignee worker-1 --parent app-fum``: the issue is X; the worker a
+    claim names and the parent an option gives are no issues of the session's."""
+    command = (
+        "bd update av-cykw --assignee readme-pr1572-cont --status in_progress "
+        "--set-metadata worker=readme-pr1572-cont --parent app-fum --json"
+    )
+    memory = derive(bd(command, "", "c1"))
+    assert [(i.text, i.status) for i in memory.todo_items] == [("av-cykw", "in_progress")]
+
+
 def test_children_of_a_claimed_epic_are_todos_and_mentions_are_not() -> None:
     """``bd show``'s CHILDREN block adds the issues of an epic the session works on; ids in
     the description add nothing."""
