@@ -148,14 +148,19 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd, git)
 
 
+_DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
 _MAX_CWD_CHARS: Final = 4096
 
 
 def _cwd(payload: Mapping[str, object]) -> str | None:
     """The session's working directory an adapter states (``payload["cwd"]``)."""
     cwd = payload.get("cwd")
-    if isinstance(cwd, str) and cwd.startswith("/") and len(cwd) <= _MAX_CWD_CHARS:
+    if not isinstance(cwd, str) or len(cwd) > _MAX_CWD_CHARS:
+        return None
+    if cwd.startswith("/"):
         return cwd.rstrip("/") or "/"
+    if _DRIVE_RE.match(cwd):  # Windows: D:\proj
+        return cwd.rstrip("/\\") if len(cwd) > 3 else cwd
     return None
 
 

@@ -42,8 +42,11 @@ EXCERPT_CHARS: Final = 120
 FAILURE_ARG_CHARS: Final = 60
 """A failed command is named by its start: the line that says why matters more."""
 ARG_CHARS: Final = 160
-# Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer).
+# Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer),
+# not the separators of a Windows path ("D:\\proj\\src\\terminal\\writer.go").
 _LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
+_WINDOWS_PATH_RE: Final = re.compile(r"\b[A-Za-z]:\\[^\s\"'`]*")
+_DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
 _ELLIPSIS: Final = "\u2026"
 
 
@@ -59,13 +62,27 @@ def code_uncached(text: str, max_chars: int = ARG_CHARS) -> str:
     """An argument (path, command, pattern) as an inline code span on one line; literal
     ``\\n`` escapes read as spaces."""
     if "\\" in text:
-        text = _LITERAL_BREAKS_RE.sub(" ", text)
+        paths = _WINDOWS_PATH_RE.findall(text)
+        parts = _WINDOWS_PATH_RE.split(text)
+        text = "".join(
+            _LITERAL_BREAKS_RE.sub(" ", part) + (paths[n] if n < len(paths) else "")
+            for n, part in enumerate(parts)
+        )
     return "`" + contain_trusted_line(text, max_chars).replace("`", "'") + "`"
 
 
 def relative_uncached(text: str | None, cwd: str | None) -> str | None:
     """A path or command with the session's working directory left out: ``/repo/src/a.py``
-    reads ``src/a.py``, ``cd /repo && make`` reads ``make``."""
+    reads ``src/a.py``, ``cd /repo && make`` reads ``make``. Under a Windows directory
+    (``D:\\proj``), a path is read with either separator and written with ``/``:
+    ``D:\\proj\\src\\a.go`` reads ``src/a.go``."""
+    if text and cwd and _DRIVE_RE.match(cwd) and _DRIVE_RE.match(text):
+        root, path = cwd.replace("\\", "/").rstrip("/"), text.replace("\\", "/")
+        if path.lower() == root.lower():
+            return "."
+        if path.lower().startswith(root.lower() + "/"):
+            return path[len(root) + 1 :]
+        return text
     if not text or not cwd or cwd == "/" or cwd not in text:
         return text
     root = cwd.rstrip("/")

@@ -412,6 +412,19 @@ class TestWorkingDirectory:
         assert "files changed: `lib/cart.ex`" in texts(memory.where_stands)
         assert texts(memory.failed_attempts)[0].startswith("Bash `git push`")
 
+    def test_windows_paths_keep_their_separators(self) -> None:
+        """Under a Windows directory, a file reads relative with ``/``; a Windows path keeps
+        its ``\\t`` and ``\\n`` (``src\\terminal``): they are separators, not escapes."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="D:\\oh-my-posh"),
+            call("Edit", {"file_path": "D:\\oh-my-posh\\src\\terminal\\writer.go"},
+                 call_id="c1", result="ok"),
+            call("Bash", {"command": "go test D:\\oh-my-posh\\src\\node\\x_test.go"},
+                 "failed", "c2", error="FAIL"),
+        )  # fmt: skip
+        assert "files changed: `src/terminal/writer.go`" in texts(memory.where_stands)
+        assert "src\\node\\x_test.go" in texts(memory.failed_attempts)[0]
+
     def test_the_latest_cwd_wins_and_survives_a_snapshot(self) -> None:
         """A later transition's cwd replaces the first; a restored deriver keeps it."""
         deriver = SessionMemoryDeriver(budget_tokens=1200)
