@@ -216,17 +216,25 @@ def ignored(command: str, outcome: ToolOutcome) -> list[str]:
     return found
 
 
-_IGNORED_KEPT: Final = 64
-"""Paths ignored remembered: as many as the files changed (the oldest are forgotten)."""
+_CHANGED_KEPT: Final = 64
+"""Files changed remembered (the oldest are forgotten)."""
+_IGNORED_KEPT: Final = _CHANGED_KEPT
+"""Paths ignored remembered: as many as the files changed."""
 
 
 def git_said(
-    changed: list[str], ignored_paths: list[str], command: str, outcome: ToolOutcome
+    changed: list[str],
+    ignored_paths: list[str],
+    command: str,
+    outcome: ToolOutcome,
+    cwd: str | None,
 ) -> tuple[list[str], list[str]]:
-    """What git says of the changed files (relative to the session's directory), whoever
-    committed or changed them: a status lists those still changed ("nothing to commit,
-    working tree clean": none), and the paths its ignore files exclude are no change to
-    commit. The files still changed, and the paths ignored so far."""
+    """What git says of the changed files (relative to the session's directory ``cwd``),
+    whoever committed or changed them: a status lists those still changed ("nothing to
+    commit, working tree clean": none), and those it lists that the session did not change
+    are changed too (before the session's own, when run in its directory); the paths its
+    ignore files exclude are no change to commit. The files still changed, and the paths
+    ignored so far."""
     excluded = ignored(command, outcome)
     if excluded:
         ignored_paths = [*ignored_paths, *excluded][-_IGNORED_KEPT:]
@@ -234,11 +242,33 @@ def git_said(
         # ``git add -f`` tracks an ignored path: its later changes are to commit.
         forced = _force_added(command)
         ignored_paths = [p for p in ignored_paths if not any(listed(f, [p]) for f in forced)]
-    entries = tree_status(command, outcome) if changed else None
-    kept = [c for c in changed if listed(c, entries)] if entries is not None else changed
+    entries = tree_status(command, outcome)
+    kept = changed
+    if entries is not None:
+        kept = [c for c in changed if listed(c, entries)]
+        if _in_dir(command, cwd):
+            others = [
+                e.rstrip("/") + "/" * e.endswith("/")
+                for e in entries
+                if not e.startswith("../") and not any(listed(c, [e]) for c in kept)
+                and not listed(e, ignored_paths)
+            ]  # fmt: skip
+            kept = [*others, *kept][-_CHANGED_KEPT:]
     if excluded:
         kept = [c for c in kept if not listed(c, excluded)]
     return kept, ignored_paths
+
+
+def _in_dir(command: str, cwd: str | None) -> bool:
+    """Whether a command line runs in the session's directory, when it is known: it goes
+    into no other (``cd`` to it, or none)."""
+    if cwd is None:
+        return False
+    for _piped, words in simple_commands(command):
+        if words[0] == "cd":
+            target = words[1].rstrip("/") if len(words) > 1 else ""
+            return target in (".", "", cwd.rstrip("/"))
+    return True
 
 
 def _force_added(command: str) -> list[str]:

@@ -260,7 +260,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "--hard; not git restore --staged, nor another version checked out), and each "
          "listed by git's last status of the whole tree (git status, --short, --porcelain; "
          "none when it says nothing to commit, working tree clean), whoever committed the "
-         "others",
+         "others; and the other files that status lists when run in the session's directory "
+         "(changed before the session or by a sub-agent)",
          "where the session stands: files changed (and not committed once the session used "
          "git or works on a git branch, payload git_branch), not those in a temporary or "
          "configuration directory (/tmp, ~/.claude) outside the session's known working "

@@ -255,9 +255,12 @@ class Stands:
                 return  # a command run in a scratch directory: another repository's state
             if "git" in arg:
                 # What git says of the changed files, whoever committed or changed them.
-                kept, self.ignored = git_said(self.changed, self.ignored, arg, outcome)
+                kept, self.ignored = git_said(
+                    self.changed, self.ignored, arg, outcome, self.store.cwd
+                )
                 if kept != self.changed:
                     self.changed[:] = kept
+                    self.changed_stamp = self.changed_stamp or stamp
                     self.refresh()
                 if (ahead := commits_ahead(arg, outcome)) is not None:
                     self.commits.upstream_has(*ahead, stamp)

@@ -275,6 +275,26 @@ class TestEndState:
         )
         assert "files changed and not committed: `src/b.py`" in texts(memory.where_stands)
 
+    def test_files_a_status_lists_that_the_session_did_not_change_are_changed(self) -> None:
+        """A status of the whole tree, run in the session's directory, lists files changed
+        before the session, or by a sub-agent: they are not committed either, listed
+        before the session's own. Run elsewhere (``cd pkg``), it names no more files."""
+        short = " M src/a.py\n M docs/x.md\n?? src/new/\n"
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("cd /w/shop && git status --short", short, "g1"),
+        )
+        assert "files changed and not committed: `src/a.py`, `src/new/`, `docs/x.md`" in texts(
+            memory.where_stands
+        )
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("cd pkg && git status --short", " M ../src/a.py\n M b.py\n", "g1"),
+        )
+        assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
+
     @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
     def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
         memory = derive(
