@@ -11,19 +11,21 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.user_text import first_sentence
+from deriver.user_text import first_sentence, word_set
 from deriver.wording import quote
 
 __all__ = [
     "MESSAGE_CHARS",
     "concedes",
     "last_sentence",
+    "offer_of",
     "option_of",
     "question_of",
     "quote_head_tail",
     "reports_unfinished",
     "retractions",
     "states_choice",
+    "takes_offer",
     "without_git_state",
 ]
 
@@ -70,6 +72,48 @@ def question_of(text: str) -> str:
             start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
+
+
+# A sentence that offers the user a next step: "Say the word and I'll post it", "Want me to
+# push?", "I can open the PR if you like".
+_OFFER_RE: Final = re.compile(
+    r"\b(?:want me to|shall i|should i|i can|i could|i['\u2019]ll|i will|say the word"
+    r"|let me know)\b",
+    re.IGNORECASE,
+)
+_OFFER_SCAN: Final = 600
+_WORD_RE: Final = re.compile(r"[a-z][a-z'\u2019-]*")
+# Words of a reply that take what was offered without naming it: "post it", "push them now".
+_TAKING_WORDS: Final = word_set(
+    "it them that this those these please pls now then go ahead and the a ok okay yes sure do"
+)
+_MAX_TAKING_CHARS: Final = 40
+_MAX_TAKING_VERBS: Final = 3
+
+
+def offer_of(message: str) -> str:
+    """The last sentence near a message's end that offers the user a next step, or empty."""
+    for text_line in reversed(message[-_OFFER_SCAN:].splitlines()):
+        for sentence in reversed(re.split(r"(?<=[.!?])\s+", text_line.strip())):
+            if _OFFER_RE.search(sentence):
+                return sentence
+    return ""
+
+
+def takes_offer(message: str, reply: str) -> bool:
+    """Whether a short reply takes up the one step a message offered, in the offer's own
+    words ("post it" to "Say the word and I'll post it"): an answer, not a new request. A
+    reply to an offer of this or that ("the minimal fix, or the restructure?") is not read
+    so: the words the two share are no choice."""
+    reply = reply.strip()
+    if not reply or len(reply) > _MAX_TAKING_CHARS or reply.endswith("?"):
+        return False
+    offer = offer_of(message)
+    if not offer or re.search(r"\bor\b", offer):
+        return False
+    offered = set(_WORD_RE.findall(offer.lower()))
+    verbs = [w for w in _WORD_RE.findall(reply.lower()) if w not in _TAKING_WORDS]
+    return 0 < len(verbs) <= _MAX_TAKING_VERBS and all(w in offered for w in verbs)
 
 
 # A reply that picks an option by its number or letter: "1", "option B", "the second one".

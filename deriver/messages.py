@@ -361,9 +361,11 @@ class MessageRules:
         store = self.store
         goal = store.goal
         content = message.content
+        stands = self.stands
         if goal is not None and (
-            is_short_answer(content) or reports_done(content) or self.stands.picks_option(content)
-        ):
+            is_short_answer(content) or reports_done(content)
+            or stands.picks_option(content) or stands.takes_offer(content)
+        ):  # fmt: skip
             # An answer to the agent ("yes", "the second one", "B, nested in the options", "I
             # restarted the server, try again"), not a new request: bound to its question.
             self.stands.user_said(content, True, message.stamp)

@@ -237,10 +237,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
          "proper fix), or opens by picking an option of an agent's message that ends asking "
-         "the user to choose (B, nested in the options; I think A. ensure we log)",
+         "the user to choose (B, nested in the options; I think A. ensure we log), or takes "
+         "up in its words the one step the message offered (post it, to Say the word and "
+         "I'll post it; not an offer of this or that)",
          "where the session stands: the answer with the question of "
-         "the message it answers, or the option it picks by number, letter or ordinal (1, "
-         "option B, the second one; a list's line or a table's row); never a new goal",
+         "the message it answers, its offer, or the option it picks by number, letter or "
+         "ordinal (1, option B, the second one; a list's line or a table's row); never a new "
+         "goal",
          "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",
          "where the session stands: the question awaiting the user's answer",

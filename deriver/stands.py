@@ -21,10 +21,12 @@ from deriver.agent_text import (
     MESSAGE_CHARS,
     concedes,
     last_sentence,
+    offer_of,
     option_of,
     question_of,
     quote_head_tail,
     states_choice,
+    takes_offer,
     without_git_state,
 )
 from deriver.commits import Commits
@@ -137,11 +139,19 @@ class Stands:
         nested in strategy options"): an answer, however long, not a new request."""
         return bool(self.closing) and bool(option_of(self.closing, content))
 
+    def takes_offer(self, content: str) -> bool:
+        """Whether a short reply takes up the step the last closing message offered ("post
+        it" to "Say the word and I'll post it"): an answer, not a new request."""
+        return bool(self.closing) and takes_offer(self.closing, content)
+
     def user_said(self, content: str, answer: bool, stamp: Stamp) -> None:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""
         picked = option_of(self.closing, content) if answer else ""
-        question = picked or question_of(self.closing) or last_sentence(self.closing)
+        question = (
+            picked or question_of(self.closing) or offer_of(self.closing)
+            or last_sentence(self.closing)
+        )  # fmt: skip
         self._keep_answer()
         if disputes(content):
             self.closing = ""  # "still failing": what it concluded did not hold

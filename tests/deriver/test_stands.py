@@ -151,6 +151,39 @@ class TestMidTurn:
 
 class TestAnswers:
     @pytest.mark.parametrize(
+        ("reply", "answers"),
+        [("post it", True), ("push them now", True),
+         ("post it and close the issue", False), ("fix the tests", False)],
+    )  # fmt: skip
+    def test_a_reply_that_takes_up_the_step_offered_answers(
+        self, reply: str, answers: bool
+    ) -> None:
+        """ "Say the word and I'll post it": "post it" takes up the one step offered, in its
+        own words, and answers; a reply that asks for more, or for something else, is a
+        request."""
+        offer = (
+            "Reply drafted.\n\nSay the word and I'll post it with `gh issue comment` and push "
+            "the fix."
+        )
+        memory = derive(user("write the reply"), final(offer), user(reply))
+        assert memory.current_goal is not None
+        assert (memory.current_goal.text == "write the reply") is answers
+        assert (
+            any(
+                t.startswith(f"user answered “{reply}” to: “Say the word")
+                for t in texts(memory.where_stands)
+            )
+            is answers
+        )
+
+    def test_an_offer_of_this_or_that_is_not_taken_by_shared_words(self) -> None:
+        """To "the minimal fix, or the restructure?", "do the proper fix" is a request."""
+        offer = "Want me to implement the minimal fix, or the proper restructure?"
+        memory = derive(user("check the plugin"), final(offer), user("do the proper fix"))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "do the proper fix"
+
+    @pytest.mark.parametrize(
         ("reply", "option"),
         [("B, nested - room to grow. use british spelling",
           "option B: `summarise.enabled` | Nested"),
