@@ -36,7 +36,7 @@ class Commits:
         self.branch = ""
         """The branch ``git commit`` said the last commit went on."""
         self.stamp: Stamp | None = None
-        self.pushed = ""
+        self.last_pushed = ""
         """The last commit pushed, until another is made: an amend replaces it."""
 
     def committed(self, command: str, output: str, stamp: Stamp) -> None:
@@ -46,15 +46,15 @@ class Commits:
         commit = commit_line(command)
         if found is None and not commit.subject:
             return
-        if commit.amend and (self.last or self.pushed):
+        if commit.amend and (self.last or self.last_pushed):
             # The amended commit replaces the last one, whether or not it was pushed.
-            replaced = self.last or self.pushed
+            replaced = self.last or self.last_pushed
             for key in (done_key(f"committed {replaced}"), done_key(f"pushed {replaced}")):
                 if (item := store.get(key)) is not None:
                     store.remove(item, stamp)
         elif self.last:
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
-        self.pushed = ""
+        self.last_pushed = ""
         if found is not None:
             self.branch = found.group(1) or ""
             self.last = f"{code(found.group(2), 16)} {quote(found.group(3), 120)}"
@@ -77,7 +77,7 @@ class Commits:
         else:
             text = f"pushed {self.last}"
             bump(store, "completed_work", "push", text, stamp, done_key(text))
-        self.pushed, self.last, self.earlier = self.last, "", []
+        self.last_pushed, self.last, self.earlier = self.last, "", []
 
     def upstream_has(self, branch: str, ahead: int, stamp: Stamp) -> None:
         """git says ``branch`` has ``ahead`` commits its upstream has not: those before them
@@ -106,11 +106,11 @@ class Commits:
             "earlier": list(self.earlier),
             "branch": self.branch,
             "stamp": self.stamp,
-            "pushed": self.pushed,
+            "last_pushed": self.last_pushed,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.last, self.earlier = state["last"], list(state["earlier"])
-        self.branch, self.pushed = state["branch"], state["pushed"]
+        self.branch, self.last_pushed = state["branch"], state["last_pushed"]
         stamp = state["stamp"]
         self.stamp = None if stamp is None else (stamp[0], stamp[1])

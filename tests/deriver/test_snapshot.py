@@ -94,7 +94,8 @@ class TestSnapshotFormat:
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
         assert {"closing", "answer", "changed", "commits"} <= set(state["rules"]["stands"])
-        assert {"last", "earlier", "branch", "pushed"} <= set(state["rules"]["stands"]["commits"])
+        commits = state["rules"]["stands"]["commits"]
+        assert {"last", "earlier", "branch", "last_pushed"} <= set(commits)
         assert {"lines_skipped", "skipped", "malformed_payloads"} <= set(state["diagnostics"])
 
     def test_service_rebuilds_from_an_old_format_state(
