@@ -115,18 +115,19 @@ def _commit_subject(command: str) -> str:
 def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     """The files git lists as changed in the whole working tree: none when it says "nothing
     to commit, working tree clean" (``git status``, a ``git commit`` with nothing to do),
-    else those ``git status`` of the whole tree lists, short (``-s``, ``--porcelain``) or
-    long. None when the command is no such listing (a status of some paths, or hiding
-    untracked files, lists only some)."""
+    else those ``git status`` of the whole tree lists, short (``-s``, ``--porcelain``; also
+    when other commands follow it, its listing first) or long. None when the command is no
+    such listing (a status of some paths, or hiding untracked files, lists only some)."""
     if "git" not in command:
         return None
     text = outcome.output or outcome.error
     if _CLEAN_TREE_RE.search(text[-2000:]):
         return []
     commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
-    if len(commands) != 1 or outcome.status != "completed" or outcome.exit_code not in (0, None):
+    if not commands or outcome.status != "completed" or outcome.exit_code not in (0, None):
         return None
-    words = commands[0]
+    at = next((n for n, w in enumerate(commands) if w[1:2] == ["status"]), 0)
+    words = commands[at]
     options = words[2:]
     if (
         basename(words[0]) != "git"
@@ -135,15 +136,27 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
         or any(w.startswith(("-uno", "--untracked-files=no")) for w in options)
     ):
         return None
+    lines = text.splitlines()
+    if at > 0:
+        # After other commands, the listing starts at its branch line (-b: "## main...").
+        start = next((n for n, line in enumerate(lines) if line.startswith("## ")), None)
+        if start is None or not _SHORT_STATUS.intersection(options):
+            return None
+        lines = lines[start:]
+    followed = len(commands) > 1
     if _SHORT_STATUS.intersection(options):
         listed = []
-        for line in text.splitlines():
+        for line in lines:
             if not line.strip() or line.startswith("## "):
                 continue
             if len(line) < 4 or line[2] != " ":
+                if followed:
+                    break  # what the next command printed
                 return None  # not a short listing
             listed.append(line[3:].rsplit(" -> ", 1)[-1].strip('"'))
         return listed
+    if followed:
+        return None  # a long listing is not told apart from what follows it
     listed = [_LONG_STATUS_RE.sub("", line.strip()).rsplit(" -> ", 1)[-1]
               for line in text.splitlines() if line.startswith("\t")]  # fmt: skip
     return listed or None

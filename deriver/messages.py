@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from deriver.agent_text import quote_head_tail, retractions
+from deriver.agent_text import option_of, quote_head_tail, retractions, takes_offer
 from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
@@ -361,13 +361,14 @@ class MessageRules:
         store = self.store
         goal = store.goal
         content = message.content
-        stands = self.stands
+        closing = self.stands.closing
         if goal is not None and (
             is_short_answer(content) or reports_done(content)
-            or stands.picks_option(content) or stands.takes_offer(content)
+            or (closing and (option_of(closing, content) or takes_offer(closing, content)))
         ):  # fmt: skip
-            # An answer to the agent ("yes", "the second one", "B, nested in the options", "I
-            # restarted the server, try again"), not a new request: bound to its question.
+            # An answer to the agent ("yes", "the second one", "B, nested in the options",
+            # "post it" to its offer to post, "I restarted the server, try again"), not a new
+            # request: bound to its question.
             self.stands.user_said(content, True, message.stamp)
             return True
         self.stands.user_said(content, False, message.stamp)

@@ -264,7 +264,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "listed by git's last status of the whole tree (git status, --short, --porcelain; "
          "none when it says nothing to commit, working tree clean), whoever committed the "
          "others; and the other files that status lists when run in the session's directory "
-         "(changed before the session or by a sub-agent)",
+         "(by a sub-agent, say), not those its first status listed before it edited a file "
+         "or ran a sub-agent (changed before the session); a short status is read first on "
+         "its command line (git status -s; git diff --stat), or after others from its branch "
+         "line (git fetch && git status -sb)",
          "where the session stands: files changed (and not committed once the session used "
          "git or works on a git branch, payload git_branch), not those in a temporary or "
          "configuration directory (/tmp, ~/.claude) outside the session's known working "

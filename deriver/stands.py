@@ -26,7 +26,6 @@ from deriver.agent_text import (
     question_of,
     quote_head_tail,
     states_choice,
-    takes_offer,
     without_git_state,
 )
 from deriver.commits import Commits
@@ -104,6 +103,9 @@ class Stands:
         self.changed_stamp: Stamp | None = None
         self.ignored: list[str] = []
         """Paths git said its ignore files exclude (a directory: all under it)."""
+        self.before: list[str] | None = None
+        """Files the first status listed, before the session edited any or ran a sub-agent:
+        not its work (None until then)."""
         self.git_used = False
         self.commits = Commits(store)
         self.pull_request = ""
@@ -133,16 +135,6 @@ class Stands:
         it, 23.9 without, 22.5 at e0e1568)."""
 
     # -- what happened --------------------------------------------------------------------
-
-    def picks_option(self, content: str) -> bool:
-        """Whether a reply picks one of the options the last closing message offered ("B,
-        nested in strategy options"): an answer, however long, not a new request."""
-        return bool(self.closing) and bool(option_of(self.closing, content))
-
-    def takes_offer(self, content: str) -> bool:
-        """Whether a short reply takes up the step the last closing message offered ("post
-        it" to "Say the word and I'll post it"): an answer, not a new request."""
-        return bool(self.closing) and takes_offer(self.closing, content)
 
     def user_said(self, content: str, answer: bool, stamp: Stamp) -> None:
         """A new turn: the closing message it follows, and any earlier answer, become key
@@ -268,6 +260,11 @@ class Stands:
                 kept, self.ignored = git_said(
                     self.changed, self.ignored, arg, outcome, self.store.cwd
                 )
+                if self.before is None:
+                    # Its first look, before it changed anything: the tree's earlier changes.
+                    self.before, kept = (kept or None), []
+                else:
+                    kept = [c for c in kept if c in self.changed or c not in self.before]
                 if kept != self.changed:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
@@ -277,6 +274,8 @@ class Stands:
                     self.refresh()
             if looks_at_ci(arg):
                 self.ci = "seen"
+        if kind is ToolKind.TASK and self.before is None:
+            self.before = []  # a sub-agent's changes are the session's
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -303,6 +302,8 @@ class Stands:
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """Files changed by a completed edit (of the project: not a scratch or configuration
         file, which no commit of it takes, nor a file git ignores)."""
+        if self.before is None:
+            self.before = []
         for path in paths:
             if in_scratch(path, self.store.cwd):
                 continue

@@ -328,6 +328,32 @@ class TestEndState:
         )
         assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
 
+    def test_files_changed_before_the_session_are_not_its_work(self) -> None:
+        """What the session's first status lists, before it edited a file or ran a
+        sub-agent, was changed before it: no file of its work, then or later."""
+        first = bash("git fetch origin && git status --short --branch",
+                     "## main...origin/main\n M examples/x.ts\n", "g0")  # fmt: skip
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            first,
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("git status --short", " M examples/x.ts\n M src/a.py\n", "g1"),
+        )
+        assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
+
+    def test_a_status_followed_by_another_command_is_read(self) -> None:
+        """``git status --short; git diff --stat``: the listing comes first, up to the
+        first line that is none of it."""
+        output = " M src/a.py\n?? src/b.py\n src/a.py | 2 +-\n 1 file changed\n"
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Task", {"description": "implement b"}, call_id="t1", result="done"),
+            bash("git status --short; git diff --stat", output, "g1"),
+        )
+        assert "files changed and not committed: `src/b.py`, `src/a.py`" in texts(
+            memory.where_stands
+        )
+
     @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
     def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
         memory = derive(
@@ -636,15 +662,17 @@ class TestEndState:
             ("git status --porcelain", "", 0, True),
             ("git status -s", " M src/a.py\n", 0, False),
             ("git status -s src/b.py", "", 0, False),
-            ("git status -s && git diff --stat", "", 0, False),
+            ("git status -s && git diff --stat", "", 0, True),
+            ("git diff --stat && git status -s", "", 0, False),
         ],
     )  # fmt: skip
     def test_git_saying_the_tree_is_clean_leaves_no_file_uncommitted(
         self, command: str, output: str, exit_code: int, clean: bool
     ) -> None:
         """Whoever committed the changes (a hook, the user), git saying "nothing to commit,
-        working tree clean", or a short status of the whole tree listing no file, leaves no
-        file to commit. A status of one path, or one beside another command, says less."""
+        working tree clean", or a short status of the whole tree listing no file (first of
+        its command line), leaves no file to commit. A status of one path, or one after
+        another command with no branch line to start its listing, says less."""
         memory = derive(
             user("fix it"),
             call("Edit", {"file_path": "src/a.py"}, call_id="e1"),
