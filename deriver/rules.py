@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from deriver.messages import (
+    Checkpoint,
     MessageRules,
+    Transition,
     parse_checkpoint,
     parse_message,
     parse_terminal,
@@ -132,7 +134,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "open_failures, then resolved_failures"),
     Rule("replan", "tool call requested, not yet started", "todo: replan it",
          "todo_items", "todo_items"),
-    Rule("uncertain", "tool call started, never completed or failed",
+    Rule("uncertain", "tool call started, never completed or failed, nor done over: open at "
+         "a compaction, then made again (the same argument, not an edit, or a run of the same "
+         "check as wide)",
          "todo marked uncertain; Edit, Write, Bash, Task... not safe to replay",
          "todo_items", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
@@ -314,11 +318,20 @@ class Rules:
         messages = self.messages
         self.handlers: dict[str, Handler[Any]] = {
             "message": Handler(parse_message, messages.apply_message),
-            "state_transition": Handler(parse_transition, messages.apply_transition),
+            "state_transition": Handler(parse_transition, self._transition),
             "tool_lifecycle": Handler(parse_tool_event, self.tools.apply),
-            "checkpoint": Handler(parse_checkpoint, messages.apply_checkpoint),
+            "checkpoint": Handler(parse_checkpoint, self._checkpoint),
             "terminal": Handler(parse_terminal, messages.apply_terminal),
         }
+
+    def _transition(self, transition: Transition) -> bool:
+        if transition.reason == "context_compacted":
+            self.tools.compacted()
+        return self.messages.apply_transition(transition)
+
+    def _checkpoint(self, checkpoint: Checkpoint) -> bool:
+        self.tools.compacted()
+        return self.messages.apply_checkpoint(checkpoint)
 
     # -- views and snapshots --------------------------------------------------------------
 

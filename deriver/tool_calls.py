@@ -57,6 +57,7 @@ _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
 _ANSWER_CHARS: Final = 400
+_CUT_KEPT: Final = 64
 
 
 class ToolEvent(msgspec.Struct, frozen=True, gc=False):
@@ -182,6 +183,8 @@ class ToolCallRules:
         self.todos = todos
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
+        self.cut: list[ItemKey] = []
+        """Calls open at the last compaction: their results may be cut off from what follows."""
         self._did_by_kind: dict[ToolKind, _Did] = {
             ToolKind.SHELL: self._shell_ran,
             ToolKind.EDIT: self._files_changed,
@@ -206,6 +209,8 @@ class ToolCallRules:
                 return self._requested(key, call, stamp)
             return self._started(key, call, stamp)
         self._close(key, stamp)
+        if self.cut:
+            self._done_over(call, stamp)
         outcome = event.outcome
         assert outcome is not None  # completed and failed events always carry one
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
@@ -263,6 +268,30 @@ class ToolCallRules:
             self.store.remove(item, stamp)
         if call is not None and call.started:
             self.started_open -= 1
+
+    def compacted(self) -> None:
+        """A compaction: the calls still open may never have their results written."""
+        self.cut = [key for key, call in self.calls.items() if call.started][-_CUT_KEPT:]
+
+    def _done_over(self, done: Call, stamp: Stamp) -> None:
+        """Calls open at a compaction, their results cut off, then made again and finished
+        (the same tool on the same argument, or a run of the same check that covers theirs):
+        done over, no longer uncertain. Not an edit: another edit of the file may change
+        another part of it."""
+        check = done.check
+        if done.kind is ToolKind.EDIT:
+            return
+        for key in list(self.cut):
+            call = self.calls.get(key)
+            if call is None:
+                self.cut.remove(key)
+            elif call.name == done.name and (
+                call.key == done.key
+                or (check is not None and call.check is not None
+                    and call.check.name == check.name and check.scope.covers(call.check.scope))
+            ):  # fmt: skip
+                self.cut.remove(key)
+                self._close(key, stamp)
 
     # -- finished calls -------------------------------------------------------------------
 
@@ -364,6 +393,7 @@ class ToolCallRules:
     def to_state(self) -> dict[str, Any]:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
+            "cut": list(self.cut),
             "todos_done": self.todos.done,
             "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
@@ -373,6 +403,7 @@ class ToolCallRules:
     def load_state(self, state: dict[str, Any]) -> None:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
+        self.cut = [ItemKey(k) for k in state["cut"]]
         self.todos.done = list(state["todos_done"])
         self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))

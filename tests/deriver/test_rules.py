@@ -152,6 +152,21 @@ class TestToolCalls:
         assert memory.todo_items == ()
         assert memory.verification_status == ()
 
+    def test_a_call_cut_off_by_a_compaction_and_done_again_is_settled(self) -> None:
+        """A test run whose result a compaction cut off, run again after it (the same check,
+        as wide), is done over: no longer uncertain. Done again before a compaction, or a
+        narrower run, settles nothing: the first may still end."""
+        cut = call("Bash", {"command": "python -m pytest tests/ -v"}, call_id="t1")[:2]
+        again = bash("pytest tests/ -v", "5 passed in 0.1s", "t2")
+        compaction = event("checkpoint", checkpoint_id="ck-1", summary="Goal: test it")
+        memory = derive(user("test it"), cut, compaction, again)
+        assert memory.todo_items == ()
+        memory = derive(user("test it"), cut, again)
+        assert len(memory.todo_items) == 1
+        narrower = bash("pytest tests/test_a.py", "1 passed in 0.1s", "t3")
+        memory = derive(user("test it"), cut, compaction, narrower)
+        assert len(memory.todo_items) == 1
+
     def test_reused_call_id_across_runs_keeps_calls_apart(self) -> None:
         """Calls are keyed by (run_id, tool_call_id): the same id in two runs is two calls."""
         memory = derive(
