@@ -56,7 +56,8 @@ class Commits:
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
         self.last_pushed = ""
         if found is not None:
-            self.branch = found.group(1) or ""
+            branch = found.group(1) or ""
+            self.branch = "" if branch == "detached" else branch  # "[detached HEAD 1a2b3c4]"
             self.last = f"{code(found.group(2), 16)} {quote(found.group(3), 120)}"
         else:
             self.last = quote(commit.subject, 120)  # quiet (-q): the command line names it

@@ -278,10 +278,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "directory, nor those git said its ignore files exclude (git add's ignored paths, "
          "git check-ignore; until git add -f adds them); passing checks become stale",
          "where_stands", "never evicted"),
-    Rule("unpushed", "a commit not pushed since", "where the session stands: the commit, "
-         "and how many commits before it are not pushed either (a push takes them all, and so "
-         "does a git status of its branch up to date with its upstream; one ahead by N "
-         "commits leaves the last N)",
+    Rule("unpushed", "a commit not pushed since", "where the session stands: the commit "
+         "and its branch, and how many commits before it are not pushed either (a push takes "
+         "them all, and so does a git status of its branch up to date with its upstream; one "
+         "ahead by N commits leaves the last N)",
          "where_stands", "never evicted"),
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
          "run view / watch / list, glab ci, glab pipeline), and no look since",

@@ -140,10 +140,8 @@ class Stands:
         """A new turn: the closing message it follows, and any earlier answer, become key
         decisions; a short answer is bound to the question it answers."""
         picked = option_of(self.closing, content) if answer else ""
-        question = (
-            picked or question_of(self.closing) or offer_of(self.closing)
-            or last_sentence(self.closing)
-        )  # fmt: skip
+        question = picked or question_of(self.closing) or offer_of(self.closing)
+        question = question or last_sentence(self.closing)
         self._keep_answer()
         if disputes(content):
             self.closing = ""  # "still failing": what it concluded did not hold
@@ -495,7 +493,8 @@ class Stands:
         if commits.last and commits.stamp is not None:
             earlier = len(commits.earlier)
             more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
-            found.append(("unpushed", f"committed and not pushed: {commits.last}{more}",
+            on = f" on {code(commits.branch, 60)}" if commits.branch else ""
+            found.append(("unpushed", f"committed and not pushed{on}: {commits.last}{more}",
                           commits.stamp))  # fmt: skip
         if self.ci == "unseen" and self.ci_stamp is not None:
             found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
@@ -513,6 +512,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commits.last, len(self.commits.earlier), self.commits.stamp,
+            self.commits.branch,
             self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip

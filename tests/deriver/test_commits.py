@@ -18,8 +18,9 @@ class TestCommits:
             for c, h in (("a", "1a2b3c4"), ("b", "2b3c4d5"), ("c", "3c4d5e6"))
         ]
         memory = derive(user("fix it"), *commits)
-        assert "committed and not pushed: `3c4d5e6` “fix c” (and 2 earlier commits)" in texts(
-            memory.where_stands
+        assert (
+            "committed and not pushed on `main`: `3c4d5e6` “fix c” (and 2 earlier commits)"
+            in texts(memory.where_stands)
         )
         memory = derive(user("fix it"), *commits, bash("git push", "", "p1"))
         assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
@@ -33,7 +34,7 @@ class TestCommits:
             bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
             bash("git commit --amend --no-edit", "[main 5d6e7f8] fix a", "g2"),
         )
-        assert "committed and not pushed: `5d6e7f8` “fix a”" in texts(memory.where_stands)
+        assert "committed and not pushed on `main`: `5d6e7f8` “fix a”" in texts(memory.where_stands)
         assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a”"]
 
     def test_an_amend_of_a_pushed_commit_replaces_it_until_force_pushed(self) -> None:
@@ -47,7 +48,9 @@ class TestCommits:
         ]
         memory = derive(*first)
         assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a better”"]
-        assert "committed and not pushed: `5d6e7f8` “fix a better”" in texts(memory.where_stands)
+        assert "committed and not pushed on `fix`: `5d6e7f8` “fix a better”" in texts(
+            memory.where_stands
+        )
         memory = derive(*first, bash("git push --force-with-lease", "", "p2"))
         assert texts(memory.completed_work) == ["committed and pushed `5d6e7f8` “fix a better”"]
 
@@ -72,13 +75,14 @@ class TestUpstream:
     def test_ahead_by_n_leaves_the_last_n_unpushed(self) -> None:
         ahead = "On branch main\nYour branch is ahead of 'origin/main' by 2 commits.\n"
         memory = derive(*self.commits(), bash("git status", ahead, "s1"))
-        assert "committed and not pushed: `3c4d5e6` “fix c” (and 1 earlier commit)" in texts(
-            memory.where_stands
+        assert (
+            "committed and not pushed on `main`: `3c4d5e6` “fix c” (and 1 earlier commit)"
+            in texts(memory.where_stands)
         )
         assert texts(memory.completed_work)[0] == "committed and pushed `1a2b3c4` “fix a”"
         short = "## main...origin/main [ahead 1, behind 2]\n M a.py\n"
         memory = derive(*self.commits(), bash("git status -sb", short, "s1"))
-        assert "committed and not pushed: `3c4d5e6` “fix c”" in texts(memory.where_stands)
+        assert "committed and not pushed on `main`: `3c4d5e6` “fix c”" in texts(memory.where_stands)
 
     def test_another_branch_or_a_gone_upstream_says_nothing_of_them(self) -> None:
         """The status of a branch the commits are not on, or of one whose upstream is gone,
@@ -86,6 +90,7 @@ class TestUpstream:
         other = UP_TO_DATE.replace("main", "release")
         for said in (other, "## main...origin/main [gone]\n"):
             memory = derive(*self.commits(), bash("git status -sb", said, "s1"))
-            assert "committed and not pushed: `3c4d5e6` “fix c” (and 2 earlier commits)" in texts(
-                memory.where_stands
+            assert (
+                "committed and not pushed on `main`: `3c4d5e6` “fix c” (and 2 earlier commits)"
+                in texts(memory.where_stands)
             )

@@ -284,7 +284,7 @@ class TestEndState:
             call("Edit", {"file_path": "b.py"}, call_id="e2"),
         )
         assert "files changed and not committed: `b.py`" in texts(memory.where_stands)
-        assert "committed and not pushed: `1a2b3c4` “fix a”" in texts(memory.where_stands)
+        assert "committed and not pushed on `main`: `1a2b3c4` “fix a”" in texts(memory.where_stands)
         assert "committed `1a2b3c4` “fix a”" in texts(memory.completed_work)
         assert not any(t.startswith("changed") for t in texts(memory.completed_work))
 
@@ -421,7 +421,7 @@ class TestEndState:
                  "[main 1a2b3c4] fix a\n 1 file changed", "g1"),
         )  # fmt: skip
         assert not any("files changed" in t for t in texts(memory.where_stands))
-        assert "committed and not pushed: `1a2b3c4` “fix a”" in texts(memory.where_stands)
+        assert "committed and not pushed on `main`: `1a2b3c4` “fix a”" in texts(memory.where_stands)
         memory = derive(
             user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
             bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
