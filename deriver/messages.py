@@ -24,7 +24,7 @@ from deriver.user_text import (
     only_ships,
     reports_done,
 )
-from deriver.wording import as_dict, code, detail_text, goal_text, quote, str_or_none
+from deriver.wording import DRIVE_RE, as_dict, code, detail_text, goal_text, quote, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import payload_text
 from session_memory.core.redact import contain_trusted_line, quote_untrusted
@@ -148,7 +148,6 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     return AssistantMessage(tuple(decisions), final, content, _stamp(event), cwd, git)
 
 
-_DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
 _MAX_CWD_CHARS: Final = 4096
 
 
@@ -159,7 +158,7 @@ def _cwd(payload: Mapping[str, object]) -> str | None:
         return None
     if cwd.startswith("/"):
         return cwd.rstrip("/") or "/"
-    if _DRIVE_RE.match(cwd):  # Windows: D:\proj
+    if DRIVE_RE.match(cwd):  # Windows: D:\proj
         return cwd.rstrip("/\\") if len(cwd) > 3 else cwd
     return None
 

@@ -15,6 +15,7 @@ from session_memory.core.redact import contain_block, contain_trusted_line, quot
 
 __all__ = [
     "ARG_CHARS",
+    "DRIVE_RE",
     "EXCERPT_CHARS",
     "FAILURE_ARG_CHARS",
     "MAX_OPEN_CALLS",
@@ -46,7 +47,8 @@ ARG_CHARS: Final = 160
 # not the separators of a Windows path ("D:\\proj\\src\\terminal\\writer.go").
 _LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
 _WINDOWS_PATH_RE: Final = re.compile(r"\b[A-Za-z]:\\[^\s\"'`]*")
-_DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
+DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
+"""How a Windows path starts: ``D:\\proj``, ``D:/proj``."""
 _ELLIPSIS: Final = "\u2026"
 
 
@@ -76,7 +78,7 @@ def relative_uncached(text: str | None, cwd: str | None) -> str | None:
     reads ``src/a.py``, ``cd /repo && make`` reads ``make``. Under a Windows directory
     (``D:\\proj``), a path is read with either separator and written with ``/``:
     ``D:\\proj\\src\\a.go`` reads ``src/a.go``."""
-    if text and cwd and _DRIVE_RE.match(cwd) and _DRIVE_RE.match(text):
+    if text and cwd and DRIVE_RE.match(cwd) and DRIVE_RE.match(text):
         root, path = cwd.replace("\\", "/").rstrip("/"), text.replace("\\", "/")
         if path.lower() == root.lower():
             return "."
