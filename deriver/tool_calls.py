@@ -170,6 +170,14 @@ _LOOKS_RE: Final = re.compile(
 _Did = Callable[[Call, str, Stamp], None]
 
 
+def _redo(call: Call) -> str:
+    """What a call made again shares with it: its tool, and its check's name or else its
+    argument."""
+    if call.check is not None:
+        return f"{call.name}\0check\0{call.check.name}"
+    return f"{call.name}\0{call.key}"
+
+
 class ToolCallRules:
     """Applies parsed tool events to a store, tracking the calls still open."""
 
@@ -183,8 +191,9 @@ class ToolCallRules:
         self.todos = todos
         self.calls: dict[ItemKey, Call] = {}
         self.started_open = 0  # calls started and not finished: the uncertain actions
-        self.cut: list[ItemKey] = []
-        """Calls open at the last compaction: their results may be cut off from what follows."""
+        self.cut: dict[str, list[ItemKey]] = {}
+        """Calls open at the last compaction, their results maybe cut off from what follows,
+        by what a call made again shares with them (:func:`_redo`)."""
         self._did_by_kind: dict[ToolKind, _Did] = {
             ToolKind.SHELL: self._shell_ran,
             ToolKind.EDIT: self._files_changed,
@@ -271,27 +280,26 @@ class ToolCallRules:
 
     def compacted(self) -> None:
         """A compaction: the calls still open may never have their results written."""
-        self.cut = [key for key, call in self.calls.items() if call.started][-_CUT_KEPT:]
+        self.cut = {}
+        for key, call in list(self.calls.items())[-_CUT_KEPT:]:
+            if call.started and call.kind is not ToolKind.EDIT:
+                self.cut.setdefault(_redo(call), []).append(key)
 
     def _done_over(self, done: Call, stamp: Stamp) -> None:
         """Calls open at a compaction, their results cut off, then made again and finished
         (the same tool on the same argument, or a run of the same check that covers theirs):
         done over, no longer uncertain. Not an edit: another edit of the file may change
         another part of it."""
-        check = done.check
-        if done.kind is ToolKind.EDIT:
+        keys = self.cut.get(_redo(done)) if done.kind is not ToolKind.EDIT else None
+        if not keys:
             return
-        for key in list(self.cut):
+        for key in list(keys):
             call = self.calls.get(key)
-            if call is None:
-                self.cut.remove(key)
-            elif call.name == done.name and (
-                call.key == done.key
-                or (check is not None and call.check is not None
-                    and call.check.name == check.name and check.scope.covers(call.check.scope))
-            ):  # fmt: skip
-                self.cut.remove(key)
-                self._close(key, stamp)
+            check, theirs = done.check, call.check if call is not None else None
+            if check is None or theirs is None or check.scope.covers(theirs.scope):
+                keys.remove(key)
+                if call is not None:
+                    self._close(key, stamp)
 
     # -- finished calls -------------------------------------------------------------------
 
@@ -393,7 +401,7 @@ class ToolCallRules:
     def to_state(self) -> dict[str, Any]:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
-            "cut": list(self.cut),
+            "cut": self.cut,
             "todos_done": self.todos.done,
             "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
@@ -403,7 +411,7 @@ class ToolCallRules:
     def load_state(self, state: dict[str, Any]) -> None:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
-        self.cut = [ItemKey(k) for k in state["cut"]]
+        self.cut = {r: [ItemKey(k) for k in keys] for r, keys in state["cut"].items()}
         self.todos.done = list(state["todos_done"])
         self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))
