@@ -13,6 +13,7 @@ from deriver.wording import in_scratch, relative
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
+    "CHANGED_KEPT",
     "COMMIT_RE",
     "DISCARDS_RE",
     "MERGE_LATER_RE",
@@ -229,9 +230,9 @@ def ignored(command: str, outcome: ToolOutcome) -> list[str]:
     return found
 
 
-_CHANGED_KEPT: Final = 64
+CHANGED_KEPT: Final = 64
 """Files changed remembered (the oldest are forgotten)."""
-_IGNORED_KEPT: Final = _CHANGED_KEPT
+_IGNORED_KEPT: Final = CHANGED_KEPT
 """Paths ignored remembered: as many as the files changed."""
 
 
@@ -266,7 +267,7 @@ def git_said(
                 if not e.startswith("../") and not any(listed(c, [e]) for c in kept)
                 and not listed(e, ignored_paths)
             ]  # fmt: skip
-            kept = [*others, *kept][-_CHANGED_KEPT:]
+            kept = [*others, *kept][-CHANGED_KEPT:]
     if excluded:
         kept = [c for c in kept if not listed(c, excluded)]
     return kept, ignored_paths
@@ -277,11 +278,18 @@ def _in_dir(command: str, cwd: str | None) -> bool:
     into no other (``cd`` to it, or none)."""
     if cwd is None:
         return False
+    target = _cd_target(command)
+    return target is None or target.rstrip("/") in (".", "", cwd.rstrip("/"))
+
+
+def _cd_target(command: str) -> str | None:
+    """Where a command line's first ``cd`` goes ("" for a bare ``cd``); None without one."""
+    if "cd" not in command:
+        return None
     for _piped, words in simple_commands(command):
         if words[0] == "cd":
-            target = words[1].rstrip("/") if len(words) > 1 else ""
-            return target in (".", "", cwd.rstrip("/"))
-    return True
+            return words[1] if len(words) > 1 else ""
+    return None
 
 
 def _force_added(command: str) -> list[str]:
@@ -320,12 +328,8 @@ def in_scratch_dir(command: str, cwd: str | None) -> bool:
     """Whether a command line first goes into a temporary or configuration directory outside
     the session's (``cd /tmp/x && git init && git commit``): the git it runs there is not
     the project's."""
-    if "cd" not in command:
-        return False
-    for _piped, words in simple_commands(command):
-        if words[0] == "cd":
-            return len(words) > 1 and in_scratch(words[1], cwd)
-    return False
+    target = _cd_target(command)
+    return in_scratch(target, cwd) if target else False
 
 
 def kept_after(changed: list[str], args: list[str], cwd: str | None) -> list[str]:

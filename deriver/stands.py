@@ -30,6 +30,7 @@ from deriver.agent_text import (
 )
 from deriver.commits import Commits
 from deriver.git_state import (
+    CHANGED_KEPT,
     DISCARDS_RE,
     MERGE_LATER_RE,
     PULL_URL_RE,
@@ -68,7 +69,6 @@ _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
 _SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
-_MAX_FILES_KEPT: Final = 64
 _FILES_SHOWN: Final = 8
 _NOT_STATE: Final = frozenset(
     {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
@@ -311,7 +311,7 @@ class Stands:
             if shown in self.changed:
                 self.changed.remove(shown)
             self.changed.append(shown)
-        del self.changed[:-_MAX_FILES_KEPT]
+        del self.changed[:-CHANGED_KEPT]
         self.changed_stamp = stamp
 
     def _succeeded(
