@@ -304,7 +304,11 @@ class ToolCallRules:
     # -- finished calls -------------------------------------------------------------------
 
     def _finished(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
-        """A finished call: a check's run, a failed attempt, or what the call did."""
+        """A finished call: a check's run, a failed attempt, or what the call did. One
+        stopped before it finished (the user's interrupt, a task killed, a call cancelled
+        because another beside it failed) is neither: it did nothing the memory can name."""
+        if outcome.status == "interrupted":
+            return
         if not only_looks(call.kind, call.key):
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:

@@ -43,7 +43,7 @@ def _result_markers(markers: ResultMarkers) -> set[str]:
     A whole result of one word ("aborted") is looked for as it would be written in code:
     quoted.
     """
-    whole = {*markers.interrupted, *markers.errored_whole}
+    whole = set(markers.interrupted)
     quoted = {f'"{text}"' if text.isalpha() else text for text in whole}
     return {*markers.rejected, *markers.errored, *quoted}
 

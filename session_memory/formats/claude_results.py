@@ -48,7 +48,7 @@ _ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", _REJECTED, _S
 RESULT_MARKERS: Final = ResultMarkers(
     rejected=(_REJECTED, *_REJECTIONS),
     errored=("<tool_use_error>", "InputValidationError:"),
-    errored_whole=frozenset({_SIBLING_ERRORED}),
+    interrupted=frozenset({_SIBLING_ERRORED}),
 )
 """How a result Claude Code reports as completed says the call did not succeed."""
 _PERSISTED: Final = "<persisted-output>"
@@ -81,6 +81,9 @@ def ending(name: str | None, text: str, structured: object, *, failed: bool) -> 
     rejected = rejection(text, structured)
     if rejected is not None:
         return Ending(rejected, outcome=ToolOutcome("rejected", None, rejected, rejected))
+    if _TOOL_ERROR_TAGS.sub("", text).strip() == _SIBLING_ERRORED:
+        # Not run: Claude Code cancels the calls of a turn beside one that failed.
+        return Ending(text, outcome=ToolOutcome("interrupted", None, text, ""))
     if failed:
         return Ending(*_failed_result(name, text, structured))
     extra: JsonObject = {}

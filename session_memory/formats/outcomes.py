@@ -23,7 +23,7 @@ HEAD_CHARS = 512
 class ResultMarkers:
     """How a format's completed results say that the call did not succeed.
 
-    ``rejected`` and ``errored`` are leading texts; ``interrupted`` and ``errored_whole`` are
+    ``rejected`` and ``errored`` are leading texts; ``interrupted`` are
     whole results (surrounding white space aside). A leading "Error:" is an error report in
     every format (:func:`~session_memory.core.outcome.reports_error`).
     """
@@ -31,7 +31,6 @@ class ResultMarkers:
     rejected: tuple[str, ...] = ()
     errored: tuple[str, ...] = ()
     interrupted: frozenset[str] = frozenset()
-    errored_whole: frozenset[str] = frozenset()
 
     def status_of(self, result: str) -> OutcomeStatus:
         """How a call reported as completed ended, by what its result text opens with."""
@@ -41,7 +40,7 @@ class ResultMarkers:
         whole = head.rstrip()
         if whole in self.interrupted:
             return "interrupted"
-        if reports_error(head) or head.startswith(self.errored) or whole in self.errored_whole:
+        if reports_error(head) or head.startswith(self.errored):
             return "errored"
         return "completed"
 

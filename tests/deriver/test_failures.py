@@ -145,6 +145,20 @@ class TestFailureExcerpt:
         )  # fmt: skip
         assert "nothing to commit, working tree clean" in texts(memory.failed_attempts)[0]
 
+    def test_a_call_cancelled_beside_a_failure_is_none(self) -> None:
+        """Claude Code cancels the other calls of a turn when one fails ("Sibling tool call
+        errored"): they never ran, so only the call that failed is a failed attempt."""
+        failing = "Exit code 2\nmake: *** No rule to make target 'deploy'.  Stop."
+        memory = claude_code(
+            bash_use(1, "make deploy"), bash_use(2, "git status"),
+            bash_result(1, failing, is_error=True),
+            bash_result(2, "<tool_use_error>Sibling tool call errored</tool_use_error>",
+                        is_error=True),
+        )  # fmt: skip
+        (failure,) = texts(memory.failed_attempts)
+        assert "No rule to make target" in failure
+        assert not memory.todo_items
+
 
 class TestResolution:
     def test_a_differently_spelled_success_resolves_and_teaches(self) -> None:

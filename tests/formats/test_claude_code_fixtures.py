@@ -312,12 +312,15 @@ class TestExploreSubagentFile:
         assert prompt.startswith("Very thorough exploration. I need to understand:")
 
     def test_failed_reads(self, read: Any) -> None:
-        """One missing file, then seven siblings cancelled by it."""
-        failed = read(self.NAME).calls("failed")
-        assert [p["outcome"]["error"] for p in failed] == ["File does not exist."] + [
-            "Sibling tool call errored"
+        """One missing file, then seven siblings cancelled by it: not run, so interrupted."""
+        r = read(self.NAME)
+        failed = r.calls("failed")
+        assert [p["outcome"]["error"] for p in failed] == ["File does not exist."]
+        cancelled = [p for p in r.calls("completed") if p["outcome"]["status"] == "interrupted"]
+        assert [p["outcome"]["output"] for p in cancelled] == [
+            "<tool_use_error>Sibling tool call errored</tool_use_error>"
         ] * 7
-        assert {p["tool_name"] for p in failed} == {"Read"}
+        assert {p["tool_name"] for p in failed + cancelled} == {"Read"}
 
     def test_report_is_final_and_nothing_open(self, read: Any) -> None:
         """The report at the end is the final answer; every call got its result."""

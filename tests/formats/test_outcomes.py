@@ -84,8 +84,8 @@ class TestClaudeCode:
         ("result", "status"),
         [
             ("<tool_use_error>File does not exist.</tool_use_error>", "errored"),
-            ("<tool_use_error>Sibling tool call errored</tool_use_error>", "errored"),
-            ("Sibling tool call errored", "errored"),
+            ("<tool_use_error>Sibling tool call errored</tool_use_error>", "interrupted"),
+            ("Sibling tool call errored", "interrupted"),
             ("Error: File has not been read yet. Read it first before writing to it.", "errored"),
             ('InputValidationError: [\n  {\n    "code": "invalid_type"', "errored"),
         ],
