@@ -104,6 +104,10 @@ _EXUNIT_RE: Final = re.compile(
 _EXUNIT_KINDS: Final = frozenset(
     {"doctest", "doctests", "property", "properties", "test", "tests", "feature", "features"}
 )
+# dart / flutter analyze: one "  error - lib/a.dart:3:5 - message - code" line an issue, then
+# "36 issues found." or "No issues found!"; infos alone do not fail the run.
+_DART_RE: Final = re.compile(r"^[ \t]*(?:(\d+) issues? found\.|No issues found!)[ \t]*$", re.M)
+_DART_ISSUE_RE: Final = re.compile(r"^[ \t]*(error|warning|info) - ", re.MULTILINE)
 # credo: "42 mods/funs, found no issues." / "found 1 refactoring opportunity, 2 warnings."
 # bun test: " 1309 pass", " 2 skip", " 0 fail", one count a line.
 _BUN_RE: Final = re.compile(
@@ -162,6 +166,7 @@ _CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
 _EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
 _BUN: Final = LinePattern(_BUN_RE, " pass")
 _CREDO: Final = LinePattern(_CREDO_RE, " mods/funs, found ", one_line=True)
+_DART: Final = LinePattern(_DART_RE, " found", one_line=True)
 _NODE_TEST: Final = LinePattern(_NODE_TEST_RE, " tests ")
 
 
@@ -350,6 +355,17 @@ def _credo(text: str) -> _Summary | None:
     return _summary(match, CheckCounts(errors=issues), match.group(0).rstrip("."))
 
 
+def _dart(text: str) -> _Summary | None:
+    match = _DART.last(text)
+    if match is None:
+        return None
+    shown = _DART_ISSUE_RE.findall(text, 0, match.start())
+    failing = sum(level != "info" for level in shown)
+    if not failing and len(shown) < int(match.group(1) or 0):
+        return None  # some issues are not in the output (``| tail``): their levels unknown
+    return _summary(match, CheckCounts(errors=failing), match.group(0).rstrip(".!"))
+
+
 def _linters(text: str) -> _Summary | None:
     candidates: list[_Summary] = []
     found = _FOUND.last(text)
@@ -453,6 +469,7 @@ PARSERS: Final[Mapping[str, _Parser]] = {
     "rspec": _rspec,
     "exunit": _exunit,
     "credo": _credo,
+    "dart": _dart,
     "phpunit": _phpunit,
     "maven": _maven,
     "dotnet": _dotnet,
@@ -469,10 +486,10 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
     """The counts and the runner's own words of the last summary line in a check's output.
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
-    (``mix test``), credo, mypy, ruff, tsc, pyright, eslint, rspec, phpunit, Maven surefire,
-    dotnet test, ctest, bun test and node's test runner. A project gate (``make check``,
-    ``just check``) echoes whatever its recipe runs, so it is read with all parsers. Only the
-    last ~8 KB of ``output`` are read.
+    (``mix test``), credo, dart and flutter analyze, mypy, ruff, tsc, pyright, eslint, rspec,
+    phpunit, Maven surefire, dotnet test, ctest, bun test and node's test runner. A project
+    gate (``make check``, ``just check``) echoes whatever its recipe runs, so it is read with
+    all parsers. Only the last ~8 KB of ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None

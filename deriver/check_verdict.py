@@ -146,9 +146,9 @@ _ERROR_LINE_RE: Final = re.compile(
     # ``- error: …``)
     r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error:?) [^\n]+"
     # javac's ``A.java:3: error: …``, maven's ``/p/A.java:[3,5] …`` (past its label), eslint's
-    # ``  3:7  error  'x' is …``, a build's ``Type error: …``
+    # ``  3:7  error  'x' is …``, a build's ``Type error: …``, dart's ``error - a.dart:3:5 - …``
     r"|[^\s:()]+\.\w+:\d+: (?:fatal )?error: [^\n]+|\S+\.\w+:\[\d+,\d+\] [^\n]+"
-    r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+)",
+    r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+|error - \S+:\d+:\d+ - [^\n]+)",
     re.MULTILINE,
 )
 

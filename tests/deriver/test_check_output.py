@@ -360,6 +360,26 @@ class TestRunnerWords:
         )
         assert dirty is not None and dirty.counts.errors == 3
 
+    def test_dart_analyze(self) -> None:
+        """dart analyze's issue lines say whether its run failed, whatever the exit code of
+        a ``| tail`` says: an error or warning fails it, infos alone do not, and when some of
+        the issues counted are cut off and none shown fails, the verdict is not read."""
+        failing = (
+            "  error - lib/a.dart:234:22 - 'Failure' is defined twice. - ambiguous_import\n"
+            "   info - lib/b.dart:76:9 - Use the null-aware marker '?'. - use_null_aware_elements\n"
+            "\n36 issues found.\n"
+        )
+        dirty = summarize_check("dart analyze", failing)
+        assert dirty is not None and dirty.counts.errors == 1
+        assert dirty.words == "36 issues found"
+        infos = "   info - lib/b.dart:76:9 - Use '?'. - use_null_aware_elements\n\n1 issue found.\n"
+        summary = summarize_check("flutter analyze", infos)
+        assert summary is not None and summary.counts.errors == 0
+        clean = summarize_check("dart analyze", "Analyzing lib...\nNo issues found!\n")
+        assert clean is not None and clean.counts.errors == 0
+        cut = "   info - lib/b.dart:76:9 - Use '?'. - use_null_aware_elements\n\n36 issues found.\n"
+        assert summarize_check("dart analyze", cut) is None
+
     @pytest.mark.parametrize(
         ("name", "output", "words"),
         [
@@ -538,6 +558,10 @@ class TestWhyABuildFailed:
             ("\n/p/src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n"
              "\n\u2716 1 problem (1 error, 0 warnings)\n",
              "3:7  error  'x' is assigned a value but never used  no-unused-vars"),
+            ("   info - lib/b.dart:7:9 - Use '?'. - use_null_aware_elements\n"
+             "  error - lib/a.dart:3:5 - Undefined name 'state'. - undefined_identifier\n"
+             "\n2 issues found.\n",
+             "error - lib/a.dart:3:5 - Undefined name 'state'. - undefined_identifier"),
         ],
     )  # fmt: skip
     def test_the_line_under_a_build_s_header_says_why(self, output: str, why: str) -> None:
