@@ -465,6 +465,16 @@ _CHOICE_CLAUSE_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE: Final = re.compile(r"\.{2,}|(?<=[.!?;])\s+|\n+")
+_LEADS_ON_RE: Final = re.compile(r"(?:\b(?:say|says|write|read|be|is|to|with|like|as)|:)$", re.I)
+"""A clause that ends where what it says begins ("we should say" then the words on the next
+line): the next clause is part of it."""
+_FOR_NOW_RE: Final = re.compile(
+    r"\b(?:yet|for now|for the moment|until)\b"
+    r"|\b(?:don['\u2019]?t|do not) (?:implement|make (?:any )?changes|change anything|code)\b",
+    re.IGNORECASE,
+)
+"""A constraint on this turn only ("dont implement yet", "dont make any changes": talk
+first), lifted by the next request: no standing choice."""
 _QUESTION_WORDS: Final = word_set(
     "is are am was were can could should would will do does did shall may might what how why "
     "which where when who whose"
@@ -480,16 +490,19 @@ def choices_stated(request: str) -> str:
     if len(request) > _MAX_CHOICE_REQUEST:
         return ""
     found = []
-    for clause in _CLAUSE_SPLIT_RE.split(request):
-        clause = clause.strip(" ,-*>")
+    clauses = [c.strip(" ,-*>") for c in _CLAUSE_SPLIT_RE.split(request)]
+    for i, clause in enumerate(clauses):
         words = clause.split(None, 1)
         if (
             not words
             or clause.endswith("?")
             or (words[0].lower() in _QUESTION_WORDS and not clause.lower().startswith("do not"))
             or _CHOICE_CLAUSE_RE.search(clause) is None
+            or _FOR_NOW_RE.search(clause) is not None
         ):
             continue
+        if _LEADS_ON_RE.search(clause) and i + 1 < len(clauses) and clauses[i + 1]:
+            clause = f"{clause} {clauses[i + 1]}"
         found.append(clause)
     return " \u2026 ".join(found)
 

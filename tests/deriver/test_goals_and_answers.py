@@ -231,6 +231,8 @@ class TestChoicesStated:
             ("yes, or amending into one commit in this branch is also fine",
              "yes, or amending into one commit in this branch is also fine"),
             ("fix the flaky test. do not modify the fixtures", "do not modify the fixtures"),
+            ("in the story card lets remove the count\ninstead we should say\nShoot the gold "
+             "records.", "instead we should say Shoot the gold records."),
         ],
     )  # fmt: skip
     def test_a_request_s_clause_that_sets_how_to_work_is_stated(
@@ -251,6 +253,9 @@ class TestChoicesStated:
             "the API returns 404 instead of 200",
             "it only fails when run in CI",
             "we're getting a 500 on login",
+            "ideas for shortening the tutorial words. dont implement yet",
+            "umm dont make any changes..what about the idea of a drone",
+            "we should keep the old API for now",
         ],
     )
     def test_a_task_a_report_a_question_or_a_spec_states_no_choice(self, request_text: str) -> None:
