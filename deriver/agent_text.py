@@ -59,8 +59,11 @@ def _in_address(word: str) -> bool:
 
 
 def question_of(text: str) -> str:
-    """The question a message ends by asking (in its last few lines), or empty."""
+    """The question a message ends by asking (in its last few lines), or the menu of options
+    it ends with ("[A] Advanced [C] Continue"), or empty."""
     lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
+    if lines and len(_MENU_ITEM_RE.findall(lines[-1])) > 1:
+        return " ".join(lines[-1].replace("**", "").split())
     for text_line in reversed(lines[-_LAST_LINES:]):
         ends = [
             m.start()
@@ -131,12 +134,18 @@ _LEADING_PICK_RE: Final = re.compile(
     re.IGNORECASE,
 )
 # An option of a list or of a table's first column: "2. Copy", "**B.** nested", "| **A.
-# `auto_summarize`** | Simple boolean |".
+# `auto_summarize`** | Simple boolean |", "**[C]** Continue".
 _OPTION_LINE_RE: Final = re.compile(
-    r"^[\s>*_#|-]*(?:option\s+|approach\s+)?\(?(?P<key>[1-9]|[a-eA-E])[.):]\s*(?P<text>\S.*)$",
+    r"^[\s>*_#|-]*(?:option\s+|approach\s+)?[(\[]?(?P<key>[1-9]|[a-eA-E])[.):\]][\s*]*"
+    r"(?P<text>\S.*)$",
     re.IGNORECASE,
 )
 _CELLS_RE: Final = re.compile(r"\s*\|\s*")
+# A menu on one line: "[A] Advanced Elicitation [P] Party Mode [C] Continue - Save and …".
+_MENU_ITEM_RE: Final = re.compile(r"\[(?P<key>[1-9A-Za-z])\]\s*(?P<text>[^\[\]]+)")
+_CONTINUES_RE: Final = re.compile(
+    r"^option \w: (?:continue|proceed|next|go on|carry on|keep going)\b", re.IGNORECASE
+)
 
 
 def option_of(message: str, reply: str) -> str:
@@ -158,7 +167,18 @@ def option_of(message: str, reply: str) -> str:
         if option is not None and option.group("key").lower() == key.lower():
             text = _CELLS_RE.sub(" | ", option.group("text").replace("**", "")).strip(" |")
             found = f"option {option.group('key')}: {text}"
+        menu = _MENU_ITEM_RE.findall(text_line.replace("**", ""))
+        if len(menu) > 1:
+            for menu_key, text in menu:
+                if menu_key.lower() == key.lower():
+                    found = f"option {menu_key}: {text.strip()}"
     return found
+
+
+def only_continues(option: str) -> bool:
+    """Whether a picked option (:func:`option_of`) only goes on to the next step of a flow
+    ("option C: Continue - Save and move to …"): it chooses nothing."""
+    return _CONTINUES_RE.match(option) is not None
 
 
 # Words with which a message states a choice or its reason rather than a status: "too
@@ -184,7 +204,8 @@ _ASKS_USER_RE: Final = re.compile(
 # A question that leaves the user to choose: "Which naming do you prefer?", "Which way do
 # you want to go?", "Option A or B?", "Commit them as one, or fold them into the last?".
 _ASKS_TO_CHOOSE_RE: Final = re.compile(
-    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$", re.IGNORECASE
+    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$|\[\w\][^\[]*\[\w\]",
+    re.IGNORECASE,
 )
 
 

@@ -22,6 +22,7 @@ from deriver.agent_text import (
     concedes,
     last_sentence,
     offer_of,
+    only_continues,
     option_of,
     question_of,
     quote_head_tail,
@@ -219,8 +220,8 @@ class Stands:
         self._fits.clear()
 
     def _keep_answer(self) -> None:
-        # Without the question it answers, an answer ("ok, continue") decides nothing; nor
-        # does the user's report of a step done for the agent ("I restarted the server").
+        # Without the question it answers, an answer ("ok, continue") decides nothing; nor do
+        # the user's report of a step done ("I restarted the server") and "[C] Continue".
         if (
             self.answer
             and self.question
@@ -229,6 +230,7 @@ class Stands:
                 (is_acknowledgement(self.answer) or reports_done(self.answer))
                 and not option_of(self.closing, self.answer)
             )
+            and not only_continues(self.question)
         ):
             decision(self.store, "answer", self._answer_text(), self.answer_stamp)
         self.answer, self.question, self.answer_stamp = "", "", None
@@ -558,8 +560,7 @@ class Stands:
         return self._message(chars) if chars > self._cut_at else None
 
     def _fitting_chars(self, room: int) -> int:
-        """The longest cut of the last message whose line takes at most ``room`` tokens
-        (0 when even a short one does not fit); remembered per room."""
+        """The longest cut of the last message whose line fits ``room`` tokens (0: none)."""
         found = self._fits.get(room)
         if found is not None:
             return found

@@ -258,6 +258,31 @@ class TestAnswers:
         option = "option 1: Mermaid in fenced code blocks: both clients render it."
         assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
+    def test_a_menu_at_the_end_is_what_a_pick_answers(self) -> None:
+        """A workflow's menu on the message's last line ("[A] … [C] Continue - …") is its
+        question: "c" picks the menu's C, not an option C listed above it; a pick that only
+        goes on to the next step decides nothing, one that chooses is kept."""
+        step = (
+            "Directions:\nA: Terminal — monospace\nB: Card Grid — two columns\nC: Compact "
+            "Strip — one bar\n\n**[A] Advanced Elicitation [P] Party Mode [C] Continue - "
+            "Save and move to user journeys**"
+        )
+        memory = derive(user("/design"), final(step), user("c"))
+        assert "awaiting" not in " ".join(texts(memory.where_stands))
+        assert (
+            "user answered “c” to: “option C: Continue - Save and move to user journeys”"
+            in texts(memory.where_stands)
+        )
+        memory = derive(user("/design"), final(step), user("c"), final(step), user("a"))
+        assert [t for t in texts(memory.key_decisions) if t.startswith("user answered")] == []
+        memory = derive(user("/design"), final(step), user("a"), final("Done."), user("x"))
+        assert "user answered “a” to: “option A: Advanced Elicitation”" in texts(
+            memory.key_decisions
+        )
+        assert question_of(step) == (
+            "[A] Advanced Elicitation [P] Party Mode [C] Continue - Save and move to user journeys"
+        )
+
     def test_a_question_at_the_end_awaits_an_answer(self) -> None:
         """A closing message that ends by asking the user is flagged as awaiting."""
         memory = derive(user("fix it"), final("Two options:\n1. A\n2. B\nWhich do you prefer?"))
