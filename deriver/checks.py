@@ -20,7 +20,7 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import EXCERPT_CHARS, code, describe, quote, under
+from deriver.wording import EXCERPT_CHARS, code, describe, in_scratch, quote
 from session_memory.core.redact import contain_trusted_line
 
 __all__ = ["CheckRules", "covered_by_checks"]
@@ -59,14 +59,32 @@ _NOT_CHECKED_NAMES: Final = frozenset(
      "license", "licence", "copying", "authors", "codeowners", "notice", "changelog",
      "readme", "contributing"}
 )  # fmt: skip
+# A static check (a build, linter, type checker or formatter) reads the sources of its own
+# language and files of none (its config, data): a change to another language's source leaves
+# it valid (``cargo check`` after an edit of a Python script). A test or a gate may run
+# anything: any change can change what it reports.
+_LANGUAGE_OF_SUFFIX: Final = {
+    ".py": "python", ".pyi": "python", ".rs": "rust", ".go": "go", ".dart": "dart",
+    ".ex": "elixir", ".exs": "elixir", ".rb": "ruby", ".php": "php", ".swift": "swift",
+    ".ts": "js", ".tsx": "js", ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js",
+}  # fmt: skip
+_LANGUAGE_OF_CHECK: Final = {
+    "cargo": "rust", "rustfmt": "rust", "go": "go", "gofmt": "go", "golangci-lint": "go",
+    "staticcheck": "go", "mypy": "python", "ruff": "python", "pyright": "python",
+    "flake8": "python", "pylint": "python", "black": "python", "isort": "python",
+    "dart": "dart", "flutter": "dart", "mix": "elixir", "rubocop": "ruby", "phpstan": "php",
+    "psalm": "php", "swift": "swift", "tsc": "js", "eslint": "js",
+}  # fmt: skip
+_READ_BY_ALL: Final = frozenset({CheckKind.TEST, CheckKind.GATE})
 
 
 def covered_by_checks(path: str, cwd: str | None = None) -> bool:
     """Whether changing ``path`` can change what a check reports: not for documentation,
     images and VCS ignore files (``README.md``, ``docs/x.rst``, ``.gitignore``), nor for a
-    file outside the session's working directory ``cwd`` (a scratch script in ``/tmp``)."""
+    scratch file outside the session's working directory ``cwd`` (a script in ``/tmp``). A
+    file of the project above ``cwd`` (the agent went into ``assets/``) is read."""
     path = path.replace("\\", "/")
-    if cwd and path.startswith(("/", "~")) and not under(path, cwd):
+    if in_scratch(path, cwd):
         return False
     name = path.rsplit("/", 1)[-1].lower()
     if name.endswith(_NOT_CHECKED_SUFFIXES):
@@ -77,6 +95,11 @@ def covered_by_checks(path: str, cwd: str | None = None) -> bool:
 # A filter that keeps only some lines of a check's output: ``tsc | grep -E "ezoic"``.
 _GREP_FILTER_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep|rg)\b[^|;&]*)")
 _PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.IGNORECASE)
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name[name.rfind(".") :] if "." in name else ""
 
 
 def _identity(check: CheckRun) -> str:
@@ -331,8 +354,15 @@ class CheckRules:
         # only while one passes.
         if not passed or (paths and not any(covered_by_checks(p, store.cwd) for p in paths)):
             return
+        languages = {_LANGUAGE_OF_SUFFIX.get(_suffix(p)) for p in paths}
         for item in passed:
-            store.update(item, stamp, status="stale", touch=False)
+            name = _name_of(str(item.key).removeprefix("check:"))
+            language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
+            static = self.kinds.get(name) not in _READ_BY_ALL
+            if not (static and language and paths and None not in languages) or (
+                language in languages
+            ):
+                store.update(item, stamp, status="stale", touch=False)
 
     # -- snapshots ----------------------------------------------------------------------
 

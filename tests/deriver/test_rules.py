@@ -942,6 +942,41 @@ class TestChecks:
         [check] = memory.verification_status
         assert check.status == status
 
+    def test_a_project_file_above_the_working_directory_is_checked_code(self) -> None:
+        """The agent went into ``assets/``: a file of the project above it is still read by
+        the checks run there."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/home/u/shop/assets"),
+            bash("mix compile", "Compiling 3 files (.ex)", "c1"),
+            call("Edit", {"file_path": "/home/u/shop/lib/shop/cart.ex"}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "stale"
+
+    @pytest.mark.parametrize(
+        ("command", "edited", "status"),
+        [("cargo check", "agents/bridge.py", "passed"),
+         ("cargo clippy -- -D warnings", "web/app.ts", "passed"),
+         ("cargo check", "src/main.rs", "stale"),
+         ("cargo check", "Cargo.toml", "stale"),
+         ("cargo check", "fixtures/orders.json", "stale"),
+         ("mypy src", "src/lib.rs", "passed"),
+         ("cargo test", "agents/bridge.py", "stale"),
+         ("make check", "agents/bridge.py", "stale")],
+    )  # fmt: skip
+    def test_a_static_check_reads_only_its_own_language(
+        self, command: str, edited: str, status: str
+    ) -> None:
+        """A build, linter or type checker reads its language's sources and files of no
+        language: another language's source leaves its pass standing. A test or a gate may
+        run anything, so any change makes its pass stale."""
+        memory = derive(
+            bash(command, "Finished dev profile", "c1"),
+            call("Edit", {"file_path": edited}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == status
+
     @pytest.mark.parametrize("path", ["src/parser.py", "tests/test_parser.py", "pyproject.toml"])
     def test_editing_code_makes_checks_stale(self, path: str) -> None:
         """Source, test and configuration files make an earlier pass stale."""
