@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Final
 
 from session_memory.core.events import JsonObject, Record, SkippedLine
+from session_memory.core.outcome import ToolOutcome
 from session_memory.formats.base import AdapterBase, as_dict, as_str, cap_text
 from session_memory.formats.codex_calls import (
     AGENT_BOOKKEEPING,
@@ -68,6 +69,8 @@ _MAX_CELLS: Final = 64
 _SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
 """The tools whose output may leave a process running, polled by ``write_stdin`` later."""
 _SEEN_CHARS: Final = 4096
+_CTRL_C_ECHO: Final = "^C"
+"""How a terminal shows the Ctrl-C a poll wrote (``chars: "\\u0003"``) to a running process."""
 """How much of a running process's output is kept: its latest part."""
 _SHELL: Final = "shell"
 _POLL: Final = "poll"
@@ -238,10 +241,14 @@ class CodexToolCalls(AdapterBase):
         if call_id in self._tasks:
             failed = failed or not self._spawned(call_id, text)
         original = self._polls.pop(call_id, None)
+        outcome = None
         if original is not None:
             if running is not None or exit_code is None:
                 self._runs_on(original, None, text)
                 return
+            if text.lstrip().startswith(_CTRL_C_ECHO):
+                # Stopped with Ctrl-C (a dev server the agent is done with): it did not fail.
+                outcome = ToolOutcome("interrupted", exit_code, text, "")
             seen = self._seen.get(original)
             if seen:
                 text = f"{seen}\n{text}"  # what it printed before the poll that saw it end
@@ -254,7 +261,15 @@ class CodexToolCalls(AdapterBase):
         if entry is None:
             return  # closed already (exec_command_end came first) or not in this file
         self._tool_end(
-            out, eid, call_id, entry, failed=failed, text=text, timestamp=ts, exit_code=exit_code
+            out,
+            eid,
+            call_id,
+            entry,
+            failed=failed,
+            text=text,
+            timestamp=ts,
+            exit_code=exit_code,
+            outcome=outcome,
         )
 
     def _spawned(self, call_id: str, text: str) -> bool:

@@ -240,6 +240,20 @@ class TestRunningProcesses:
         assert outcome["output"].startswith("[main 6cc4245] Docs")
         assert outcome["output"].endswith("To github.com:o/r.git\n")
 
+    def test_a_process_stopped_with_ctrl_c_is_interrupted_not_failed(self) -> None:
+        """The agent stops its dev server by writing Ctrl-C: the exit that follows (the
+        terminal echoes "^C") is no failure of the server."""
+        records = (
+            *START,
+            function_call("call_1", "exec_command", cmd="npm run dev -- --host 127.0.0.1"),
+            running("call_1", 53083, "> planetfall@0.0.1 dev\n  Local: http://127.0.0.1:5173/\n"),
+            function_call("call_2", "write_stdin", session_id=53083, chars="\u0003"),
+            exited("call_2", 1, "^C"),
+        )
+        status, _, outcome = tool_events(*records)[-1]
+        assert (status, outcome["status"], outcome["exit_code"]) == ("completed", "interrupted", 1)
+        assert lines(memory(*records).failed_attempts) == []
+
     def test_the_same_command_run_again_ends_the_earlier_run(self) -> None:
         """A command run again while an earlier run of it was left running, unpolled, ends
         that run there, with what it printed: the new run's result comes after it, not
