@@ -66,6 +66,14 @@ READ_ONLY_COMMANDS: Final[tuple[ReadOnlyCommand, ...]] = (
 # A program asked only for its version (``node --version``, ``cargo -V``) reads.
 _VERSION_WORDS: Final = frozenset({"--version", "-v", "-V", "version"})
 
+
+def _asks_help(rest: list[str]) -> bool:
+    """A program asked how to run it (``vercel link --help``, ``tool -h``, ``go help build``)
+    prints its usage and runs nothing."""
+    first = next((w for w in rest if not w.startswith("-")), "")
+    return "--help" in rest or rest[-1:] == ["-h"] or first == "help"
+
+
 _BY_PROGRAM: Final = {p: row for row in READ_ONLY_COMMANDS for p in row.programs}
 _REDIRECT_RE: Final = re.compile(r"^\d*>>?(?!&)(.*)$")
 
@@ -114,7 +122,7 @@ def _command_reads_only(words: list[str], depth: int) -> bool:
     script = nested_script(head, rest, depth)
     if script is not None:
         return _read_only(script, depth + 1)
-    if len(rest) == 1 and rest[0] in _VERSION_WORDS:
+    if (len(rest) == 1 and rest[0] in _VERSION_WORDS) or _asks_help(rest):
         return True
     row = _BY_PROGRAM.get(head)
     return row is not None and row.reads_only(rest)

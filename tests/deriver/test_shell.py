@@ -189,7 +189,8 @@ class TestIsReadOnlyCommand:
          "rg -n foo src 2>/dev/null | head -5", "nl -ba x | sed -n '90,108p'",
          "bash -lc \"cat x\"", "find . -name '*.py' | wc -l", "go version", "go env GOROOT",
          "mise current", "node --version", "cargo -V", "git -C ../shop status",
-         "git --no-pager -c color.ui=never log -5"],
+         "git --no-pager -c color.ui=never log -5", "npx vercel link --help",
+         "uv run migrate.py -h", "go help build", "npx vercel help storage"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -199,7 +200,7 @@ class TestIsReadOnlyCommand:
         "command",
         ["sed -i s/a/b/ x", "git commit -m x", "git -C ../shop commit -m x", "ls -la > out.txt",
          "echo hi >> f", "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build",
-         "cat a | tee b", ""],
+         "cat a | tee b", "", "tool --help > usage.txt", "npx vercel deploy --prod"],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""
