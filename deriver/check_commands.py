@@ -31,9 +31,9 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class CheckRun:
-    """A test, build or lint command: its normalised ``name``, the whole ``command``, what
-    it covers, and whether the command line's exit status is the check's own (not when its
-    output is piped into ``tail`` or other commands follow it)."""
+    """A test, build or lint command: its normalised ``name``, the ``command`` (of a script,
+    the line that runs it), what it covers, and whether the command line's exit status is the
+    check's own (not when its output is piped into ``tail`` or other commands follow it)."""
 
     name: str
     command: str
@@ -112,11 +112,22 @@ class CheckTable:
         args = hit.args if hit.runner.scoped else []
         return CheckRun(
             name=hit.name,
-            command=" ".join(command.split()),
+            command=" ".join(self._line_of(command, hit.name).split()),
             scope=scope_of(args, found.directory),
             own_exit=found.last,
             kind=hit.runner.kind,
         )
+
+    def _line_of(self, command: str, name: str) -> str:
+        """The line of a script that runs the check ``name`` (its last), or the whole
+        command: ``cat >> a.css <<'EOF'`` … ``EOF`` then ``npm run build`` shows the build."""
+        if "\n" not in command:
+            return command
+        for line in reversed(command.replace("\\\n", " ").split("\n")):
+            found = self._last(line, 0) if line.strip() else None
+            if found is not None and found.hit.name == name:
+                return line
+        return command
 
     def _last(self, command: str, depth: int) -> _Last | None:
         found: _Last | None = None
@@ -176,7 +187,8 @@ def detect_check(command: str) -> CheckRun | None:
     Looks through ``cd x &&``, env assignments, ``timeout``, ``uv run``, ``npx``,
     ``python -m``, ``bash -lc '...'`` and pipes. When a line runs several checks, the last
     one names it (its summary is the one at the end of the output). ``command`` is the whole
-    line with its whitespace collapsed, so runs of different files stay distinguishable.
+    line with its whitespace collapsed, so runs of different files stay distinguishable; of
+    a script of several lines, the line that runs the check (not a heredoc written before).
     """
     if not isinstance(command, str):
         return None

@@ -156,6 +156,19 @@ class TestDetectCheck:
         assert first.command == "pytest tests/a.py"
         assert second.command == "python -m pytest tests/b.py"
 
+    @pytest.mark.parametrize(
+        ("command", "shown"),
+        [("cat >> src/style.css <<'EOF'\n#go { top: 38%; }\nEOF\nnpm run build 2>&1 | tail -3",
+          "npm run build 2>&1 | tail -3"),
+         ("cd /repo\ncargo test \\\n  --all-features", "cargo test --all-features"),
+         ("pytest -q && echo done", "pytest -q && echo done")],
+    )  # fmt: skip
+    def test_a_script_s_check_is_the_line_that_runs_it(self, command: str, shown: str) -> None:
+        """Of a script of several lines (a heredoc written first), the command is the line
+        that runs the check, its continuations joined; a one-line command is all of it."""
+        check = detect_check(command)
+        assert check is not None and check.command == shown
+
     @given(st.text())
     def test_total_and_deterministic(self, command: str) -> None:
         """Any text gives a CheckRun or None, the same each time."""
