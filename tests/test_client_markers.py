@@ -65,9 +65,8 @@ def client_markers() -> set[str]:
     preamble = _PREAMBLE.match(summaries.COMPACT_PREAMBLE.pattern)
     assert preamble is not None
     markers = {
-        *detect._CLAUDE_TYPES,
+        *claude_code.RECORD_TYPES,
         *detect._CODEX_TYPES,
-        *claude_code._IGNORED_TYPES,
         *claude_code._SYSTEM_SUBTYPES,
         *codex._RESPONSE_ITEMS,
         *codex._EVENTS,

@@ -61,7 +61,7 @@ from session_memory.formats.summaries import (
     read_claude_code_summary,
 )
 
-__all__ = ["ClaudeCodeAdapter"]
+__all__ = ["RECORD_TYPES", "ClaudeCodeAdapter"]
 
 _IGNORED_TYPES: Final = frozenset(
     {
@@ -77,6 +77,10 @@ _IGNORED_TYPES: Final = frozenset(
 ``environment``, ``deferred_tools_delta``, ``skill_listing``, ...) hold what the client or a
 hook injected into the context, never what the user asked: deriving them would feed an
 injected memory back into itself."""
+RECORD_TYPES: Final = frozenset(
+    {"user", "assistant", "system", "queue-operation", "pr-link", *_IGNORED_TYPES}
+)
+"""Every record type the adapter knows: any of them tells a file is Claude Code's."""
 
 _SYSTEM_SUBTYPES: Final = frozenset(
     {

@@ -9,6 +9,7 @@ from session_memory.core.arguments import check_argument, check_source
 from session_memory.core.errors import ConfigError, SnapshotError
 from session_memory.core.events import JsonObject, Record, SkippedLine
 from session_memory.formats.base import AdapterBase
+from session_memory.formats.claude_code import RECORD_TYPES as CLAUDE_CODE_TYPES
 from session_memory.formats.claude_code import ClaudeCodeAdapter
 from session_memory.formats.codex import CodexAdapter
 from session_memory.formats.names import FORMAT_CHOICES, FormatChoice, FormatName
@@ -54,24 +55,6 @@ _CODEX_TYPES: Final = frozenset(
         "token_usage_record",
     }
 )
-_CLAUDE_TYPES: Final = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "attachment",
-        "api-request",
-        "api-request-blob",
-        "api-request-shape",
-        "last-prompt",
-        "tools-used",
-        "cost-state",
-    }
-)
 NO_KNOWN_FORMAT: Final = "record of no known transcript format"
 """The skip reason of a record read before any record told the format."""
 
@@ -87,7 +70,7 @@ def classify_object(obj: object) -> FormatName | None:
         rtype = None
     if rtype in _CODEX_TYPES and "payload" in obj:
         return "codex"
-    if rtype in _CLAUDE_TYPES or ("sessionId" in obj and "uuid" in obj):
+    if rtype in CLAUDE_CODE_TYPES or ("sessionId" in obj and "uuid" in obj):
         return "claude-code"
     return None
 

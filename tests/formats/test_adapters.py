@@ -111,6 +111,17 @@ class TestDetection:
         assert classify_object({"type": "event_msg", "payload": {}}) == "codex"
         assert classify_object({"type": ["user"], "payload": {}}) is None
 
+    def test_a_claude_code_metadata_record_first_tells_the_format(self) -> None:
+        """A session that opens in plan mode starts with a ``permission-mode`` record: it is
+        Claude Code's, read as such, and no line is skipped."""
+        first = {"type": "permission-mode", "permissionMode": "plan", "sessionId": "s-1"}
+        prompt = {"type": "user", "uuid": "u1", "sessionId": "s-1", "cwd": "/p",
+                  "message": {"role": "user", "content": "add a dark theme"}}  # fmt: skip
+        data = b"\n".join(orjson.dumps(r) for r in (first, prompt)) + b"\n"
+        records = list(read_transcript(io.BytesIO(data), "auto"))
+        assert [r.event_type for r in records if isinstance(r, TranscriptEvent)] == ["message"]
+        assert len(records) == 1
+
     def test_native_reads_as_the_reader_does(self) -> None:
         """format native and auto on a native file equal read_records, skips included, once
         the format is known."""
