@@ -226,6 +226,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "
          "line is gone)", "completed_work", "completed_work"),
+    Rule("deployed", "a shell command that deploys the work (vercel deploy / --prod, "
+         "netlify, fly, wrangler or firebase deploy, gcloud … deploy, railway up, terraform "
+         "apply, kubectl apply, helm install / upgrade, pulumi up, serverless, cdk or sam "
+         "deploy) or releases it to a registry (npm, pnpm, yarn, cargo, uv or poetry publish, "
+         "twine upload, gem push) and worked; not a dry run, not one asked for --help",
+         "completed work: deployed (or published) with the command; what it shipped need "
+         "not be committed", "completed_work", "completed_work"),
     Rule("pull_request", "`gh pr` / `glab mr` `create`, `merge` or `close` completed",
          "completed work: the pull request merged or closed (the one named, else the one the "
          "session opened); one opened is where the session stands while it is open, and "

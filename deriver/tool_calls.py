@@ -22,8 +22,9 @@ from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
-from deriver.keys import ItemKey, call_key
-from deriver.recording import Failures, decision
+from deriver.deploys import shipped
+from deriver.keys import ItemKey, call_key, done_key
+from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.task_tracker import todo_files_written, tracker_changes
@@ -41,6 +42,7 @@ from deriver.wording import (
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
     as_dict,
+    code,
     describe,
     failure_target,
     quote,
@@ -57,6 +59,7 @@ _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 _FINISHED: Final = frozenset({"completed", "failed"})
 """The statuses that carry an outcome: only they read the payload's result."""
 _ANSWER_CHARS: Final = 400
+_SHIPPED_CHARS: Final = 120
 _CUT_KEPT: Final = 64
 
 
@@ -352,11 +355,16 @@ class ToolCallRules:
             did(call, result, stamp)
 
     def _shell_ran(self, call: Call, result: str, stamp: Stamp) -> None:
-        """A command: a task tracker's changes its issues; commits, pushes and pull requests
-        are the business of where the session stands (:mod:`deriver.stands`)."""
+        """A command: a task tracker's changes its issues; a deploy or a release is completed
+        work; commits, pushes and pull requests are the business of where the session stands
+        (:mod:`deriver.stands`)."""
         changes = tracker_changes(call.key, result) if call.key else None
         if changes is not None:
             self.todos.track_issues(changes, stamp)
+        how = shipped(call.key) if call.key else ""
+        if how:
+            text = f"{how} with {code(call.key, _SHIPPED_CHARS)}"
+            bump(self.store, "completed_work", "deploy", text, stamp, done_key(text))
 
     def _files_changed(self, call: Call, result: str, stamp: Stamp) -> None:
         """Files changed show where the session stands until a commit takes them, and
