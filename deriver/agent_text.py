@@ -175,6 +175,30 @@ def option_of(message: str, reply: str) -> str:
     return found
 
 
+_WORK_VERBS: Final = word_set(
+    "fix add implement make create update remove delete change run commit push build write do "
+    "try use rename move refactor test check deploy merge revert undo install open close "
+    "start stop continue go review explain show let lets let's please can could call name "
+    "what how why where when which who is are does did will would should"
+)
+"""Words that open a request for work, or a question, not an answer."""
+_MAX_REPLY_WORDS: Final = 6
+
+
+def replies_to_question(message: str, reply: str) -> bool:
+    """Whether a reply of a few words answers the question a message ends with ("only me",
+    "nothing to add" to "Who else uses it?"), not a request of its own: it neither asks nor
+    opens with a verb of work ("fix the tests")."""
+    words = reply.split()
+    if not words or len(words) > _MAX_REPLY_WORDS or reply.rstrip().endswith("?"):
+        return False
+    if words[0].startswith("/"):
+        return False  # a slash command: a request of its own
+    if words[0].lower().strip(".,!:;") in _WORK_VERBS:
+        return False
+    return bool(question_of(message))
+
+
 def only_continues(option: str) -> bool:
     """Whether a picked option (:func:`option_of`) only goes on to the next step of a flow
     ("option C: Continue - Save and move to …"): it chooses nothing."""

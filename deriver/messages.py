@@ -10,7 +10,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from deriver.agent_text import option_of, quote_head_tail, retractions, takes_offer
+from deriver.agent_text import (
+    option_of,
+    quote_head_tail,
+    replies_to_question,
+    retractions,
+    takes_offer,
+)
 from deriver.checks import CheckRules
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
@@ -363,7 +369,8 @@ class MessageRules:
         closing = self.stands.closing
         if goal is not None and (
             is_short_answer(content) or reports_done(content)
-            or (closing and (option_of(closing, content) or takes_offer(closing, content)))
+            or (closing and (option_of(closing, content) or takes_offer(closing, content)
+                             or replies_to_question(closing, content)))
         ):  # fmt: skip
             # An answer to the agent ("yes", "the second one", "B, nested in the options",
             # "post it" to its offer to post, "I restarted the server, try again"), not a new

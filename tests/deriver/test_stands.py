@@ -258,6 +258,24 @@ class TestAnswers:
         option = "option 1: Mermaid in fenced code blocks: both clients render it."
         assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
+    @pytest.mark.parametrize(
+        ("reply", "answers"),
+        [("only me", True), ("speed, aesthetics, focus", True), ("keep it simple", True),
+         ("fix the flaky test instead", False), ("/simplify", False),
+         ("what about the level 3 plans", False), ("which one is faster?", False),
+         ("the importer drops rows with empty ids when run on a large file", False)],
+    )  # fmt: skip
+    def test_a_few_words_after_a_question_answer_it(self, reply: str, answers: bool) -> None:
+        """A reply of a few words to the question the agent ended with is its answer, bound
+        to it; one that asks, opens with a verb of work, runs a slash command or says more
+        is a request."""
+        asked = "Drafted the brief.\n\nWho else will use the dashboard?"
+        memory = derive(user("/create-brief"), final(asked), user(reply))
+        assert memory.current_goal is not None
+        assert (memory.current_goal.text == "/create-brief") is answers
+        answered = f"user answered “{reply}” to: “Who else will use the dashboard?”"
+        assert (answered in texts(memory.where_stands)) is answers
+
     def test_a_menu_at_the_end_is_what_a_pick_answers(self) -> None:
         """A workflow's menu on the message's last line ("[A] … [C] Continue - …") is its
         question: "c" picks the menu's C, not an option C listed above it; a pick that only
