@@ -257,20 +257,7 @@ class CodexToolCalls(AdapterBase):
         elif running is not None and self._open.get(call_id, [None])[0] in _SESSION_TOOLS:
             self._runs_on(call_id, running, text)  # open until a poll or the turn's end
             return
-        entry = self._open.pop(call_id, None)
-        if entry is None:
-            return  # closed already (exec_command_end came first) or not in this file
-        self._tool_end(
-            out,
-            eid,
-            call_id,
-            entry,
-            failed=failed,
-            text=text,
-            timestamp=ts,
-            exit_code=exit_code,
-            outcome=outcome,
-        )
+        self._end_call(out, eid, call_id, Output(text, exit_code, None, failed), ts, outcome)
 
     def _spawned(self, call_id: str, text: str) -> bool:
         """Whether a ``spawn_agent`` output says the agent started; remember it if so."""
@@ -374,9 +361,7 @@ class CodexToolCalls(AdapterBase):
             error = script_error(cell["items"])
             for n, (role, call_id) in enumerate(cell["calls"]):
                 if role != _POLL:  # the process a poll looks at runs on
-                    self._end_cell_call(
-                        out, f"{eid}#{n}", call_id, Output(error, None, None, True), ts
-                    )
+                    self._end_call(out, f"{eid}#{n}", call_id, Output(error, None, None, True), ts)
             return
         self._settle_cell(cell, eid, ts, out)
 
@@ -387,9 +372,7 @@ class CodexToolCalls(AdapterBase):
         shells = iter(shell_results(sum(r != _CALL for r, _ in cell["calls"]), items))
         for n, (role, call_id) in enumerate(cell["calls"]):
             if role == _CALL:
-                self._end_cell_call(
-                    out, f"{eid}#{n}", call_id, Output(whole, None, None, False), ts
-                )
+                self._end_call(out, f"{eid}#{n}", call_id, Output(whole, None, None, False), ts)
                 continue
             text, exit_code, session = next(shells)
             shell = role == _SHELL and self._open.get(call_id, [None])[0] in _SESSION_TOOLS
@@ -402,26 +385,26 @@ class CodexToolCalls(AdapterBase):
                     continue
                 self._forget_session(call_id)
             failed = exit_code is not None and exit_code != 0
-            self._end_cell_call(
-                out, f"{eid}#{n}", call_id, Output(text, exit_code, None, failed), ts
-            )
+            self._end_call(out, f"{eid}#{n}", call_id, Output(text, exit_code, None, failed), ts)
 
-    def _end_cell_call(
-        self, out: list[Record], id_prefix: str, call_id: str, result: Output, ts: str | None
+    def _end_call(
+        self,
+        out: list[Record],
+        id_prefix: str,
+        call_id: str,
+        result: Output,
+        ts: str | None,
+        outcome: ToolOutcome | None = None,
     ) -> None:
+        """The end of an open call (none when its own end event came first, or when it is
+        not in this file)."""
         entry = self._open.pop(call_id, None)
-        if entry is not None:  # else its own end event came first
+        if entry is not None:
             text, exit_code, _, failed = result
             self._tool_end(
-                out,
-                id_prefix,
-                call_id,
-                entry,
-                failed=failed,
-                text=text,
-                timestamp=ts,
-                exit_code=exit_code,
-            )
+                out, id_prefix, call_id, entry, failed=failed, text=text, timestamp=ts,
+                exit_code=exit_code, outcome=outcome,
+            )  # fmt: skip
 
     def _cell_call(self, name: str) -> str | None:
         """The first call of a waiting cell's script to ``name`` that is still open."""
