@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 from deriver.check_forms import Found, Runs
 from deriver.check_runners import CHECK_RUNNERS, RUN_BY_PATH, CheckKind, CheckRunner
 from deriver.check_scope import CheckScope, scope_of
-from deriver.shell import basename, nested_script, segments, strip_wrappers
+from deriver.shell import and_chain, basename, nested_script, segments, strip_wrappers
 
 __all__ = [
     "CHECKS",
@@ -117,6 +117,22 @@ class CheckTable:
             own_exit=found.last,
             kind=hit.runner.kind,
         )
+
+    def chained(self, command: str) -> list[CheckRun]:
+        """The checks of a line of ``&&`` (:func:`~deriver.shell.and_chain`) not piped into
+        anything: each passed when the line exited 0 (``go build ./... && go test ./...``)."""
+        found: list[CheckRun] = []
+        directory = ""
+        for piped, words in and_chain(command):
+            if words[0] == "cd":
+                directory = words[1] if len(words) > 1 else ""
+                continue
+            hit = None if piped else self._command(words, 0)
+            if hit is not None:
+                args = hit.args if hit.runner.scoped else []
+                found.append(CheckRun(hit.name, " ".join(words), scope_of(args, directory),
+                                      kind=hit.runner.kind))  # fmt: skip
+        return found
 
     def _line_of(self, command: str, name: str) -> str:
         """The line of a script that runs the check ``name`` (its last), or the whole

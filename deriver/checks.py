@@ -214,6 +214,19 @@ class CheckRules:
             self.failures.unread = check_key(identity)  # the agent's reading of the outcome
         return bool(passed)
 
+    def passed_on_the_way(self, check: CheckRun, stamp: Stamp) -> None:
+        """A check that passed before the one a command line is shown by (``go build ./...``
+        of ``go build ./... && go test ./...``, which exited 0): that line stands for the run.
+        The check's own lines it covers that are stale or failed go, and its failures are
+        resolved."""
+        lines = self.lines.get(check.name, {})
+        for other, scope in list(lines.items()):
+            item = self.store.get(check_key(other))
+            if check.scope.covers(scope) and item is not None and item.status != "passed":
+                del lines[other]
+                self.store.remove(item, stamp)
+        self._resolve(check, stamp)
+
     def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A project's gate that passed stands for the earlier failed runs of the checks it
         runs (``mise run lint`` for a failed ``golangci-lint run``, ``make test`` for ``pytest

@@ -16,6 +16,7 @@ __all__ = [
     "MAX_SHELL_NESTING",
     "SHELLS",
     "SHELL_C_FLAGS",
+    "and_chain",
     "basename",
     "is_assignment",
     "nested_script",
@@ -123,6 +124,26 @@ def segments(command: str) -> list[list[str]]:
         elif found[-1]:
             found.append([])
     return [segment for segment in found if segment]
+
+
+def and_chain(command: str) -> list[tuple[bool, list[str]]]:
+    """The simple commands of a line made only of ``&&`` and pipes, with whether each is in a
+    pipeline (its status is not the line's to tell); empty for any other line (``;``,
+    ``||``, a newline, ``&``): a line exiting 0 then says each command not piped exited 0."""
+    found: list[tuple[bool, list[str]]] = []
+    words: list[str] = []
+    piped = False
+    for word, op in _tokens(command) if isinstance(command, str) else ():
+        if word is not None:
+            words.append(word)
+            continue
+        if op not in ("&&", "|", "|&") or not words:
+            return []
+        found.append((piped or op != "&&", words))
+        piped, words = op != "&&", []
+    if words:
+        found.append((piped, words))
+    return found
 
 
 def simple_commands(command: str) -> list[tuple[bool, list[str]]]:

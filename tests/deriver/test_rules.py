@@ -977,6 +977,36 @@ class TestChecks:
         [check] = memory.verification_status
         assert check.status == status
 
+    @pytest.mark.parametrize(
+        ("later", "stale"),
+        [("go build ./... && go test ./...", False), ("go vet ./... && go test ./...", True),
+         ("go build ./... ; go test ./...", True), ("go build ./... | tail && go test", True)],
+    )  # fmt: skip
+    def test_a_check_that_passed_on_the_way_settles_its_old_line(
+        self, later: str, stale: bool
+    ) -> None:
+        """``go build ./... && go test ./...`` exited 0: the build passed too, so its older
+        stale line goes (the line shows the test run). Not when the line runs no build, nor
+        after a ``;`` or piped into a filter: their exit status says nothing of the build."""
+        memory = derive(
+            bash("go build ./...", "", "c1"),
+            call("Edit", {"file_path": "main.go"}, call_id="c2"),
+            bash(later, "ok  \tex.com/app\t0.1s", "c3"),
+        )
+        lines = texts(memory.verification_status)
+        assert any("`go build ./...`" in line for line in lines) is stale
+
+    def test_a_check_failed_before_and_passed_on_the_way_is_resolved(self) -> None:
+        """A failed ``go vet`` that passes before the tests of a later line: its FAILED line
+        goes and its failure is resolved."""
+        memory = derive(
+            bash("go vet ./...", "main.go:3:2: unreachable code", "c1", 1),
+            call("Edit", {"file_path": "main.go"}, call_id="c2"),
+            bash("go vet ./... && go test ./...", "ok  \tex.com/app\t0.1s", "c3"),
+        )
+        assert not any("FAILED" in line for line in texts(memory.verification_status))
+        assert all(f.status == "resolved" for f in memory.failed_attempts)
+
     @pytest.mark.parametrize("path", ["src/parser.py", "tests/test_parser.py", "pyproject.toml"])
     def test_editing_code_makes_checks_stale(self, path: str) -> None:
         """Source, test and configuration files make an earlier pass stale."""

@@ -13,6 +13,7 @@ from deriver.check_commands import CheckRun, detect_check, shown_command
 from deriver.check_runners import gate_covers
 from deriver.check_scope import CheckScope
 from deriver.read_only import is_read_only_command
+from deriver.shell import and_chain
 from tests.deriver.tool_samples import FIVE_MB, timed
 
 
@@ -193,6 +194,22 @@ class TestDetectCheck:
         """A 5 MB command line is scanned only at its start."""
         command = "pytest " + "x" * FIVE_MB
         assert timed(lambda: detect_check(command)) < 1.0
+
+
+class TestAndChain:
+    @pytest.mark.parametrize(
+        ("command", "chain"),
+        [("go build ./... && go test ./...",
+          [(False, ["go", "build", "./..."]), (False, ["go", "test", "./..."])]),
+         ("go build | tail -3 && go test",
+          [(True, ["go", "build"]), (True, ["tail", "-3"]), (False, ["go", "test"])]),
+         ("go build ; go test", []), ("make || true", []), ("a &\nb", []), ("", [])],
+    )  # fmt: skip
+    def test_a_line_of_and_and_pipes(
+        self, command: str, chain: list[tuple[bool, list[str]]]
+    ) -> None:
+        """Only a line of ``&&`` and pipes is a chain; a command in a pipeline is marked."""
+        assert and_chain(command) == chain
 
 
 class TestIsReadOnlyCommand:
