@@ -47,10 +47,12 @@ _MERGING: Final = frozenset(
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
-# ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr, "…failed…")``, ``throw
-# new Error("…")``): a plan or a diff the user pasted quotes the code that reports errors.
+# ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
+# "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
+# that reports errors. So does a message whose text is an ellipsis ("Describe failed: ...").
 _CODE_RE: Final = re.compile(
-    r"%[-+ #0]*\d*[vsdqwxf]\b|\{\d*\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
+    r"%[-+ #0]*\d*[vsdqwxf]\b|\{\w*(?::[^{}\s]*)?\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
+    r"|:\s*(?:\.\.\.|\u2026)\s*$"
 )
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""

@@ -319,14 +319,19 @@ class TestLongGoal:
         assert error[1:] in reported.text  # its "[" quoted as data
 
     def test_code_that_reports_an_error_is_no_error_reported(self) -> None:
-        """A plan or a diff the user pastes quotes the code that prints errors (a format
-        string, a call given a string): that is no failure the user brings; the log line
-        that reports one is."""
+        """A plan, a diff or a review the user pastes quotes the code that prints errors (a
+        format string, a call given a string) or a message's template ("failed: ..."): that
+        is no failure the user brings; the log line that reports one is."""
         plan = (
             "Implement the following plan:\n## Step 5\n```go\nif err := h(); err != nil {\n"
             '    fmt.Fprintf(os.Stderr, "Warning: dispatch failed: %v\\n", err)\n}\n```\n'
         )
         assert derive(user(plan)).failed_attempts == ()
+        review = (
+            "Review (no changes):\n1. Medium: the error prefix changed\n  src/jj.rs:664\n"
+            '    op_name: &str, // prefix: "{op_name} failed: {e}"\n  - new: Describe failed: ...\n'
+        )
+        assert derive(user(review)).failed_attempts == ()
         log = plan + "It printed:\nWarning: dispatch failed: context deadline exceeded\n"
         (reported,) = derive(user(log)).failed_attempts
         assert "context deadline exceeded" in reported.text
