@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 
 from deriver.check_commands import parser_of
 from deriver.output_scan import LinePattern, tail
+from session_memory.core.outcome import ELIDED
 
 __all__ = [
     "PARSERS",
@@ -65,6 +66,10 @@ _GO_RE: Final = re.compile(
     r"|(FAIL)[ \t]+\S+[ \t]+(?:[\d.]+s|\[))",
     re.MULTILINE,
 )
+_CARGO_WORDS: Final = "test result: "
+_CARGO_SCAN: Final = 1 << 20
+"""How much of a long ``cargo test`` output is read for its result lines: all of it, up to
+a megabyte."""
 _CARGO_RE: Final = re.compile(
     r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", re.MULTILINE
 )
@@ -300,8 +305,12 @@ def _cargo(text: str) -> _Summary | None:
         ignored += int(match.group(3))
     if last is None:
         return None
-    counts = CheckCounts(passed=passed, failed=failed, skipped=ignored)
     verdict = "FAILED" if failed else "ok"
+    if ELIDED in text[: last.start()]:
+        # Result lines were in the middle cut out of a long output: the counts left are some
+        # binaries' only, so only the verdict is told.
+        return _summary(last, CheckCounts(failed=failed), f"test result: {verdict}")
+    counts = CheckCounts(passed=passed, failed=failed, skipped=ignored)
     words = f"test result: {verdict}. {passed} passed; {failed} failed; {ignored} ignored"
     return _summary(last, counts, words)
 
@@ -498,6 +507,10 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
     best = (PARSERS[own](text) if own is not None else None) or _last_summary(text)
     if best is None:
         return None
+    if len(output) > MAX_SUMMARY_SCAN and best.words.startswith(_CARGO_WORDS):
+        # cargo prints a result line per test binary, far apart in a long output (the unit
+        # tests' line before all the integration tests' output): all of them are counted.
+        best = _cargo(tail(output, _CARGO_SCAN)) or best
     return CheckSummary(best.counts, best.words[:_MAX_WORDS])
 
 

@@ -21,6 +21,7 @@ from typing import Final, Literal, cast, get_args
 import msgspec
 
 __all__ = [
+    "ELIDED",
     "OutcomeStatus",
     "ToolOutcome",
     "outcome_payload",
@@ -28,6 +29,10 @@ __all__ = [
     "reports_error",
     "tool_outcome",
 ]
+
+ELIDED: Final = " characters elided ...]"
+"""How an output cut to its head and tail says where its middle was ("[... 35000 characters
+elided ...]"): counts summed over what is left are not the whole run's."""
 
 OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "errored"]
 """``failed``: the transcript says the call failed. ``rejected``, ``interrupted`` and

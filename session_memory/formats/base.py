@@ -17,7 +17,7 @@ import orjson
 
 from session_memory.core.errors import SnapshotError
 from session_memory.core.events import JsonObject, Record, SkippedLine, TranscriptEvent
-from session_memory.core.outcome import ToolOutcome, outcome_payload
+from session_memory.core.outcome import ELIDED, ToolOutcome, outcome_payload
 from session_memory.formats.names import FormatName
 from session_memory.formats.outcomes import ResultMarkers, result_outcome
 from session_memory.formats.reader import LineItem, object_of_line
@@ -81,7 +81,7 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
         return text
     head = limit - _TAIL_CHARS
     dropped = len(text) - head - _TAIL_CHARS
-    return f"{text[:head]}\n[... {dropped} characters elided ...]\n{text[-_TAIL_CHARS:]}"
+    return f"{text[:head]}\n[... {dropped}{ELIDED}\n{text[-_TAIL_CHARS:]}"
 
 
 def as_str(value: object) -> str | None:

@@ -82,6 +82,21 @@ class TestParseCheckOutput:
         )
         assert parse_check_output("cargo test", output) == CheckCounts(5, 1, None, 1)
 
+    def test_cargo_test_lines_far_apart_are_all_added_up(self) -> None:
+        """In a long output the unit tests' result line comes long before the integration
+        tests' (whose names fill the lines between): both are counted. When the middle of the
+        output was cut out, the lines left are some binaries' only: only the verdict is told."""
+        unit = "test result: ok. 620 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
+        names = "test app::actions::push::tests::test_hint_format ... ok\n" * 400
+        integration = "test result: ok. 59 passed; 0 failed; 0 ignored; 0 measured\n"
+        summary = summarize_check("cargo test", unit + names + integration)
+        assert summary is not None and summary.counts.passed == 679
+        assert summary.words == "test result: ok. 679 passed; 0 failed; 0 ignored"
+        cut = names + "\n[... 35000 characters elided ...]\n" + names + integration
+        partial = summarize_check("cargo test", cut)
+        assert partial is not None and partial.words == "test result: ok"
+        assert partial.counts.passed is None
+
     @pytest.mark.parametrize(
         ("name", "output", "errors"),
         [
