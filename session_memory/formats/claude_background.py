@@ -32,6 +32,7 @@ from session_memory.formats.base import as_dict, as_int, as_str, join_texts
 __all__ = [
     "NOTIFICATION",
     "POLL_TOOLS",
+    "STOP_TOOLS",
     "TaskEnd",
     "launched_task",
     "polled_task",
@@ -41,8 +42,14 @@ __all__ = [
 ]
 
 NOTIFICATION: Final = "<task-notification>"
-POLL_TOOLS: Final = frozenset({"TaskOutput", "BashOutput"})
-"""Calls that read a background task's output: polls, not work of their own."""
+STOP_TOOLS: Final = frozenset({"TaskStop", "KillShell", "KillBash"})
+"""Calls that stop a background task: never work of their own, even of a task that already
+ended ("Task … is not running")."""
+POLL_TOOLS: Final = frozenset({"TaskOutput", "BashOutput", *STOP_TOOLS})
+"""Calls that read a background task's output, or stop the task: polls, not work of their
+own."""
+_STOPPED: Final = re.compile(r"\bSuccessfully (?:stopped task|killed shell)\b")
+"""How a stop's result says it stopped the task ("Successfully stopped task: be1uevdoa")."""
 _POLL_ID_KEYS: Final = ("task_id", "bash_id", "shell_id")
 _ENDED: Final = frozenset({"completed", "failed", "killed"})
 _TAG: Final = re.compile(r"<([a-z_-]+)>(.*?)</\1>", re.S)
@@ -103,13 +110,15 @@ def read_notification(text: str) -> TaskEnd | None:
 
 
 def read_poll(structured: object, text: str) -> TaskEnd | None:
-    """A poll's result when it found the task ended; None while it still runs."""
+    """A poll's result when it found the task ended, or a stop's that stopped it (the task
+    killed); None while it still runs."""
     details = as_dict(structured)
     task = as_dict(details.get("task")) if details is not None else None
     tags = _tags(text)
     status = (as_str(task.get("status")) if task else None) or tags.get("status", "")
     if status not in _ENDED:
-        return None
+        stopped = _STOPPED.search(text[:200])
+        return TaskEnd(None, None, "killed", None, text) if stopped else None
     exit_code = as_int(task.get("exitCode")) if task else None
     if exit_code is None and (code := tags.get("exit_code", "").strip()).lstrip("-").isdigit():
         exit_code = int(code)

@@ -22,6 +22,7 @@ from session_memory.core.events import JsonObject, Record
 from session_memory.formats.base import MAX_OPEN_CALLS, AdapterBase, as_dict, as_int, as_str
 from session_memory.formats.claude_background import (
     POLL_TOOLS,
+    STOP_TOOLS,
     TaskEnd,
     launched_task,
     polled_task,
@@ -108,7 +109,8 @@ class ClaudeCalls(AdapterBase):
         """A call of :meth:`_is_work`: requested and started, unless it polls background work."""
         call_id, name = str(block["id"]), str(block["name"])
         args = as_dict(block.get("input")) or {}
-        if name in POLL_TOOLS and (task := polled_task(args)) in self._background:
+        task = polled_task(args) if name in POLL_TOOLS else None
+        if task is not None and (task in self._background or name in STOP_TOOLS):
             self._polls[call_id] = task
             _bound(self._polls)
             return

@@ -90,6 +90,23 @@ class TestBackgroundCommands:
         ]
         assert calls(*records)[-1] == ("Bash", "started", "")
 
+    def test_a_stop_ends_it_interrupted_and_is_no_call(self) -> None:
+        """The agent stops a command that hung (a push waiting for credentials): the call
+        ends interrupted, no failure; a stop of a task that had already ended is no call."""
+        stopped = (
+            '{"message":"Successfully stopped task: bva995yqy (mix test)","task_id":"bva995yqy",'
+            '"task_type":"local_bash","command":"mix test"}'
+        )
+        records = [
+            *background_test_run(),
+            tool_use(4, "TaskStop", {"task_id": "bva995yqy"}),
+            tool_result(5, 4, stopped),
+            tool_use(6, "TaskStop", {"task_id": "b99rj07wt"}),
+            tool_result(7, 6, "Task b99rj07wt is not running (status: completed)", error=True),
+        ]
+        assert calls(*records)[2:] == [("Bash", "completed", "interrupted")]
+        assert memory(*records).failed_attempts == ()
+
     def test_a_second_notification_of_the_same_task_changes_nothing(self) -> None:
         """The queue and then the user record both carry the notification: one end."""
         note = notification("bva995yqy", "toolu_2", "completed", "completed (exit code 0)")
