@@ -372,9 +372,8 @@ class CheckRules:
             name = _name_of(str(item.key).removeprefix("check:"))
             language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
             static = self.kinds.get(name) not in _READ_BY_ALL
-            if not (static and language and paths and None not in languages) or (
-                language in languages
-            ):
+            # Stale unless a static check of one language saw only other languages change.
+            if not (static and language and paths) or {None, language} & languages:
                 store.update(item, stamp, status="stale", touch=False)
 
     # -- snapshots ----------------------------------------------------------------------
