@@ -40,6 +40,9 @@ class CheckRun:
     scope: CheckScope = field(default_factory=CheckScope)
     own_exit: bool = True
     kind: CheckKind = CheckKind.TEST
+    before: tuple[CheckRun, ...] = ()
+    """The other checks of a line of ``&&`` not piped into anything (``go build ./...`` of
+    ``go build ./... && go test ./...``): each passed when the line exited 0."""
 
 
 _NO_RUN_FLAGS: Final = frozenset({"--version", "--help", "-h"})
@@ -110,17 +113,21 @@ class CheckTable:
             return None
         hit = found.hit
         args = hit.args if hit.runner.scoped else []
+        scope = scope_of(args, found.directory)
         return CheckRun(
             name=hit.name,
             command=" ".join(self._line_of(command, hit.name).split()),
-            scope=scope_of(args, found.directory),
+            scope=scope,
             own_exit=found.last,
             kind=hit.runner.kind,
+            before=tuple(
+                c for c in self._chained(command) if (c.name, c.scope) != (hit.name, scope)
+            ),
         )
 
-    def chained(self, command: str) -> list[CheckRun]:
+    def _chained(self, command: str) -> list[CheckRun]:
         """The checks of a line of ``&&`` (:func:`~deriver.shell.and_chain`) not piped into
-        anything: each passed when the line exited 0 (``go build ./... && go test ./...``)."""
+        anything."""
         found: list[CheckRun] = []
         directory = ""
         for piped, words in and_chain(command):

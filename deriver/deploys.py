@@ -8,6 +8,7 @@ Total, deterministic, free of I/O.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from deriver.shell import basename, segments, strip_wrappers
@@ -46,12 +47,18 @@ _PUBLISHES: Final[dict[str, frozenset[str]]] = {
 }
 """A program and the words of its arguments that make its run a release to a registry."""
 _NO_RUN: Final = frozenset({"--help", "-h", "--dry-run", "--version", "plan"})
+_SHIPS_RE: Final = re.compile(
+    r"\b(?:deploy|publish|apply|upload|up|install|upgrade|push)\b|--prod\b"
+)
+"""A word every deploy or release has: a line without one is not split into commands."""
 
 
 def shipped(command: str) -> str:
     """How a command line ships the work: "deployed" (``npx vercel deploy --prod``,
     ``terraform apply``), "published" (``npm publish``), or empty. A dry run, or asking how
     to run it, ships nothing."""
+    if _SHIPS_RE.search(command) is None:
+        return ""
     for words in segments(command):
         words = strip_wrappers(words)
         if not words:

@@ -19,7 +19,7 @@ import msgspec
 
 from deriver.actions import only_looked, only_looks
 from deriver.agent_text import reports_unfinished
-from deriver.check_commands import CHECKS, CheckRun, detect_check
+from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
@@ -325,10 +325,8 @@ class ToolCallRules:
         if call.check is not None:
             self.todos.checked(self.checks.record(call.name, call.check, exit_code, result, stamp))
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
-            if exit_code == 0 and call.key:
-                for check in CHECKS.chained(call.key):
-                    if check.name != call.check.name or check.scope != call.check.scope:
-                        self.checks.passed_on_the_way(check, stamp)
+            for check in call.check.before if exit_code == 0 else ():
+                self.checks.passed_on_the_way(check, stamp)
         elif exit_code not in (None, 0) or outcome.status != "completed":
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
