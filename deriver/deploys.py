@@ -15,37 +15,37 @@ from deriver.shell import basename, segments, strip_wrappers
 
 __all__ = ["shipped"]
 
-_DEPLOYS: Final[dict[str, frozenset[str]]] = {
-    "vercel": frozenset({"deploy", "--prod"}),
-    "netlify": frozenset({"deploy"}),
-    "fly": frozenset({"deploy"}),
-    "flyctl": frozenset({"deploy"}),
-    "wrangler": frozenset({"deploy", "publish"}),
-    "firebase": frozenset({"deploy"}),
-    "gcloud": frozenset({"deploy"}),
-    "railway": frozenset({"up"}),
-    "serverless": frozenset({"deploy"}),
-    "sls": frozenset({"deploy"}),
-    "cdk": frozenset({"deploy"}),
-    "sam": frozenset({"deploy"}),
-    "pulumi": frozenset({"up"}),
-    "terraform": frozenset({"apply"}),
-    "kubectl": frozenset({"apply"}),
-    "helm": frozenset({"install", "upgrade"}),
-    "supabase": frozenset({"deploy"}),
+_DEPLOYED: Final = "deployed"
+_PUBLISHED: Final = "published"
+_SHIPS: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "vercel": (_DEPLOYED, frozenset({"deploy", "--prod"})),
+    "netlify": (_DEPLOYED, frozenset({"deploy"})),
+    "fly": (_DEPLOYED, frozenset({"deploy"})),
+    "flyctl": (_DEPLOYED, frozenset({"deploy"})),
+    "wrangler": (_DEPLOYED, frozenset({"deploy", "publish"})),
+    "firebase": (_DEPLOYED, frozenset({"deploy"})),
+    "gcloud": (_DEPLOYED, frozenset({"deploy"})),
+    "railway": (_DEPLOYED, frozenset({"up"})),
+    "serverless": (_DEPLOYED, frozenset({"deploy"})),
+    "sls": (_DEPLOYED, frozenset({"deploy"})),
+    "cdk": (_DEPLOYED, frozenset({"deploy"})),
+    "sam": (_DEPLOYED, frozenset({"deploy"})),
+    "pulumi": (_DEPLOYED, frozenset({"up"})),
+    "terraform": (_DEPLOYED, frozenset({"apply"})),
+    "kubectl": (_DEPLOYED, frozenset({"apply"})),
+    "helm": (_DEPLOYED, frozenset({"install", "upgrade"})),
+    "supabase": (_DEPLOYED, frozenset({"deploy"})),
+    "npm": (_PUBLISHED, frozenset({"publish"})),
+    "pnpm": (_PUBLISHED, frozenset({"publish"})),
+    "yarn": (_PUBLISHED, frozenset({"publish"})),
+    "cargo": (_PUBLISHED, frozenset({"publish"})),
+    "twine": (_PUBLISHED, frozenset({"upload"})),
+    "uv": (_PUBLISHED, frozenset({"publish"})),
+    "poetry": (_PUBLISHED, frozenset({"publish"})),
+    "gem": (_PUBLISHED, frozenset({"push"})),
 }
-"""A program and the words of its arguments that make its run a deploy."""
-_PUBLISHES: Final[dict[str, frozenset[str]]] = {
-    "npm": frozenset({"publish"}),
-    "pnpm": frozenset({"publish"}),
-    "yarn": frozenset({"publish"}),
-    "cargo": frozenset({"publish"}),
-    "twine": frozenset({"upload"}),
-    "uv": frozenset({"publish"}),
-    "poetry": frozenset({"publish"}),
-    "gem": frozenset({"push"}),
-}
-"""A program and the words of its arguments that make its run a release to a registry."""
+"""A program, how its run ships the work (a deploy, or a release to a registry), and the words
+of its arguments that make it one."""
 _NO_RUN: Final = frozenset({"--help", "-h", "--dry-run", "--version", "plan"})
 _SHIPS_RE: Final = re.compile(
     r"\b(?:deploy|publish|apply|upload|up|install|upgrade|push)\b|--prod\b"
@@ -65,11 +65,8 @@ def shipped(command: str) -> str:
         words = strip_wrappers(words)
         if not words:
             continue
-        program, rest = basename(words[0]), set(words[1:])
-        if rest & _NO_RUN:
-            continue
-        if rest & _DEPLOYS.get(program, frozenset()):
-            return "deployed"
-        if rest & _PUBLISHES.get(program, frozenset()):
-            return "published"
+        ships = _SHIPS.get(basename(words[0]))
+        rest = set(words[1:])
+        if ships is not None and rest & ships[1] and not rest & _NO_RUN:
+            return ships[0]
     return ""
