@@ -69,9 +69,9 @@ _MAX_CELLS: Final = 64
 _SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
 """The tools whose output may leave a process running, polled by ``write_stdin`` later."""
 _SEEN_CHARS: Final = 4096
+"""How much of a running process's output is kept: its latest part."""
 _CTRL_C_ECHO: Final = "^C"
 """How a terminal shows the Ctrl-C a poll wrote (``chars: "\\u0003"``) to a running process."""
-"""How much of a running process's output is kept: its latest part."""
 _SHELL: Final = "shell"
 _POLL: Final = "poll"
 _CALL: Final = "call"
