@@ -81,7 +81,7 @@ def ending(name: str | None, text: str, structured: object, *, failed: bool) -> 
     rejected = rejection(text, structured)
     if rejected is not None:
         return Ending(rejected, outcome=ToolOutcome("rejected", None, rejected, rejected))
-    if _TOOL_ERROR_TAGS.sub("", text).strip() == _SIBLING_ERRORED:
+    if _TOOL_ERROR_TAGS.sub("", text).strip() in RESULT_MARKERS.interrupted:
         # Not run: Claude Code cancels the calls of a turn beside one that failed.
         return Ending(text, outcome=ToolOutcome("interrupted", None, text, ""))
     if failed:
