@@ -17,7 +17,7 @@ from deriver.check_output import CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line
-from deriver.keys import call_identity, check_key, failure_key
+from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import EXCERPT_CHARS, code, describe, in_scratch, quote
@@ -369,7 +369,7 @@ class CheckRules:
             return
         languages = {_LANGUAGE_OF_SUFFIX.get(_suffix(p)) for p in paths}
         for item in passed:
-            name = _name_of(str(item.key).removeprefix("check:"))
+            name = _name_of(check_of(item.key)) if item.key is not None else ""
             language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
             static = self.kinds.get(name) not in _READ_BY_ALL
             # Stale unless a static check of one language saw only other languages change.

@@ -6,7 +6,7 @@ collide however alike they read.
 
 from __future__ import annotations
 
-from typing import Literal, NewType
+from typing import Final, Literal, NewType
 
 __all__ = [
     "ItemKey",
@@ -14,6 +14,7 @@ __all__ = [
     "call_identity",
     "call_key",
     "check_key",
+    "check_of",
     "checkpoint_key",
     "decision_key",
     "done_key",
@@ -27,6 +28,7 @@ ItemKey = NewType("ItemKey", str)
 
 Verification = Literal["final", "stop_hook"]
 """The verification items there is only ever one of."""
+_CHECK: Final = "check:"
 
 
 def call_key(run_id: str | None, call_id: str | int) -> ItemKey:
@@ -57,7 +59,12 @@ def verify_key(name: Verification) -> ItemKey:
 
 
 def check_key(command: str) -> ItemKey:
-    return ItemKey(f"check:{command}")
+    return ItemKey(f"{_CHECK}{command}")
+
+
+def check_of(key: ItemKey) -> str:
+    """What a :func:`check_key` was made of."""
+    return key.removeprefix(_CHECK)
 
 
 def checkpoint_key(checkpoint_id: str) -> ItemKey:
