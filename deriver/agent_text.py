@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.user_text import first_sentence, word_set
+from deriver.user_text import QUESTION_WORDS, first_sentence, word_set
 from deriver.wording import quote
 
 __all__ = [
@@ -62,7 +62,7 @@ def question_of(text: str) -> str:
     """The question a message ends by asking (in its last few lines), or the menu of options
     it ends with ("[A] Advanced [C] Continue"), or empty."""
     lines = [ln.strip() for ln in text[-4000:].splitlines() if ln.strip()]
-    if lines and len(_MENU_ITEM_RE.findall(lines[-1])) > 1:
+    if lines and _menu(lines[-1]):
         return " ".join(lines[-1].replace("**", "").split())
     for text_line in reversed(lines[-_LAST_LINES:]):
         ends = [
@@ -156,7 +156,7 @@ def option_of(message: str, reply: str) -> str:
     pick = _PICK_RE.match(reply)
     if pick is None:
         pick = _LEADING_PICK_RE.match(reply)
-        if pick is None or not _ASKS_TO_CHOOSE_RE.search(question_of(message)):
+        if pick is None or not _asks_to_choose(question_of(message)):
             return ""
         key = pick.group("key")
     else:
@@ -167,34 +167,38 @@ def option_of(message: str, reply: str) -> str:
         if option is not None and option.group("key").lower() == key.lower():
             text = _CELLS_RE.sub(" | ", option.group("text").replace("**", "")).strip(" |")
             found = f"option {option.group('key')}: {text}"
-        menu = _MENU_ITEM_RE.findall(text_line.replace("**", ""))
-        if len(menu) > 1:
-            for menu_key, text in menu:
-                if menu_key.lower() == key.lower():
-                    found = f"option {menu_key}: {text.strip()}"
+        for menu_key, text in _menu(text_line):
+            if menu_key.lower() == key.lower():
+                found = f"option {menu_key}: {text.strip()}"
     return found
+
+
+def _menu(line: str) -> list[tuple[str, str]]:
+    """The items of a menu a line is ("[A] Advanced [C] Continue": two items at least)."""
+    items = _MENU_ITEM_RE.findall(line.replace("**", ""))
+    return items if len(items) > 1 else []
 
 
 _WORK_VERBS: Final = word_set(
     "fix add implement make create update remove delete change run commit push build write do "
     "try use rename move refactor test check deploy merge revert undo install open close "
-    "start stop continue go review explain show let lets let's please can could call name "
-    "what how why where when which who is are does did will would should"
+    "start stop continue go review explain show let lets let's please call name"
 )
-"""Words that open a request for work, or a question, not an answer."""
+"""Words that open a request for work, not an answer."""
 _MAX_REPLY_WORDS: Final = 6
 
 
 def replies_to_question(message: str, reply: str) -> bool:
     """Whether a reply of a few words answers the question a message ends with ("only me",
     "nothing to add" to "Who else uses it?"), not a request of its own: it neither asks nor
-    opens with a verb of work ("fix the tests")."""
+    opens with a verb of work ("fix the tests") or a question word."""
     words = reply.split()
     if not words or len(words) > _MAX_REPLY_WORDS or reply.rstrip().endswith("?"):
         return False
     if words[0].startswith("/"):
         return False  # a slash command: a request of its own
-    if words[0].lower().strip(".,!:;") in _WORK_VERBS:
+    first = words[0].lower().strip(".,!:;")
+    if first in _WORK_VERBS or first in QUESTION_WORDS:
         return False
     return bool(question_of(message))
 
@@ -228,16 +232,20 @@ _ASKS_USER_RE: Final = re.compile(
 # A question that leaves the user to choose: "Which naming do you prefer?", "Which way do
 # you want to go?", "Option A or B?", "Commit them as one, or fold them into the last?".
 _ASKS_TO_CHOOSE_RE: Final = re.compile(
-    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$|\[\w\][^\[]*\[\w\]",
-    re.IGNORECASE,
+    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$", re.IGNORECASE
 )
+
+
+def _asks_to_choose(question: str) -> bool:
+    """Whether a question leaves the user to choose: it says so, or it is a menu."""
+    return _ASKS_TO_CHOOSE_RE.search(question) is not None or bool(_menu(question))
 
 
 def states_choice(text: str) -> bool:
     """Whether a closing message states a choice or its reason, rather than only a status
     (or a choice it leaves to the user: a sentence that asks it, or the whole message when
     it ends asking the user to choose, its recommendation a proposal)."""
-    if _CHOICE_RE.search(text) is None or _ASKS_TO_CHOOSE_RE.search(question_of(text)):
+    if _CHOICE_RE.search(text) is None or _asks_to_choose(question_of(text)):
         return False
     return any(
         _CHOICE_RE.search(s) and not _ASKS_USER_RE.search(s) for s in _SENTENCE_RE.findall(text)

@@ -9,6 +9,7 @@ import re
 from typing import Final
 
 __all__ = [
+    "QUESTION_WORDS",
     "answer_gist",
     "choices_stated",
     "disputes",
@@ -475,7 +476,7 @@ _FOR_NOW_RE: Final = re.compile(
 )
 """A constraint on this turn only ("dont implement yet", "dont make any changes": talk
 first), lifted by the next request: no standing choice."""
-_QUESTION_WORDS: Final = word_set(
+QUESTION_WORDS: Final = word_set(
     "is are am was were can could should would will do does did shall may might what how why "
     "which where when who whose"
 )
@@ -496,7 +497,7 @@ def choices_stated(request: str) -> str:
         if (
             not words
             or clause.endswith("?")
-            or (words[0].lower() in _QUESTION_WORDS and not clause.lower().startswith("do not"))
+            or (words[0].lower() in QUESTION_WORDS and not clause.lower().startswith("do not"))
             or _CHOICE_CLAUSE_RE.search(clause) is None
             or _FOR_NOW_RE.search(clause) is not None
         ):
