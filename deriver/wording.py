@@ -44,9 +44,9 @@ FAILURE_ARG_CHARS: Final = 60
 """A failed command is named by its start: the line that says why matters more."""
 ARG_CHARS: Final = 160
 # Escaped line breaks and tabs written out literally ("a\\nb" in a command or an answer),
-# not the separators of a Windows path ("D:\\proj\\src\\terminal\\writer.go").
-_LITERAL_BREAKS_RE: Final = re.compile(r"(?:\\r)?\\n|\\t")
-_WINDOWS_PATH_RE: Final = re.compile(r"\b[A-Za-z]:\\[^\s\"'`]*")
+# not the separators of a Windows path ("D:\\proj\\src\\terminal\\writer.go"), which is
+# matched first and kept.
+_LITERAL_BREAKS_RE: Final = re.compile(r"(\b[A-Za-z]:\\[^\s\"'`]*)|(?:\\r)?\\n|\\t")
 DRIVE_RE: Final = re.compile(r"^[A-Za-z]:[\\/]")
 """How a Windows path starts: ``D:\\proj``, ``D:/proj``."""
 _ELLIPSIS: Final = "\u2026"
@@ -64,12 +64,7 @@ def code_uncached(text: str, max_chars: int = ARG_CHARS) -> str:
     """An argument (path, command, pattern) as an inline code span on one line; literal
     ``\\n`` escapes read as spaces."""
     if "\\" in text:
-        paths = _WINDOWS_PATH_RE.findall(text)
-        parts = _WINDOWS_PATH_RE.split(text)
-        text = "".join(
-            _LITERAL_BREAKS_RE.sub(" ", part) + (paths[n] if n < len(paths) else "")
-            for n, part in enumerate(parts)
-        )
+        text = _LITERAL_BREAKS_RE.sub(lambda m: m.group(1) or " ", text)
     return "`" + contain_trusted_line(text, max_chars).replace("`", "'") + "`"
 
 
