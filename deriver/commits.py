@@ -6,15 +6,20 @@ command line gives when it is quiet. An amended commit replaces the last one, pu
 (a force-push then takes it). A push takes every commit not pushed; so does a ``git
 status`` that says the branch is up to date with its upstream, and one that says it is
 ahead by N commits leaves only the last N unpushed (whoever pushed the others).
+
+A branch the session made (``git checkout -b x``, ``git switch -c x main``) is where its work
+goes until it moves to another: named with the branch it was made from.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from deriver.git_state import COMMIT_RE, commit_line
 from deriver.keys import done_key
 from deriver.recording import bump
+from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import code, quote
 
@@ -22,6 +27,10 @@ __all__ = ["Commits"]
 
 _MAX_KEPT: Final = 64
 """Commits not pushed remembered (the oldest are only counted)."""
+_NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-create"})
+# What git and gh say when they move to a branch: "Switched to a new branch 'x'", "✓ Deleted
+# local branch x and switched to branch main".
+_SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
 
 
 class Commits:
@@ -38,6 +47,10 @@ class Commits:
         self.stamp: Stamp | None = None
         self.last_pushed = ""
         """The last commit pushed, until another is made: an amend replaces it."""
+        self.made = ""
+        """The branch the session made and is on, and the one it made it from (if named)."""
+        self.made_from = ""
+        self.made_stamp: Stamp | None = None
 
     def committed(self, command: str, output: str, stamp: Stamp) -> None:
         """A ``git commit`` that worked."""
@@ -93,6 +106,41 @@ class Commits:
             self._mark_pushed(self.earlier[:cut], stamp)
             del self.earlier[:cut]
 
+    def switched(self, command: str, output: str, stamp: Stamp) -> None:
+        """A command that worked moved to a branch: one the session made (``git checkout
+        -b``, ``git switch -c``) or another (``git switch main``, or what git or gh said)."""
+        for piped, words in simple_commands(command):
+            if piped or basename(words[0]) != "git" or words[1:2] not in (["checkout"], ["switch"]):
+                continue
+            made = [w for w in words[2:] if w != "--"]
+            flag = next((i for i, w in enumerate(made) if w in _NEW_BRANCH), None)
+            if flag is not None and flag + 1 < len(made):
+                after = [w for w in made[flag + 2 :] if not w.startswith("-")]
+                self.made, self.made_from = made[flag + 1], after[0] if after else ""
+                self.made_stamp = stamp
+                return
+            if words[1] == "switch" or made[-1:] == [self.made_from]:
+                self.made = ""  # back on another branch (checkout x may restore a file)
+        found = _SWITCHED_RE.search(output[:4000])
+        if found is not None and found.group(1) != self.made:
+            self.made = ""
+
+    def lines(self) -> list[tuple[str, str, Stamp]]:
+        """Where the session stands with its commits: the last one not pushed, and the
+        branch the session made (named once)."""
+        found = []
+        if self.last and self.stamp is not None:
+            earlier = len(self.earlier)
+            more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
+            on = f" on {code(self.branch, 60)}" if self.branch else ""
+            found.append(("unpushed", f"committed and not pushed{on}: {self.last}{more}",
+                          self.stamp))  # fmt: skip
+        if self.made and self.made_stamp is not None and not (found and self.branch == self.made):
+            made_from = f" from {code(self.made_from, 60)}" if self.made_from else ""
+            found.append(("branch", f"on branch {code(self.made, 60)}, made in this session"
+                          f"{made_from}", self.made_stamp))  # fmt: skip
+        return found
+
     def _mark_pushed(self, commits: list[str], stamp: Stamp) -> None:
         for commit in commits:
             item = self.store.get(done_key(f"committed {commit}"))
@@ -108,6 +156,7 @@ class Commits:
             "branch": self.branch,
             "stamp": self.stamp,
             "last_pushed": self.last_pushed,
+            "made": [self.made, self.made_from, self.made_stamp],
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -115,3 +164,5 @@ class Commits:
         self.branch, self.last_pushed = state["branch"], state["last_pushed"]
         stamp = state["stamp"]
         self.stamp = None if stamp is None else (stamp[0], stamp[1])
+        self.made, self.made_from, made_stamp = state["made"]
+        self.made_stamp = None if made_stamp is None else (made_stamp[0], made_stamp[1])

@@ -26,12 +26,12 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 10
-"""Version 9 keeps the paths git said it ignores; version 8 the tests each failed check
-listed and the failure just recorded (a next one may join its line); version 7 the steps done
-that the agent later said were wrong; version 6 the items evicted that may come back when the
-memory is read; version 3 where the session stands. Any other version is refused: rebuild
-instead."""
+SNAPSHOT_FORMAT: Final = 11
+"""Version 11 keeps the branch the session made; version 9 the paths git said it ignores;
+version 8 the tests each failed check listed and the failure just recorded (a next one may
+join its line); version 7 the steps done that the agent later said were wrong; version 6 the
+items evicted that may come back when the memory is read; version 3 where the session stands.
+Any other version is refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50
 _MAX_UNKNOWN_TYPES_KEPT: Final = 50
 # What parsing a payload of an unexpected shape can raise.

@@ -77,6 +77,7 @@ _NOT_STATE: Final = frozenset(
 _MIN_MESSAGE_CHARS: Final = 40
 _PULL_REQUEST_CALL: Final = "pull request"
 _FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
+_SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
 
 
 class Stands:
@@ -365,6 +366,8 @@ class Stands:
             self.commits.committed(command, output, stamp)
         elif action == "$ git push":
             self.commits.pushed_all(stamp)
+        if action in _SWITCHES or (self.commits.made and "witched to" in output):
+            self.commits.switched(command, output, stamp)
         elif action in _FORGE_PULLS and "create" in targets:
             found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
@@ -491,13 +494,7 @@ class Stands:
                 label = "files changed and not committed" if self.git_used else "files changed"
                 text = self._line(key, f"{label}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
-        commits = self.commits
-        if commits.last and commits.stamp is not None:
-            earlier = len(commits.earlier)
-            more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
-            on = f" on {code(commits.branch, 60)}" if commits.branch else ""
-            found.append(("unpushed", f"committed and not pushed{on}: {commits.last}{more}",
-                          commits.stamp))  # fmt: skip
+        found.extend(self.commits.lines())
         if self.ci == "unseen" and self.ci_stamp is not None:
             found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
                           "push not seen", self.ci_stamp))  # fmt: skip
@@ -514,7 +511,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commits.last, len(self.commits.earlier), self.commits.stamp,
-            self.commits.branch,
+            self.commits.branch, self.commits.made, self.commits.made_from,
             self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from deriver.agent_text import question_of, quote_head_tail
@@ -555,6 +557,27 @@ class TestEndState:
         )
         assert not any("not pushed" in t for t in texts(memory.where_stands))
         assert texts(memory.completed_work) == ["committed and pushed `abcdef1` “x”"]
+
+    def test_a_branch_made_in_the_session_is_where_its_work_goes(self) -> None:
+        """A branch made with ``checkout -b`` (or ``switch -c``) is named with the one it was
+        made from, once: a commit not pushed on it names it already, and a move to another
+        branch (what git says, or ``git switch``) ends it."""
+        made: list[dict[str, Any] | list[dict[str, Any]]] = [
+            user("put up a PR"),
+            bash("git checkout -b feat/libs main 2>&1", "Switched to a new branch", "b1"),
+        ]
+        memory = derive(*made)
+        assert "on branch `feat/libs`, made in this session from `main`" in texts(
+            memory.where_stands
+        )
+        committed = derive(*made, bash('git commit -m "x"', "[feat/libs abcdef1] x", "c1"))
+        assert [t for t in texts(committed.where_stands) if "branch" in t or "feat/" in t] == [
+            "committed and not pushed on `feat/libs`: `abcdef1` “x”"
+        ]
+        for back in (bash("git switch main", "", "s1"),
+                     bash("gh pr merge 7 -d", "✓ Deleted local branch feat/libs and switched "
+                          "to branch main", "s2")):  # fmt: skip
+            assert not any("feat/libs" in t for t in texts(derive(*made, back).where_stands))
 
     def test_a_pull_request_opened_and_left_open(self) -> None:
         memory = derive(
