@@ -10,12 +10,20 @@ this problem ... use the information in this summary to assist with your own ana
 and the ``compacted`` record keeps the earlier user messages in its ``replacement_history``
 (with the summary as one more user message, or "(no summary available)"). None of these
 texts is what the user typed, nor part of what the summary says.
+
+An approval reviewer's prompt (a ``guardian`` sub-agent of Codex's auto-review) quotes the
+reviewed agent's history between ``>>> TRANSCRIPT START`` and ``END`` (or a ``DELTA``) as
+evidence, then the action to assess between ``>>> APPROVAL REQUEST START`` and ``END``: what
+it asks is whether that action may run. The history is not what anyone asked of it, nor what
+the user reported.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Final
+
+import orjson
 
 from session_memory.formats.base import as_dict, as_str, join_texts
 
@@ -34,6 +42,10 @@ _INJECTED: Final = re.compile(
 _IDE_REQUEST: Final = re.compile(r"^#+ My request for Codex:[ \t]*$", re.M)
 """The heading after which an IDE extension's prompt holds what the user typed."""
 _PREAMBLE_END: Final = re.compile(r":[ \t]*$", re.M)
+_ASSESSED: Final = re.compile(
+    r"^>>> APPROVAL REQUEST START[ \t]*$(.*?)^>>> APPROVAL REQUEST END", re.M | re.S
+)
+_ASSESSED_CHARS: Final = 400
 _PREAMBLE_CHARS: Final = 1000
 
 
@@ -47,8 +59,35 @@ def typed_text(content: list[object]) -> str:
 
 
 def request(text: str) -> str:
-    """A prompt without an IDE extension's preamble: what follows "My request for Codex:"."""
+    """A prompt without an IDE extension's preamble (what follows "My request for Codex:"),
+    or the question an approval reviewer's prompt asks."""
+    if ">>> APPROVAL REQUEST START" in text and (found := _ASSESSED.search(text)) is not None:
+        return _assessed(found.group(1))
     return _IDE_REQUEST.split(text, maxsplit=1)[-1].strip()
+
+
+def _assessed(block: str) -> str:
+    """The question of an approval request: may the action it plans (a command, or a patch
+    of some files) run, for the reason the reviewed agent gave."""
+    start = block.find("{")
+    try:
+        action = as_dict(orjson.loads(block[start:].strip())) if start >= 0 else None
+    except orjson.JSONDecodeError:
+        action = None
+    if action is None:
+        return block.strip()
+    command = action.get("command")
+    words = [w for w in command if isinstance(w, str)] if isinstance(command, list) else []
+    files = action.get("files")
+    if words:
+        what = f"`{words[-1][:_ASSESSED_CHARS]}`"  # ["/bin/zsh", "-lc", "git fetch"]: the script
+    elif isinstance(files, list) and files:
+        what = "a patch of " + ", ".join(f"`{f}`" for f in files if isinstance(f, str))
+    else:
+        what = as_str(action.get("tool")) or "the planned action"
+    why = as_str(action.get("justification"))
+    reason = f" The reviewed agent's reason: {why[:_ASSESSED_CHARS]}" if why else ""
+    return f"May this action run: {what}?{reason}"
 
 
 def handoff_summary(message: str) -> str:
