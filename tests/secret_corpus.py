@@ -368,6 +368,8 @@ MORE_ORDINARY: list[str] = [
     "test_login_rejects_bad_password PASSED",
     "pytest -k 'token and not expired' -q",
     "docker run -u 1000:1000 -v /srv/app:/src app",
+    "date -u +%Y-%m-%dT%H:%M:%SZ; git status --short",
+    "installation tokens remain bearer credentials. RFC 8693 calls out this tradeoff",
     "mysql -u root -p shop < dump.sql",
     "ssh-keygen -t ed25519 -C ada@example.com",
     "SELECT * FROM users WHERE api_key IS NULL",

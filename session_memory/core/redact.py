@@ -140,8 +140,9 @@ def redact_secrets(text: str) -> str:
       more digits included (PINs), is redacted: ``password: hunter2`` -> ``password:
       [redacted:password]``. Prose such as ``invalid token: abc`` is redacted too; losing a
       word is cheaper than leaking a credential.
-    - ``Bearer <v>`` outside an Authorization header needs a value that is not all letters
-      (``Bearer authentication`` is prose).
+    - ``Bearer <v>`` outside an Authorization header needs a value that is not a word
+      (``Bearer authentication``, ``bearer credentials.`` are prose), and ``-u user:PW`` a
+      user without ``%`` (``date -u +%H:%M`` is a format).
 
     Redaction is idempotent (``redact_secrets(redact_secrets(t)) == redact_secrets(t)``): it
     runs to a fixed point, and a text with nothing to redact is checked once. It is linear in

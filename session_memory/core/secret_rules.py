@@ -189,9 +189,10 @@ _CONTEXT_RULES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         ("htpasswd",),
     ),
     (
-        # curl -u user:password (--user), also glued (-uuser:password).
+        # curl -u user:password (--user), also glued (-uuser:password); a user has no "%"
+        # (date -u +%H:%M is a format).
         "user_password",
-        r"(?<![\w-])(?P<cu_p>(?:-u|--user)(?:[ \t]++|=)?+[\"']?(?P<cu_u>[^\s:'\"]{1,100}+):)"
+        r"(?<![\w-])(?P<cu_p>(?:-u|--user)(?:[ \t]++|=)?+[\"']?(?P<cu_u>[^\s:'\"%]{1,100}+):)"
         r"(?P<cu_v>[^\s'\"]{1,200}+)",
         ("-u", "--user"),
     ),
@@ -284,8 +285,8 @@ def _replace_value(m: re.Match[str], prefix_group: str, value_group: str, kind: 
 
 def _replace_bearer(m: re.Match[str]) -> str:
     value = m.group("b_v")
-    if value.isalpha():
-        return m.group(0)  # prose: "Bearer authentication"
+    if all(word.isalpha() for word in value.rstrip(".").split("-")):
+        return m.group(0)  # prose: "Bearer authentication", "bearer credentials."
     return _replace_value(m, "b_p", "b_v", "bearer-token")
 
 
