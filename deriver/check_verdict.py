@@ -139,7 +139,7 @@ _ERROR_LINE_RE: Final = re.compile(
     r"|E {3}[^\n]*\S"
     r"|thread '[^'\n]*' panicked at[^\n]*"
     r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
-    r"|\u2718 \[ERROR\][^\n]*"
+    r"|\u2718 \[ERROR\][^\n]*|\[ERR_[A-Z0-9_]+\][^\n]*"
     r"|[\w.]*(?:Error|Exception): [^\n]+"
     # a compiler's diagnostic at a file position: ``a.go:44:19: x undefined``,
     # ``src/a.ts(12,5): error TS2345: …``, ``src/a.ts:12:5 - error TS2345: …`` (pyright:
@@ -154,6 +154,8 @@ _ERROR_LINE_RE: Final = re.compile(
 
 
 _WARNING_RE: Final = re.compile(r"\bwarning\b", re.IGNORECASE)
+_WARNED_RE: Final = re.compile(r"(?:npm |yarn )?\[?(?:warn|warning)\b", re.IGNORECASE)
+"""A line that only warns ("[WARN] …", "npm warn …"): it does not say why a check failed."""
 
 
 def _first_error(head: str) -> re.Match[str] | None:
@@ -187,7 +189,9 @@ _GO_HEADER_RE: Final = re.compile(r"^# \S+\n[ \t]*([^\s#][^\n]*)", re.MULTILINE)
 
 # A task runner's label before each line of a task's output: mise "[lint:go] ", concurrently
 # and npm-run-all "[0] ", "[lint] ".
-_TASK_LABEL_RE: Final = re.compile(r"^\[[^\]\s]+\] (?=\S)", re.MULTILINE)
+# A warning's level and an error's code are no label: "[WARN] …" only warns, pnpm's
+# "[ERR_PNPM_…] …" says why.
+_TASK_LABEL_RE: Final = re.compile(r"^\[(?!(?i:warn|warning)\]|ERR_)[^\]\s]+\] (?=\S)", re.M)
 
 
 def failure_line(output: str, summary: str = "") -> str:
@@ -218,6 +222,11 @@ def failure_line(output: str, summary: str = "") -> str:
         return under if under and not _BOILERPLATE_RE.match(under) else failed.group(0).strip()
     for raw in head.splitlines():
         text = raw.strip()
-        if text and not _BOILERPLATE_RE.match(text) and not is_script_echo(text):
+        if (
+            text
+            and not _BOILERPLATE_RE.match(text)
+            and not is_script_echo(text)
+            and not _WARNED_RE.match(text)
+        ):
             return text
     return head.strip().splitlines()[0].strip()

@@ -577,12 +577,18 @@ class TestWhyABuildFailed:
              "  error - lib/a.dart:3:5 - Undefined name 'state'. - undefined_identifier\n"
              "\n2 issues found.\n",
              "error - lib/a.dart:3:5 - Undefined name 'state'. - undefined_identifier"),
+            ('[WARN] The "pnpm" field in package.json is no longer read by pnpm.\n'
+             "Scope: all 7 workspace projects\n[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted"
+             " removal of modules directory due to no TTY\n\n[ERROR] Command failed with exit "
+             "code 1: node pnpm.mjs install\n",
+             "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory "
+             "due to no TTY"),
         ],
     )  # fmt: skip
     def test_the_line_under_a_build_s_header_says_why(self, output: str, why: str) -> None:
         """A build's banner or task header ("▲ Next.js 14", "> Task :compileJava FAILED",
-        "vite v5 building…", an eslint file name) is not why it failed: the error under it
-        is."""
+        "vite v5 building…", an eslint file name), or a warning before the error, is not why
+        it failed: the error under it is."""
         assert failure_line(output) == why
 
 
