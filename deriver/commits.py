@@ -23,9 +23,11 @@ from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import code, quote
 
-__all__ = ["Commits"]
+__all__ = ["Commits", "Repositories"]
 
 _MAX_KEPT: Final = 64
+_MAX_ELSEWHERE: Final = 8
+"""Other repositories whose commits are remembered (the first left go)."""
 """Commits not pushed remembered (the oldest are only counted)."""
 _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-create"})
 # What git and gh say when they move to a branch: "Switched to a new branch 'x'", "✓ Deleted
@@ -36,8 +38,10 @@ _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)"
 class Commits:
     """The session's commits not pushed yet, and the last one pushed."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, place: str = "") -> None:
         self.store = store
+        self.where = f" in {code(place, 80)}" if place else ""
+        """Where the commits are when not in the project: another repository beside it."""
         self.last = ""
         """The last commit, while it is not pushed."""
         self.earlier: list[str] = []
@@ -71,9 +75,10 @@ class Commits:
         if found is not None:
             branch = found.group(1) or ""
             self.branch = "" if branch == "detached" else branch  # "[detached HEAD 1a2b3c4]"
-            self.last = f"{code(found.group(2), 16)} {quote(found.group(3), 120)}"
+            self.last = f"{code(found.group(2), 16)} {quote(found.group(3), 120)}{self.where}"
         else:
-            self.last = quote(commit.subject, 120)  # quiet (-q): the command line names it
+            # quiet (-q): the command line names it
+            self.last = f"{quote(commit.subject, 120)}{self.where}"
         self.stamp = stamp
         text = f"committed {self.last}"
         bump(store, "completed_work", "commit", text, stamp, done_key(text))
@@ -137,9 +142,13 @@ class Commits:
                           self.stamp))  # fmt: skip
         if self.made and self.made_stamp is not None and not (found and self.branch == self.made):
             made_from = f" from {code(self.made_from, 60)}" if self.made_from else ""
-            found.append(("branch", f"on branch {code(self.made, 60)}, made in this session"
-                          f"{made_from}", self.made_stamp))  # fmt: skip
+            found.append(("branch", f"on branch {code(self.made, 60)}{self.where}, made in this "
+                          f"session{made_from}", self.made_stamp))  # fmt: skip
         return found
+
+    def facts(self) -> tuple[object, ...]:
+        """What the lines of :meth:`lines` are made of."""
+        return (self.last, len(self.earlier), self.stamp, self.branch, self.made, self.made_from)
 
     def _mark_pushed(self, commits: list[str], stamp: Stamp) -> None:
         for commit in commits:
@@ -166,3 +175,35 @@ class Commits:
         self.stamp = None if stamp is None else (stamp[0], stamp[1])
         self.made, self.made_from, made_stamp = state["made"]
         self.made_stamp = None if made_stamp is None else (made_stamp[0], made_stamp[1])
+
+
+class Repositories:
+    """The commits of the project ("") and of other repositories the session worked in
+    beside it (``cd ../other``, a Codex ``workdir``), by their directory: each has its own
+    last commit, pushes and branch."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.by_place: dict[str, Commits] = {"": Commits(store)}
+
+    def at(self, place: str) -> Commits:
+        found = self.by_place.get(place)
+        if found is None:
+            found = self.by_place[place] = Commits(self.store, place)
+            if len(self.by_place) > _MAX_ELSEWHERE + 1:
+                del self.by_place[next(p for p in self.by_place if p)]
+        return found
+
+    def lines(self) -> list[tuple[str, str, Stamp]]:
+        return [line for commits in self.by_place.values() for line in commits.lines()]
+
+    def facts(self) -> tuple[object, ...]:
+        return tuple(commits.facts() for commits in self.by_place.values())
+
+    def to_state(self) -> dict[str, Any]:
+        return {place: commits.to_state() for place, commits in self.by_place.items()}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.by_place = {"": Commits(self.store)}
+        for place, commits in state.items():
+            self.at(place).load_state(commits)

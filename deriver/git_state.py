@@ -5,11 +5,12 @@ merge method it chose."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
-from deriver.wording import in_scratch, relative
+from deriver.wording import DRIVE_RE, in_scratch, relative, under
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
@@ -22,12 +23,14 @@ __all__ = [
     "PullAction",
     "commit_line",
     "commits_ahead",
+    "elsewhere",
     "git_said",
     "ignored",
     "in_scratch_dir",
     "kept_after",
     "listed",
     "looks_at_ci",
+    "place_of",
     "pull_action",
     "same_pull",
     "tree_status",
@@ -38,6 +41,8 @@ __all__ = [
 COMMIT_RE: Final = re.compile(
     r"^\[(?:([^\s\]]+) )?[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE
 )  # fmt: skip
+_NEAR: Final = 2
+"""Another repository at most this many directories up is shown from the session's."""
 DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
 _CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
@@ -330,6 +335,29 @@ def in_scratch_dir(command: str, cwd: str | None) -> bool:
     the project's."""
     target = _cd_target(command)
     return in_scratch(target, cwd) if target else False
+
+
+def elsewhere(command: str, cwd: str | None) -> str:
+    """The directory of another repository a command line first goes into, beside the
+    session's, neither above nor below it (``cd ../other && git commit``, a Codex ``workdir``
+    of a sibling checkout): shown from the session's (``../other``) when near. Empty for the
+    project's own."""
+    if not cwd or "cd" not in command:
+        return ""
+    place, root = place_of(command, cwd), posixpath.normpath(cwd)
+    if place == root or under(place, root) or under(root, place):
+        return ""
+    near = posixpath.relpath(place, root)
+    return near if near.count("..") <= _NEAR else place
+
+
+def place_of(command: str, cwd: str | None) -> str:
+    """The directory a command line runs in: where its first ``cd`` goes, from ``cwd``
+    (``cwd`` itself without one, or while either is unknown or a Windows path)."""
+    if not cwd or DRIVE_RE.match(cwd):
+        return cwd or ""
+    target = _cd_target(command) if command else None
+    return posixpath.normpath(posixpath.join(cwd, target) if target else cwd)
 
 
 def kept_after(changed: list[str], args: list[str], cwd: str | None) -> list[str]:

@@ -222,7 +222,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
          "completed work: hash and subject (the subject alone for a quiet one), an amended "
          "one (--amend) in place of the last, pushed or not; the files changed before it are "
-         "committed (also when nothing names the commit)",
+         "committed (also when nothing names the commit); one in another repository beside "
+         "the project (cd ../other, a Codex workdir) says where, and that repository has its "
+         "own last commit, pushes and branch",
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit",
          "the commit's line says committed and pushed (a line of its own when the commit's "

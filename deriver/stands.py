@@ -29,7 +29,7 @@ from deriver.agent_text import (
     states_choice,
     without_git_state,
 )
-from deriver.commits import Commits
+from deriver.commits import Repositories
 from deriver.git_state import (
     CHANGED_KEPT,
     DISCARDS_RE,
@@ -37,6 +37,7 @@ from deriver.git_state import (
     PULL_URL_RE,
     PullAction,
     commits_ahead,
+    elsewhere,
     git_said,
     in_scratch_dir,
     kept_after,
@@ -109,7 +110,7 @@ class Stands:
         """Files the first status listed, before the session edited any or ran a sub-agent:
         not its work (None until then)."""
         self.git_used = False
-        self.commits = Commits(store)
+        self.commits = Repositories(store)
         self.pull_request = ""
         self.pull_stamp: Stamp | None = None
         self.ci = ""
@@ -127,9 +128,8 @@ class Stands:
         """The last message quoted at each length asked for (the section is rebuilt often)."""
         self._lines: dict[tuple[object, ...], str] = {}
         """The files-changed and mid-turn lines by what they are made of: most rebuilds change
-        one line and keep the others. It serves the target that `apply` per event be within
-        1.1x of 2836343 (benchmarks/bench_apply.py: 21.1-21.3 µs early with it, 22.0-22.5
-        without, alternated)."""
+        one line and keep the others. It serves `apply` per event within 1.1x of 2836343
+        (benchmarks/bench_apply.py: 21.1-21.3 µs early with it, 22.0-22.5 without)."""
         self._built_from: tuple[object, ...] = ()
         """What the section was last built from: a call that changes none of it (most do not)
         leaves the section as it is. It serves the target that `apply` per event be no slower
@@ -256,7 +256,8 @@ class Stands:
         if kind is ToolKind.SHELL and arg:
             if in_scratch_dir(arg, self.store.cwd):
                 return  # a command run in a scratch directory: another repository's state
-            if "git" in arg:
+            place = elsewhere(arg, self.store.cwd)  # another repository beside the project
+            if "git" in arg and not place:
                 # What git says of the changed files, whoever committed or changed them.
                 kept, self.ignored = git_said(
                     self.changed, self.ignored, arg, outcome, self.store.cwd
@@ -270,9 +271,9 @@ class Stands:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
                     self.refresh()
-                if (ahead := commits_ahead(arg, outcome)) is not None:
-                    self.commits.upstream_has(*ahead, stamp)
-                    self.refresh()
+            if "git" in arg and (ahead := commits_ahead(arg, outcome)) is not None:
+                self.commits.at(place).upstream_has(*ahead, stamp)
+                self.refresh()
             if looks_at_ci(arg):
                 self.ci = "seen"
         if kind is ToolKind.TASK and self.before is None:
@@ -361,13 +362,16 @@ class Stands:
         opened = action in _FORGE_PULLS and "create" in targets
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
+        place = elsewhere(command, store.cwd)  # the commits of another repository beside it
+        commits = self.commits.at(place)
         if action == "$ git commit":
-            self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
-            self.commits.committed(command, output, stamp)
+            if not place:
+                self.changed.clear()  # committed, even when quiet (-q) or output filtered
+            commits.committed(command, output, stamp)
         elif action == "$ git push":
-            self.commits.pushed_all(stamp)
-        if action in _SWITCHES or (self.commits.made and "witched to" in output):
-            self.commits.switched(command, output, stamp)
+            commits.pushed_all(stamp)
+        if action in _SWITCHES or (commits.made and "witched to" in output):
+            commits.switched(command, output, stamp)
         elif action in _FORGE_PULLS and "create" in targets:
             found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
@@ -510,8 +514,7 @@ class Stands:
             self.answer, self.question, self.answer_stamp,
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
-            self.git_used, self.commits.last, len(self.commits.earlier), self.commits.stamp,
-            self.commits.branch, self.commits.made, self.commits.made_from,
+            self.git_used, self.commits.facts(),
             self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip

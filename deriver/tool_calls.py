@@ -96,6 +96,15 @@ def parse_tool_event(event: TranscriptEvent) -> ToolEvent | None:
     )
 
 
+def _workdir(args: object, cwd: str | None) -> str:
+    """The directory a command runs in when its call names one other than the session's
+    (Codex's ``workdir``); empty otherwise."""
+    workdir = args.get("workdir") if isinstance(args, dict) else None
+    if not isinstance(workdir, str) or workdir.rstrip("/") == (cwd or "").rstrip("/"):
+        return ""
+    return workdir
+
+
 @dataclass(slots=True)
 class Call:
     """What the rules remember of one open tool call, keyed by (run_id, tool_call_id)."""
@@ -108,9 +117,11 @@ class Call:
     todos: list[Todo] | None
     note: str | None
     started: bool = False
+    workdir: str = ""
+    """Where a command runs when not in the session's directory (:func:`_workdir`)."""
 
     @classmethod
-    def of(cls, name: str, args: object) -> Call:
+    def of(cls, name: str, args: object, cwd: str | None = None) -> Call:
         kind = classify_tool(name)
         key = key_argument(name, args)
         return cls(  # by position: half the cost by keywords, on every request
@@ -121,6 +132,8 @@ class Call:
             edited_paths(name, args) if kind is ToolKind.EDIT else (),
             todo_list(args) if kind is ToolKind.TODO else None,
             _call_note(kind, args),
+            False,
+            _workdir(args, cwd) if kind is ToolKind.SHELL else "",
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -133,6 +146,7 @@ class Call:
             "todos": None if self.todos is None else [list(t) for t in self.todos],
             "note": self.note,
             "started": self.started,
+            "workdir": self.workdir,
         }
 
     @classmethod
@@ -148,6 +162,7 @@ class Call:
             todos=None if todos is None else [(c, s) for c, s in todos],
             note=state["note"],
             started=state["started"],
+            workdir=state["workdir"],
         )
 
 
@@ -212,7 +227,7 @@ class ToolCallRules:
         if call is None:
             if event.tool_name is None:
                 return False
-            call = Call.of(event.tool_name, event.args)
+            call = Call.of(event.tool_name, event.args, self.store.cwd)
         status, stamp = event.status, event.stamp
         if status == "requested" or status == "started":
             if call.kind is ToolKind.PLAN_EXIT:  # the one open call the section shows
@@ -226,6 +241,8 @@ class ToolCallRules:
         outcome = event.outcome
         assert outcome is not None  # completed and failed events always carry one
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
+        if call.workdir and argument:
+            argument = f"cd {call.workdir} && {argument}"  # where the session's git is not
         self.stands.tool(call.kind, call.name, argument, outcome, stamp)
         self._finished(call, outcome, stamp)
         return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.deriver.test_rules import bash, derive, texts, user
+from tests.deriver.test_rules import bash, call, derive, event, texts, user
 
 UP_TO_DATE = "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit"
 
@@ -94,3 +94,28 @@ class TestUpstream:
                 "committed and not pushed on `main`: `3c4d5e6` “fix c” (and 2 earlier commits)"
                 in texts(memory.where_stands)
             )
+
+
+class TestOtherRepositories:
+    def test_commits_beside_the_project_are_their_repository_s(self) -> None:
+        """A session that works in another repository beside its own (``cd ../other``, or
+        Codex's ``workdir``) commits there on another branch: the project's amend replaces
+        the project's commit, and each line names where it is."""
+        memory = derive(
+            event("message", role="user", content="raise both PRs", cwd="/w/app"),
+            bash("git switch -c fix-app", "Switched to a new branch 'fix-app'", "b1"),
+            bash('git commit -m "feat!: app"', "[fix-app 1a2b3c4] feat!: app", "c1"),
+            call("exec_command", {"cmd": "git switch -c fix-action", "workdir": "/w/action"},
+                 call_id="b2", result="Switched to a new branch 'fix-action'", exit_code=0),
+            bash('cd ../action && git commit -m "feat: action"',
+                 "[fix-action 9f8e7d6] feat: action", "c2"),
+            bash('git commit --amend -m "feat: app"', "[fix-app 5d6e7f8] feat: app", "c3"),
+        )  # fmt: skip
+        assert texts(memory.where_stands) == [
+            "committed and not pushed on `fix-app`: `5d6e7f8` “feat: app”",
+            "committed and not pushed on `fix-action`: `9f8e7d6` “feat: action” in `../action`",
+        ]
+        assert texts(memory.completed_work) == [
+            "committed `9f8e7d6` “feat: action” in `../action`",
+            "committed `5d6e7f8` “feat: app”",
+        ]
