@@ -22,6 +22,7 @@ from session_memory.core.redact import quote_untrusted
 __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
+_GIT: Final = "$ git "
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
 _PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
@@ -131,12 +132,14 @@ class Failures:
         line: str = "",
         check: str | None = None,
         joined: tuple[str, str] = ("", ""),
+        place: str = "",
     ) -> None:
         """A failed attempt; the same failure again counts up one item instead of adding.
 
         ``joined`` is the call's target as shown and the end of ``text`` that says how it
         failed: a call of the same tool that failed the same way right after the last one
         (the user rejecting three edits at once) names its target in that one's line.
+        ``place``: the directory the call ran in, when not the session's (:func:`placed`).
         """
         store = self.store
         item_key = failure_key(call_identity(tool, key), line)
@@ -166,7 +169,7 @@ class Failures:
             )  # fmt: skip
         self.edited.discard(item_key)
         self.unread = item_key
-        for action in actions_of(tool, key, check):
+        for action in placed(actions_of(tool, key, check), place):
             self._index(action, item_key, key or "")
         if len(self.by_action) > MAX_OPEN_CALLS:
             self._forget_gone()
@@ -281,13 +284,14 @@ class Failures:
         check: str | None = None,
         *,
         no_lesson: bool = False,
+        place: str = "",
     ) -> None:
-        """A success of the same action resolves its earlier failures it settles; with
-        ``no_lesson`` (a linter's finding, fixed) they go."""
+        """A success of the same action (in the same place) resolves its earlier failures it
+        settles; with ``no_lesson`` (a linter's finding, fixed) they go."""
         self.last = None  # a call worked: the next failure is a line of its own
-        if not self._may_resolve(tool, key, check):
+        if not place and not self._may_resolve(tool, key, check):
             return
-        successes = actions_of(tool, key, check)
+        successes = placed(actions_of(tool, key, check), place)
         shell = classify_tool(tool) is ToolKind.SHELL
         if shell and any(
             a.name == _COMMIT or (a.name in _MERGING and not a.targets) for a in successes
@@ -301,7 +305,8 @@ class Failures:
             kept = []
             for entry in entries:
                 if resolves(action, Action(action.name, entry[0]), check=check is not None) and (
-                    check is not None or settles(successes, actions_of(tool, entry[2] or None))
+                    check is not None
+                    or settles(successes, placed(actions_of(tool, entry[2] or None), place))
                 ):
                     settled.append((entry[1], entry[2]))
                 else:
@@ -419,3 +424,15 @@ class Failures:
             if loaded:
                 self.by_action[name] = loaded
         self._count_shell_actions()
+
+
+def placed(actions: tuple[Action, ...], place: str) -> tuple[Action, ...]:
+    """The actions of a call run in another directory than the session's (a Codex
+    ``workdir``): a git command's failure there is settled only by a success there, not by
+    the same command in the project (``git push`` in two repositories). Other commands
+    (``gh repo view o/r``) act the same from anywhere."""
+    if not place:
+        return actions
+    return tuple(
+        Action(f"{a.name} in {place}", a.targets) if a.name.startswith(_GIT) else a for a in actions
+    )

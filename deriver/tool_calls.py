@@ -347,7 +347,7 @@ class ToolCallRules:
         elif exit_code not in (None, 0) or outcome.status != "completed":
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
-            self.failures.resolve(call.name, call.key, stamp)
+            self.failures.resolve(call.name, call.key, stamp, place=call.workdir)
             self._did(call, result, stamp)
 
     def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
@@ -364,7 +364,7 @@ class ToolCallRules:
             how = f"{exited}: {quote(first, EXCERPT_CHARS)}"
             target = failure_target(call.key, self.store.cwd)
             self.failures.record("tool_failed", call.name, call.key, f"{what}{how}", stamp,
-                                 first, joined=(target, how))  # fmt: skip
+                                 first, joined=(target, how), place=call.workdir)  # fmt: skip
 
     def _did(self, call: Call, result: str, stamp: Stamp) -> None:
         """What a call that worked did, by its kind of call. Reads, searches, read-only

@@ -176,6 +176,26 @@ class TestResolution:
         assert "has no upstream branch" in failure.text
         assert "then `git push --set-upstream origin feature-x 2>&1` worked" in failure.text
 
+    def test_a_success_in_another_repository_resolves_only_its_own(self) -> None:
+        """The same push failing in the project and in a checkout beside it (a Codex call's
+        ``workdir``): each is resolved by the push that worked where it failed."""
+
+        def push(call_id: str, command: str, workdir: str, **outcome: Any) -> list[Any]:
+            args = {"cmd": command, "workdir": workdir}
+            if outcome:
+                return call("exec_command", args, "failed", call_id, exit_code=1, **outcome)
+            return call("exec_command", args, call_id=call_id, result="ok", exit_code=0)
+
+        memory = derive(
+            event("message", role="user", content="push both", cwd="/w/app"),
+            push("p1", "git push --force-with-lease", "/w/app", error="error: app refs"),
+            push("p2", "git push --force-with-lease", "/w/action", error="error: action refs"),
+            push("p3", "git push --force-with-lease=main:abc https://h/app.git", "/w/app"),
+        )
+        app, action = memory.failed_attempts
+        assert "app refs" in app.text and app.status == "resolved"
+        assert "action refs" in action.text and action.status == "open"
+
     def test_what_worked_instead_outlives_failures_fixed_by_edits(self) -> None:
         """A tight budget drops the failures that edits fixed before the lesson of what
         worked instead, which is kept as long as the decisions."""
