@@ -26,17 +26,27 @@ from deriver.wording import code, quote
 __all__ = ["Commits", "Repositories"]
 
 _MAX_KEPT: Final = 64
+"""Commits not pushed remembered (the oldest are only counted)."""
 _MAX_ELSEWHERE: Final = 8
 """Other repositories whose commits are remembered (the first left go)."""
-"""Commits not pushed remembered (the oldest are only counted)."""
 _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-create"})
 # What git and gh say when they move to a branch: "Switched to a new branch 'x'", "✓ Deleted
 # local branch x and switched to branch main".
 _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
+_SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
+# A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
+_BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
+_STEP_RE: Final = re.compile(r"\^|~\d*")
+_HASH_RE: Final = re.compile(r"`([0-9a-f]{7,40})`")
+
+
+def _same_hash(a: str, b: str) -> bool:
+    """Whether two abbreviations name the same commit (one starts the other)."""
+    return a.startswith(b) or b.startswith(a)
 
 
 class Commits:
-    """The session's commits not pushed yet, and the last one pushed."""
+    """The session's commits not pushed yet, the last one pushed, and the branch it made."""
 
     def __init__(self, store: MemoryStore, place: str = "") -> None:
         self.store = store
@@ -110,6 +120,47 @@ class Commits:
             cut = unpushed - ahead
             self._mark_pushed(self.earlier[:cut], stamp)
             del self.earlier[:cut]
+
+    def ran(self, action: str, command: str, output: str, stamp: Stamp) -> None:
+        """A command that worked, by its action: a commit, a push, a reset, a move to a
+        branch (what git or gh says of one)."""
+        if action == "$ git commit":
+            self.committed(command, output, stamp)
+        elif action == "$ git push":
+            self.pushed_all(stamp)
+        elif action == "$ git reset":
+            self.reset(command, stamp)
+        if action in _SWITCHES or (self.made and "witched to" in output):
+            self.switched(command, output, stamp)
+
+    def reset(self, command: str, stamp: Stamp) -> None:
+        """``git reset`` back past the last commits (``HEAD~2``, ``HEAD^``, the last one's
+        hash and ``^``): they are taken off, and their lines go, as an amend replaces one."""
+        for piped, words in simple_commands(command):
+            refs = [w for w in words[2:] if not w.startswith("-")]
+            if piped or basename(words[0]) != "git" or words[1:2] != ["reset"] or len(refs) != 1:
+                continue  # not a reset, or one of paths (unstaging)
+            found = _BACK_RE.fullmatch(refs[0])
+            top = self.last or self.last_pushed
+            hashed = _HASH_RE.match(top)
+            if found is None or not top:
+                continue
+            base = found.group(1)
+            if base not in ("HEAD", "@") and not (hashed and _same_hash(base, hashed.group(1))):
+                continue
+            back = sum(
+                int(step[1:] or 1) if step[0] == "~" else 1
+                for step in _STEP_RE.findall(found.group(2))
+            )
+            taken = [top, *reversed(self.earlier)][:back] if self.last else [top][:back]
+            for commit in taken:
+                for key in (done_key(f"committed {commit}"), done_key(f"pushed {commit}")):
+                    if (item := self.store.get(key)) is not None:
+                        self.store.remove(item, stamp)
+            if self.last:
+                kept = self.earlier[: len(self.earlier) - (len(taken) - 1)]
+                self.last, self.earlier = (kept[-1], kept[:-1]) if kept else ("", [])
+            self.last_pushed = ""
 
     def switched(self, command: str, output: str, stamp: Stamp) -> None:
         """A command that worked moved to a branch: one the session made (``git checkout

@@ -18,6 +18,7 @@ __all__ = [
     "COMMIT_RE",
     "DISCARDS_RE",
     "MERGE_LATER_RE",
+    "PULL_REQUEST_CALL",
     "PULL_URL_RE",
     "CommitLine",
     "PullAction",
@@ -30,7 +31,7 @@ __all__ = [
     "kept_after",
     "listed",
     "looks_at_ci",
-    "place_of",
+    "opens_pull",
     "pull_action",
     "same_pull",
     "tree_status",
@@ -344,14 +345,14 @@ def elsewhere(command: str, cwd: str | None) -> str:
     project's own."""
     if not cwd or "cd" not in command:
         return ""
-    place, root = place_of(command, cwd), posixpath.normpath(cwd)
+    place, root = _place_of(command, cwd), posixpath.normpath(cwd)
     if place == root or under(place, root) or under(root, place):
         return ""
     near = posixpath.relpath(place, root)
     return near if near.count("..") <= _NEAR else place
 
 
-def place_of(command: str, cwd: str | None) -> str:
+def _place_of(command: str, cwd: str | None) -> str:
     """The directory a command line runs in: where its first ``cd`` goes, from ``cwd``
     (``cwd`` itself without one, or while either is unknown or a Windows path)."""
     if not cwd or DRIVE_RE.match(cwd):
@@ -445,3 +446,15 @@ def same_pull(named: str, url: str) -> bool:
     ``url``."""
     number = named.rstrip("/").rsplit("/", 1)[-1].lstrip("#")
     return named == url or url.endswith(f"/{number}")
+
+
+PULL_REQUEST_CALL: Final = "pull request"
+"""The name the adapters give the call of a pull request the session opened."""
+_OPENS_PULL_RE: Final = re.compile(r"create_(?:pull|merge)_request$", re.IGNORECASE)
+
+
+def opens_pull(name: str) -> bool:
+    """Whether a call opens a pull request, its output the URL: the adapters' own call of
+    this name, or a forge's tool (GitHub's MCP server or app: "mcp__github__create_pull_
+    request", "_create_pull_request"; GitLab's "create_merge_request")."""
+    return name == PULL_REQUEST_CALL or ("_request" in name and bool(_OPENS_PULL_RE.search(name)))

@@ -47,6 +47,7 @@ _MERGING: Final = frozenset(
      "$ git stash", "$ git am"}
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
+_OPENS_PULL: Final = frozenset({"$ gh pr", "$ glab mr"})
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
 # "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
@@ -337,6 +338,21 @@ class Failures:
             if named in item.text:
                 self.store.update(item, stamp, text=item.text.replace(named, "", 1), touch=False)
                 return
+
+    def pull_opened(self, stamp: Stamp) -> None:
+        """A pull request was opened: the failed attempts to open one (``gh pr create``
+        with other flags, ``gh api repos/o/r/pulls -X POST``, ``glab mr create``) are
+        settled, however it was opened in the end."""
+        for name, entries in list(self.by_action.items()):
+            for targets, item_key, failed in list(entries):
+                if (name in _OPENS_PULL and "create" in targets) or (
+                    name == "$ gh api" and any(t.endswith("/pulls") for t in targets)
+                ):
+                    self._resolve(ItemKey(item_key), failed, "", stamp, True)
+                    entries.remove((targets, item_key, failed))
+            if not entries:
+                del self.by_action[name]
+        self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:
         """A commit (or ``--continue``) after a merge stopped on conflicts finished it: the

@@ -236,7 +236,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "twine upload, gem push) and worked; not a dry run, not one asked for --help",
          "completed work: deployed (or published) with the command; what it shipped need "
          "not be committed", "completed_work", "completed_work"),
-    Rule("pull_request", "`gh pr` / `glab mr` `create`, `merge` or `close` completed",
+    Rule("pull_request", "`gh pr` / `glab mr` `create`, `merge` or `close` completed, or a "
+         "forge's tool that creates one (mcp__github__create_pull_request, the GitHub app's "
+         "_create_pull_request: its output's URL); the failed attempts to open one (gh pr "
+         "create, gh api …/pulls) are settled by it",
          "completed work: the pull request merged or closed (the one named, else the one the "
          "session opened); one opened is where the session stands while it is open, and "
          "completed work once another is opened; a merge only scheduled (--auto, a merge "
@@ -288,7 +291,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "directory, nor those git said its ignore files exclude (git add's ignored paths, "
          "git check-ignore; until git add -f adds them); passing checks become stale",
          "where_stands", "never evicted"),
-    Rule("unpushed", "a commit not pushed since", "where the session stands: the commit "
+    Rule("unpushed", "a commit not pushed since (nor taken off by git reset HEAD~N / <last>^)",
+         "where the session stands: the commit "
          "and its branch, and how many commits before it are not pushed either (a push takes "
          "them all, and so does a git status of its branch up to date with its upstream; one "
          "ahead by N commits leaves the last N)",

@@ -43,6 +43,7 @@ from deriver.git_state import (
     kept_after,
     listed,
     looks_at_ci,
+    opens_pull,
     pull_action,
     same_pull,
 )
@@ -76,9 +77,7 @@ _NOT_STATE: Final = frozenset(
     {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
 _MIN_MESSAGE_CHARS: Final = 40
-_PULL_REQUEST_CALL: Final = "pull request"
 _FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
-_SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
 
 
 class Stands:
@@ -285,7 +284,7 @@ class Stands:
         elif kind is ToolKind.TODO and self.said:
             self.said = ""  # the todo list, written after them, says where the work stands
         elif outcome.status == "completed" and (
-            name == _PULL_REQUEST_CALL or (kind is ToolKind.SHELL and arg)
+            opens_pull(name) or (kind is ToolKind.SHELL and arg)
         ):
             self._succeeded(kind, name, arg, outcome, stamp)
         else:
@@ -321,9 +320,7 @@ class Stands:
     def _succeeded(
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp
     ) -> None:
-        if name == _PULL_REQUEST_CALL:
-            # The adapters state a pull request the session opened as a call of this name
-            # whose output is its URL.
+        if opens_pull(name):
             self._shell_action("$ gh pr", frozenset({"create"}), outcome.output, stamp)
             return
         if kind is not ToolKind.SHELL or not arg:
@@ -362,17 +359,11 @@ class Stands:
         opened = action in _FORGE_PULLS and "create" in targets
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
-        place = elsewhere(command, store.cwd)  # the commits of another repository beside it
-        commits = self.commits.at(place)
-        if action == "$ git commit":
-            if not place:
-                self.changed.clear()  # committed, even when quiet (-q) or output filtered
-            commits.committed(command, output, stamp)
-        elif action == "$ git push":
-            commits.pushed_all(stamp)
-        if action in _SWITCHES or (commits.made and "witched to" in output):
-            commits.switched(command, output, stamp)
-        elif action in _FORGE_PULLS and "create" in targets:
+        place = elsewhere(command, store.cwd)  # another repository beside the project
+        if action == "$ git commit" and not place:
+            self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
+        self.commits.at(place).ran(action, command, output, stamp)
+        if opened:
             found = PULL_URL_RE.search(output[:4000])
             # The client may record the pull request the session opened beside the command's
             # own output: the same URL is one pull request, opened once. While it is open the

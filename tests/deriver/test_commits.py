@@ -119,3 +119,24 @@ class TestOtherRepositories:
             "committed `9f8e7d6` “feat: action” in `../action`",
             "committed `5d6e7f8` “feat: app”",
         ]
+
+
+class TestReset:
+    def test_a_reset_back_past_the_last_commit_takes_it_off(self) -> None:
+        """``git reset <last>^`` (or ``HEAD~1``) and a new commit: the commit taken off is
+        in no line, and the one before it is still the session's. A reset of paths only
+        unstages."""
+        made: list[dict[str, Any] | list[dict[str, Any]]] = [
+            user("split the top commit"),
+            bash('git commit -m "a"', "[main 1a2b3c4] a", "c1"),
+            bash('git commit -m "b"', "[main 74e8a5e] b", "c2"),
+        ]
+        for reset in ("git reset 74e8a5e^", "git reset --soft HEAD~1", "git reset HEAD^"):
+            memory = derive(*made, bash(reset, "", "r1"),
+                            bash('git commit -m "b1"', "[main 9f8e7d6] b1", "c3"))  # fmt: skip
+            assert texts(memory.completed_work) == [
+                "committed `1a2b3c4` “a”",
+                "committed `9f8e7d6` “b1”",
+            ], reset
+        memory = derive(*made, bash("git reset HEAD src/a.py", "", "r1"))
+        assert len(memory.completed_work) == 2

@@ -588,6 +588,25 @@ class TestEndState:
             memory.where_stands
         )
 
+    def test_a_forge_tool_opens_a_pull_request_and_settles_the_attempts(self) -> None:
+        """GitHub's MCP tool or app (``mcp__github__create_pull_request``,
+        ``_create_pull_request``) opens the pull request its output names; the failed
+        attempts to open one another way (``gh pr create``, ``gh api …/pulls -X POST``) are
+        settled by it."""
+        url = "https://github.com/o/r/pull/50"
+        for tool in ("mcp__github__create_pull_request", "_create_pull_request"):
+            memory = derive(
+                user("raise a PR"),
+                bash("gh pr create --base z --title x", "GraphQL: Head sha can't be blank",
+                     "p1", exit_code=1),
+                bash("gh api repos/o/r/pulls -X POST -f base=z", "Validation Failed (HTTP 422)",
+                     "p2", exit_code=1),
+                call(tool, {"base": "main", "head": "x"}, call_id="p3",
+                     result=f'{{"url":"{url}","number":50,"state":"open"}}'),
+            )  # fmt: skip
+            assert f"pull request left open: `{url}`" in texts(memory.where_stands)
+            assert [f.status for f in memory.failed_attempts] == ["resolved", "resolved"]
+
     def test_a_pull_request_recorded_twice_is_opened_once(self) -> None:
         """The client's own record of the pull request beside the command's output is the
         same pull request, said once: open where the session stands, not also completed."""
