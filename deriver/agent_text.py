@@ -320,7 +320,8 @@ _RETRACTION_RE: Final = re.compile(
 # that", "Good catch, my mistake", "I stand corrected".
 _CONCEDES_RE: Final = re.compile(
     r"\b(?:I was (?:wrong|sloppy|mistaken|incorrect)|I stand corrected|my (?:mistake|bad)"
-    r"|I (?:misspoke|misread|misunderstood)|good catch)\b",
+    r"|I (?:misspoke|misread|misunderstood|conflated|got (?:that|this|it) wrong)|good catch"
+    r"|(?:that|this) was (?:wrong|incorrect|a mistake))\b",
     re.IGNORECASE,
 )
 _CONCEDES_SCAN: Final = 160

@@ -85,6 +85,7 @@ class TestLastMessage:
         [("Correct — I was sloppy on that. GitHub rejects hidden refs even into an empty "
           "target, so the warning ships on day one.", False),
          ("Good catch, my mistake: the lock is per repository.", False),
+         ("You're right. I conflated two models: one principal per request.", False),
          ("Right, and the lock also covers the second hook.", True)],
     )  # fmt: skip
     def test_a_conclusion_the_agent_owns_was_wrong_is_no_decision(
