@@ -119,7 +119,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "the user to choose, which or this or that, its recommendation a proposal; a status "
          "report is superseded by the newer message; one the user answers is still failing, "
          "or did not work, is not kept, and one the agent's next words own was wrong, I was "
-         "sloppy, my mistake, I conflated, good catch, leaves): quoted without its sentences on "
+         "sloppy, my mistake, I conflated, good catch, leaves, and a plan (<proposed_plan>) a "
+         "revised one replaces): quoted without its sentences on "
          "where the work "
          "stands in git (The changes remain uncommitted), head and tail kept, up to 400 "
          "characters (half the budget at a small one); evicted first, with completed work",

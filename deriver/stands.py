@@ -78,6 +78,7 @@ _NOT_STATE: Final = frozenset(
 )
 _MIN_MESSAGE_CHARS: Final = 40
 _FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
+_PROPOSED_PLAN: Final = "<proposed_plan>"
 
 
 class Stands:
@@ -97,6 +98,9 @@ class Stands:
         self.said_stamp: Stamp | None = None
         self.concluded = ""
         """The key decision the last closing message became, until the agent speaks again."""
+        self.planned = ""
+        """The key decision the last plan the agent proposed (Codex's ``<proposed_plan>``)
+        became: a revised plan replaces it."""
         self.plan = ""
         self.plan_state = ""
         """"open" while a plan-mode exit awaits the user, "rejected" when refused."""
@@ -177,6 +181,10 @@ class Stands:
         self._keep_answer()
         self._keep_closing()
         self._owns_wrong(content, stamp)
+        if self.planned and _PROPOSED_PLAN in content:
+            if (item := self.store.get(decision_key(self.planned))) is not None:
+                self.store.remove(item, stamp)  # revised: the plan proposed before is gone
+            self.planned = ""
         self.asked = self.said = ""
         self.closing, self.closing_stamp = content, stamp
         self.completed = False
@@ -215,6 +223,7 @@ class Stands:
             text = f"the agent concluded: {quote_head_tail(kept, chars)}"
             decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
             self.concluded = text
+            self.planned = text if _PROPOSED_PLAN in self.closing else self.planned
         self.closing, self.closing_stamp = "", None
         self._quoted.clear()
         self._fits.clear()

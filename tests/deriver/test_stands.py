@@ -80,6 +80,23 @@ class TestLastMessage:
             kept
         )
 
+    def test_a_revised_plan_replaces_the_plan_proposed_before(self) -> None:
+        """Codex's plan mode ends each proposal with a ``<proposed_plan>``: once a revision is
+        proposed, the plan before it is no decision of the session."""
+        memory = derive(
+            user("plan the broker"),
+            final("<proposed_plan>\n# Broker\nUse the Authorization header for Google, "
+                  "because Cloud Run reads it.\n</proposed_plan>"),
+            user("the token should go in subject_token instead"),
+            final("<proposed_plan>\n# Broker, revised\nReject Authorization with 401, "
+                  "because the token belongs in subject_token.\n</proposed_plan>"),
+            user("ok"),
+            final("Noted."),
+        )  # fmt: skip
+        decisions = " ".join(texts(memory.key_decisions))
+        assert "Reject Authorization" in decisions
+        assert "Use the Authorization header" not in decisions
+
     @pytest.mark.parametrize(
         ("reply", "kept"),
         [("Correct — I was sloppy on that. GitHub rejects hidden refs even into an empty "
