@@ -27,7 +27,8 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 __all__ = ["SessionMemoryDeriver"]
 
 SNAPSHOT_FORMAT: Final = 12
-"""Version 12 keeps the commits of other repositories the session worked in; version 11 the
+"""Version 12 keeps the commits of other repositories the session worked in and whether it
+changed anything; version 11 the
 branch the session made; version 9 the paths git said it ignores;
 version 8 the tests each failed check listed and the failure just recorded (a next one may
 join its line); version 7 the steps done that the agent later said were wrong; version 6 the

@@ -74,6 +74,9 @@ def _asks_help(rest: list[str]) -> bool:
     return "--help" in rest or rest[-1:] == ["-h"] or first == "help"
 
 
+_BRANCH_LISTING: Final = frozenset(
+    {"--show-current", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose"}
+)
 _BY_PROGRAM: Final = {p: row for row in READ_ONLY_COMMANDS for p in row.programs}
 _REDIRECT_RE: Final = re.compile(r"^\d*>>?(?!&)(.*)$")
 
@@ -124,5 +127,9 @@ def _command_reads_only(words: list[str], depth: int) -> bool:
         return _read_only(script, depth + 1)
     if (len(rest) == 1 and rest[0] in _VERSION_WORDS) or _asks_help(rest):
         return True
+    if head == "git" and rest[:1] == ["remote"]:
+        return rest[1:2] in ([], ["-v"], ["show"], ["get-url"])  # not add, set-url, remove
+    if head == "git" and rest[:1] == ["branch"]:  # listed, not made, moved or deleted
+        return all(word in _BRANCH_LISTING for word in rest[1:])
     row = _BY_PROGRAM.get(head)
     return row is not None and row.reads_only(rest)

@@ -283,8 +283,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "listed by git's last status of the whole tree (git status, --short, --porcelain; "
          "none when it says nothing to commit, working tree clean), whoever committed the "
          "others; and the other files that status lists when run in the session's directory "
-         "(by a sub-agent, say), not those its first status listed before it edited a file "
-         "or ran a sub-agent (changed before the session); a short status is read first on "
+         "(by a sub-agent, say), not those its first status listed, nor those any status "
+         "listed before it edited a file, ran a sub-agent or a command that does more than "
+         "read (changed before the session, or by another agent beside it: an approval "
+         "reviewer's look at the reviewed agent's tree); a short status is read first on "
          "its command line (git status -s; git diff --stat), or after others from its branch "
          "line (git fetch && git status -sb)",
          "where the session stands: files changed (and not committed once the session used "

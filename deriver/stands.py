@@ -48,6 +48,7 @@ from deriver.git_state import (
     same_pull,
 )
 from deriver.keys import decision_key, done_key
+from deriver.read_only import is_read_only_command as only_reads
 from deriver.recording import bump, decision
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
@@ -110,8 +111,8 @@ class Stands:
         self.ignored: list[str] = []
         """Paths git said its ignore files exclude (a directory: all under it)."""
         self.before: list[str] | None = None
-        """Files the first status listed, before the session edited any or ran a sub-agent:
-        not its work (None until then)."""
+        """Files the first status listed, and any before the session ``acted``: not its work."""
+        self.acted = False
         self.git_used = False
         self.commits = Repositories(store)
         self.pull_request = ""
@@ -265,16 +266,15 @@ class Stands:
             if in_scratch_dir(arg, self.store.cwd):
                 return  # a command run in a scratch directory: another repository's state
             place = elsewhere(arg, self.store.cwd)  # another repository beside the project
-            if "git" in arg and not place:
-                # What git says of the changed files, whoever committed or changed them.
+            if "git" in arg and not place:  # what git says of the changed files
                 kept, self.ignored = git_said(
                     self.changed, self.ignored, arg, outcome, self.store.cwd
                 )
-                if self.before is None:
-                    # Its first look, before it changed anything: the tree's earlier changes.
-                    self.before, kept = (kept or None), []
+                if self.before is None or not self.acted:
+                    # Its first look, or one before it changed anything: earlier changes.
+                    self.before, kept = sorted({*(self.before or ()), *kept}) or None, []
                 else:
-                    kept = [c for c in kept if c in self.changed or c not in self.before]
+                    kept = [c for c in kept if c in self.changed or c not in (self.before or ())]
                 if kept != self.changed:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
@@ -282,10 +282,11 @@ class Stands:
             if "git" in arg and (ahead := commits_ahead(arg, outcome)) is not None:
                 self.commits.at(place).upstream_has(*ahead, stamp)
                 self.refresh()
-            if looks_at_ci(arg):
-                self.ci = "seen"
-        if kind is ToolKind.TASK and self.before is None:
-            self.before = []  # a sub-agent's changes are the session's
+            self.ci = "seen" if looks_at_ci(arg) else self.ci
+            # A command that does more than read changes files: a status then lists its work.
+            self.acted = self.acted or (outcome.status == "completed" and not only_reads(arg))
+        if kind is ToolKind.TASK:  # a sub-agent's changes are the session's
+            self.before, self.acted = self.before or [], True
         if kind is ToolKind.PLAN_EXIT:
             failed = outcome.status == "failed"
             self.plan_state = "rejected" if failed else ""
@@ -312,8 +313,7 @@ class Stands:
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """Files changed by a completed edit (of the project: not a scratch or configuration
         file, which no commit of it takes, nor a file git ignores)."""
-        if self.before is None:
-            self.before = []
+        self.before, self.acted = self.before or [], True  # the next look sees its changes
         for path in paths:
             if in_scratch(path, self.store.cwd):
                 continue
@@ -360,8 +360,7 @@ class Stands:
         stamp: Stamp,
         command: str = "",
     ) -> None:
-        """What a successful command (its line, when a shell ran it) did to the state of the
-        work: git and pull requests."""
+        """What a successful command (its line, if a shell's) did to git and pull requests."""
         store = self.store
         if action.startswith("$ git"):
             self.git_used = True

@@ -10,6 +10,7 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from deriver.actions import Action, actions_of, is_no_match, resolves
+from deriver.read_only import is_read_only_command
 from deriver.recording import Failures
 from deriver.store import EVICTION_TIERS, MemoryStore
 from deriver.token_budget import TokenArithmetic
@@ -364,6 +365,17 @@ def test_an_unfinished_read_only_shell_command_is_safe_to_replay() -> None:
     )
     replay = {i.text: i.safe_to_replay for i in memory.todo_items if i.status == "uncertain"}
     assert replay == {"Bash `cat README.md`": True, "Bash `rm -rf build`": False}
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [("git remote -v", True), ("git remote show origin", True), ("git remote add o u", False),
+     ("git branch --show-current", True), ("git branch -a", True), ("git branch new-x", False),
+     ("git branch -D old", False)],
+)  # fmt: skip
+def test_git_remote_and_branch_only_read_when_they_list(command: str, reads: bool) -> None:
+    """``git remote`` and ``git branch`` list, unless they add, set, make or delete."""
+    assert is_read_only_command(command) is reads
 
 
 _MISMATCH = 'Exit code 1\n# internal/godebugs\ncompile: version "go1.24.13" does not match go tool version "go1.26.1"\n'  # noqa: E501

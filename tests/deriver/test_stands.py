@@ -404,6 +404,22 @@ class TestEndState:
         )
         assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
 
+    def test_a_session_that_only_looks_lists_no_change_of_its_own(self) -> None:
+        """An approval reviewer (or any session that only reads) looks at a tree another
+        agent works in: what its statuses list is not its work, however often it looks;
+        once it runs a command that does more than read, the next status lists its changes."""
+        looks: list[dict[str, Any] | list[dict[str, Any]]] = [
+            event("message", role="user", content="May this action run?", cwd="/w/shop"),
+            bash("git status --short --branch && git branch --show-current && git remote "
+                 "show origin | sed -n '1,80p'", "## main\n?? .pnpm-store/\nmain\n", "g0"),
+            bash("git status --short", "?? .pnpm-store/\n M src/a.ts\n", "g1"),
+        ]  # fmt: skip
+        memory = derive(*looks, bash("git diff --stat", " src/a.ts | 2 +-\n", "g2"))
+        assert not any("files changed" in t for t in texts(memory.where_stands))
+        memory = derive(*looks, bash("npx prettier --write src/b.ts", "src/b.ts 20ms", "w1"),
+                        bash("git status --short", " M src/a.ts\n M src/b.ts\n", "g3"))  # fmt: skip
+        assert "files changed and not committed: `src/b.ts`" in texts(memory.where_stands)
+
     def test_a_status_followed_by_another_command_is_read(self) -> None:
         """``git status --short; git diff --stat``: the listing comes first, up to the
         first line that is none of it."""
