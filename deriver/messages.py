@@ -76,6 +76,8 @@ class UserMessage(NamedTuple):
     cwd: str | None = None
     git: bool = False
     """The adapter says the working directory is in a git work tree (``payload["git_branch"]``)."""
+    queued: bool = False
+    """Typed while the agent worked (``metadata["queued"]``): the request it worked on goes on."""
 
 
 class AssistantMessage(NamedTuple):
@@ -131,7 +133,8 @@ def parse_message(event: TranscriptEvent) -> UserMessage | AssistantMessage | No
     if role == "user":
         if str_or_none(metadata.get("source")) in SYNTHETIC_SOURCES or not content.strip():
             return None if cwd is None else AssistantMessage((), None, "", _stamp(event), cwd, git)
-        return UserMessage(content, _stamp(event), event.run_id, cwd, git)
+        queued = metadata.get("queued") is True
+        return UserMessage(content, _stamp(event), event.run_id, cwd, git, queued)
     decisions = []
     raw = metadata.get("decision")
     if isinstance(raw, str) and raw.strip():
@@ -363,10 +366,10 @@ class MessageRules:
         self.failures.unread = None  # what the agent says next answers the user
         if not self.checks.pasted(message.content, message.stamp):
             self.failures.reported(message.content, message.stamp)
-        store = self.store
+        store, stands = self.store, self.stands
         goal = store.goal
         content = message.content
-        closing = self.stands.closing
+        closing = stands.closing
         if goal is not None and (
             is_short_answer(content) or reports_done(content)
             or (closing and (option_of(closing, content) or takes_offer(closing, content)
@@ -376,6 +379,14 @@ class MessageRules:
             # "post it" to its offer to post, "I restarted the server, try again"), not a new
             # request: bound to its question.
             self.stands.user_said(content, True, message.stamp)
+            return True
+        if message.queued and goal is not None and not (stands.ending or stands.completed):
+            # Typed while the agent worked on the request and taken into its running turn
+            # ("also note …", "remember to …"): more of the same request, not a new one.
+            text = f"{goal.text}\n{goal_text(content)}"
+            store.set_goal(text, goal.source, goal.run_id, root=goal.root)
+            assert store.goal is not None
+            store.goal.worked, store.goal.shipped = goal.worked, goal.shipped
             return True
         self.stands.user_said(content, False, message.stamp)
         if goal is not None and goal.text == goal_text(content):

@@ -39,7 +39,7 @@ MAX_OPEN_CALLS: Final = 512
 """Open tool calls remembered per adapter; the oldest is forgotten beyond this."""
 
 _TAIL_CHARS: Final = 4 * 1024
-_SNAPSHOT_VERSION: Final = 3
+_SNAPSHOT_VERSION: Final = 4
 _BASE_STATE: Final = ("_step", "_session_id", "_run_id", "_cwd", "_git_branch", "_cwd_sent")
 _CWD_EVENTS: Final = frozenset({"message", "state_transition"})
 

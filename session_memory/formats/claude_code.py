@@ -104,6 +104,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
         "_group",
         "_boundary",
         "_queued",
+        "_held",
         "_local_command",
         "_api_error",
         *ClaudeCalls._STATE,
@@ -118,7 +119,9 @@ class ClaudeCodeAdapter(ClaudeCalls):
         self._boundary: JsonObject | None = None
         """A compact boundary waiting for its summary record."""
         self._queued: list[str] = []
-        """Prompts already emitted from ``queue-operation`` enqueues, not yet delivered."""
+        """Prompts emitted when the queue handed them over, their ``user`` record not yet seen."""
+        self._held: list[list[str | None]] = []
+        """Prompts queued and not yet handed over: text, event id, timestamp."""
         self._local_command = False
         """The local command caveat came: the next command is one the client runs itself."""
         self._api_error = False
@@ -130,6 +133,7 @@ class ClaudeCodeAdapter(ClaudeCalls):
             super()._state_is_valid()
             and self._scope in (None, "main", "agent")
             and all(isinstance(q, str) for q in self._queued)
+            and all(isinstance(h, list) and len(h) == 3 for h in self._held)
             and (group is None or (isinstance(group, dict) and group.keys() >= _GROUP_KEYS))
             and (
                 boundary is None
@@ -138,9 +142,13 @@ class ClaudeCodeAdapter(ClaudeCalls):
         )
 
     def finish(self) -> list[Record]:
-        """Emit the held-back assistant message (final) and a boundary without summary."""
+        """Emit the held-back assistant message (final), a boundary without summary, and the
+        prompts still queued (the user's last words)."""
         out: list[Record] = []
         self._end_turn_part(out, final=True)
+        for held in self._held:
+            self._release_held(held, out, into_turn=False)
+        self._held.clear()
         return out
 
     # -- dispatch -----------------------------------------------------------------------
@@ -204,23 +212,24 @@ class ClaudeCodeAdapter(ClaudeCalls):
         return sidechain == (self._scope == "agent")
 
     def _queue_operation(self, record: JsonObject, offset: int, out: list[Record]) -> None:
-        """A prompt typed while the agent was busy is the user's prompt at that point.
+        """A prompt typed while the agent was busy is held until the queue hands it over.
 
-        Only ``enqueue`` adds text; a queued task notification ends the task it names, and
-        task registrations and other wrappers are not prompts. The text is remembered so
-        that the same prompt delivered later as a ``user`` record (the queue handed over as a
-        new turn) is not emitted twice; ``remove`` (handed to the running turn instead)
-        forgets it (the oldest, when it does not say which), and ``popAll`` (taken back to be
-        edited) forgets them all.
+        ``remove`` hands it to the running turn: more of the request at work (``metadata
+        ["queued"]``); ``dequeue`` starts a new turn with it, and the ``user`` record that
+        repeats it is not emitted twice; ``popAll`` takes them all back to be edited, and the
+        end of a complete read releases those still held as the user's last words. A queued
+        task notification ends the task it names; task registrations and other wrappers are
+        not prompts.
         """
         operation = record.get("operation")
         content = as_str(record.get("content")) or ""
-        if operation == "remove" and self._queued:
+        if operation in ("remove", "dequeue") and self._held:
             named = prompt_text(content)
-            gone = named if named in self._queued else self._queued[0]
-            self._queued.remove(gone)  # handed to the running turn: no user record repeats it
+            held = next((h for h in self._held if h[0] == named), self._held[0])
+            self._held.remove(held)
+            self._release_held(held, out, into_turn=operation == "remove")
         elif operation == "popAll":
-            self._queued.clear()
+            self._held.clear()
         if operation != "enqueue" or self._scope == "agent":
             return
         ts = as_str(record.get("timestamp"))
@@ -228,13 +237,21 @@ class ClaudeCodeAdapter(ClaudeCalls):
             self._task_ended(read_notification(content), f"cc@{offset}:task", ts, out)
             return
         text = prompt_text(content)
-        if not is_queued_prompt(text):
-            return
-        self._close_group(out, final=False)
-        payload: JsonObject = {"role": "user", "content": cap_text(text), "metadata": {}}
-        out.append(self._event(f"cc@{offset}:queued", "message", payload, ts))
-        self._queued.append(text)
-        del self._queued[:-_MAX_QUEUED]
+        if is_queued_prompt(text):
+            self._held.append([text, f"cc@{offset}:queued", ts])
+            del self._held[:-_MAX_QUEUED]
+
+    def _release_held(self, held: list[str | None], out: list[Record], *, into_turn: bool) -> None:
+        """Emit a held prompt: into the running turn, or as a new turn's (its ``user`` record,
+        if one comes, then says nothing new)."""
+        text, eid, ts = (part or "" for part in held)
+        self._close_group(out, final=not into_turn)
+        metadata: JsonObject = {"queued": True} if into_turn else {}
+        payload: JsonObject = {"role": "user", "content": cap_text(text), "metadata": metadata}
+        out.append(self._event(eid, "message", payload, ts or None))
+        if not into_turn:
+            self._queued.append(text)
+            del self._queued[:-_MAX_QUEUED]
 
     # -- user records -------------------------------------------------------------------
 
@@ -297,8 +314,9 @@ class ClaudeCodeAdapter(ClaudeCalls):
         self._end_turn_part(out, final=True)
         self._api_error = False
         if text in self._queued:
-            self._queued.remove(text)  # emitted when it was queued
+            self._queued.remove(text)  # emitted when the queue handed it over
             return
+        self._held = [h for h in self._held if h[0] != text]  # delivered as this record
         self._run_id = uuid
         payload: JsonObject = {"role": "user", "content": cap_text(text.strip()), "metadata": {}}
         out.append(self._event(f"cc:{uuid}:user", "message", payload, ts))

@@ -78,6 +78,22 @@ def test_a_reply_that_confirms_the_work_is_an_acknowledgement(
     assert is_acknowledgement(reply) is acknowledges
 
 
+class TestQueuedPrompts:
+    def test_words_taken_into_the_running_turn_join_its_request(self) -> None:
+        """A prompt the user queued while the agent worked, handed to its running turn
+        (``metadata.queued``): more of the request, shown with it. Once the run ended, the
+        next one starts with it: a request of its own."""
+        memory = derive(user("Fix checkout"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+                        user("remember to resolve merge issues yourself", queued=True))  # fmt: skip
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "Fix checkout\nremember to resolve merge issues yourself"
+        assert memory.earlier_goals == ()
+        ended = event("terminal", status="completed")
+        memory = derive(user("Fix checkout"), ended, user("now the README", queued=True))
+        assert memory.current_goal is not None
+        assert memory.current_goal.text == "now the README"
+
+
 class TestShortAnswers:
     @pytest.mark.parametrize(
         "reply", ["yes, please commit", "Try again", "Please merge.", "do it", "the second one",

@@ -120,15 +120,16 @@ class TestKnownRecords:
 
 
 class TestQueuedPrompts:
-    def test_a_queued_prompt_is_a_prompt_where_it_was_queued(self) -> None:
-        """enqueue with plain text becomes the user's prompt; it is the current goal."""
+    def test_a_prompt_handed_to_the_running_turn_is_more_of_its_request(self) -> None:
+        """enqueue, then remove (handed to the running turn): the user's words join the
+        request the agent is working on, in the current goal."""
         m = memory(
             prompt(1, "Fix checkout"),
             queued(2, "new beads for the epic were added. tackle them"),
             queued(3, "", operation="remove"),
         )
         assert m.current_goal is not None
-        assert m.current_goal.text == "new beads for the epic were added. tackle them"
+        assert m.current_goal.text == "Fix checkout\nnew beads for the epic were added. tackle them"
 
     def test_a_queued_prompt_delivered_later_is_one_prompt(self) -> None:
         """enqueue, dequeue, then a user record with the same text: one prompt."""

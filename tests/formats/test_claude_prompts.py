@@ -3,6 +3,8 @@ the fixed texts the client writes into the transcript, each from minimal real-sh
 
 from __future__ import annotations
 
+from session_memory.core.events import Record, TranscriptEvent
+from session_memory.formats import ClaudeCodeAdapter
 from tests.formats.cc_records import (
     events,
     local_command,
@@ -51,14 +53,39 @@ class TestQueue:
             *local_command(4, "model", "", "Set model to Opus"),
         ) == ["Implement the plan"]
 
-    def test_a_remove_that_names_its_text_forgets_that_text(self) -> None:
-        """2.1.2xx says which text it removes: only that one is forgotten, not the oldest."""
+    def test_a_remove_that_names_its_text_hands_over_that_text(self) -> None:
+        """2.1.2xx says which text it removes: only that one is handed to the running turn,
+        not the oldest; the other comes with its user record."""
         assert prompts(
             queued(1, "check again"),
             queued(2, "and the lint"),
             queued(3, "and the lint", operation="remove"),
             prompt(4, "check again"),
-        ) == ["check again", "and the lint"]
+        ) == ["and the lint", "check again"]
+
+    def test_a_prompt_is_held_until_the_queue_hands_it_over(self) -> None:
+        """Typed while the agent works, a prompt comes where the queue hands it over: into
+        the running turn (``remove``: marked queued), as a new turn (``dequeue``), or, still
+        queued when the read ends, as the user's last words."""
+
+        def said(records: list[Record]) -> list[tuple[object, object]]:
+            return [
+                (r.payload["content"], r.payload["metadata"])
+                for r in records
+                if isinstance(r, TranscriptEvent) and r.event_type == "message"
+            ]
+
+        records = [prompt(1, "Fix checkout"), queued(2, "also the README")]
+        adapter = ClaudeCodeAdapter()
+        assert said([e for i, r in enumerate(records) for e in adapter.feed(r, i)]) == [
+            ("Fix checkout", {})
+        ]
+        handed = adapter.feed(queued(3, "", operation="remove"), 3)
+        assert said(handed) == [("also the README", {"queued": True})]
+        adapter = ClaudeCodeAdapter()
+        for i, r in enumerate(records):
+            adapter.feed(r, i)
+        assert said(adapter.finish()) == [("also the README", {})]
 
 
 class TestSlashCommands:
