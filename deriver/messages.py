@@ -387,6 +387,9 @@ class MessageRules:
             store.set_goal(text, goal.source, goal.run_id, root=goal.root)
             assert store.goal is not None
             store.goal.worked, store.goal.shipped = goal.worked, goal.shipped
+            if choices := choices_stated(content):  # "we also use migrations in staging"
+                decision(store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
+                         message.stamp)  # fmt: skip
             return True
         self.stands.user_said(content, False, message.stamp)
         if goal is not None and goal.text == goal_text(content):

@@ -48,7 +48,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("goal", "user message, not synthetic, not a short answer, nor the user's report of a "
          "step done for the agent (I restarted the server, try again)",
          "becomes the current goal (one the user queued while the agent worked, handed to its "
-         "running turn, metadata.queued, joins the request at work instead; "
+         "running turn, metadata.queued, joins the request at work instead, what it states of "
+         "how to work a user_choice; "
          "cut to its cap: head and tail, and between them the last "
          "two lines of a pasted log that report an error); the previous goal becomes an "
          "earlier goal (quoted, head and tail kept: 280 characters), unless it was a run the "

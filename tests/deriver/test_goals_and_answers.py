@@ -88,6 +88,9 @@ class TestQueuedPrompts:
         assert memory.current_goal is not None
         assert memory.current_goal.text == "Fix checkout\nremember to resolve merge issues yourself"
         assert memory.earlier_goals == ()
+        memory = derive(user("Fix the migrations"),
+                        user("we also use migrations in staging", queued=True))  # fmt: skip
+        assert texts(memory.key_decisions) == ["user said: “we also use migrations in staging”"]
         ended = event("terminal", status="completed")
         memory = derive(user("Fix checkout"), ended, user("now the README", queued=True))
         assert memory.current_goal is not None
