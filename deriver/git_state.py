@@ -17,6 +17,7 @@ __all__ = [
     "CHANGED_KEPT",
     "COMMIT_RE",
     "DISCARDS_RE",
+    "FORGE_PULLS",
     "MERGE_LATER_RE",
     "PULL_REQUEST_CALL",
     "PULL_URL_RE",
@@ -450,6 +451,8 @@ def same_pull(named: str, url: str) -> bool:
 
 PULL_REQUEST_CALL: Final = "pull request"
 """The name the adapters give the call of a pull request the session opened."""
+FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
+"""The actions of a forge's command line on its pull requests (GitHub's, GitLab's)."""
 _OPENS_PULL_RE: Final = re.compile(r"create_(?:pull|merge)_request$", re.IGNORECASE)
 
 

@@ -378,7 +378,7 @@ class MessageRules:
             # An answer to the agent ("yes", "the second one", "B, nested in the options",
             # "post it" to its offer to post, "I restarted the server, try again"), not a new
             # request: bound to its question.
-            self.stands.user_said(content, True, message.stamp)
+            stands.user_said(content, True, message.stamp)
             return True
         if message.queued and goal is not None and not (stands.ending or stands.completed):
             # Typed while the agent worked on the request and taken into its running turn
@@ -391,7 +391,7 @@ class MessageRules:
                 decision(store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
                          message.stamp)  # fmt: skip
             return True
-        self.stands.user_said(content, False, message.stamp)
+        stands.user_said(content, False, message.stamp)
         if goal is not None and goal.text == goal_text(content):
             # The same request sent again (after an interrupt): still the one goal.
             store.set_goal(goal.text, message.stamp, message.run_id, root=goal.root)

@@ -10,6 +10,7 @@ import re
 from typing import Final
 
 from deriver.actions import Action, actions_of, resolves, settles
+from deriver.git_state import FORGE_PULLS
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.output_scan import error_lines
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
@@ -47,7 +48,6 @@ _MERGING: Final = frozenset(
      "$ git stash", "$ git am"}
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
-_OPENS_PULL: Final = frozenset({"$ gh pr", "$ glab mr"})
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
 # "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
@@ -345,7 +345,7 @@ class Failures:
         settled, however it was opened in the end."""
         for name, entries in list(self.by_action.items()):
             for targets, item_key, failed in list(entries):
-                if (name in _OPENS_PULL and "create" in targets) or (
+                if (name in FORGE_PULLS and "create" in targets) or (
                     name == "$ gh api" and any(t.endswith("/pulls") for t in targets)
                 ):
                     self._resolve(ItemKey(item_key), failed, "", stamp, True)

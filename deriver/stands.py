@@ -33,6 +33,7 @@ from deriver.commits import Repositories
 from deriver.git_state import (
     CHANGED_KEPT,
     DISCARDS_RE,
+    FORGE_PULLS,
     MERGE_LATER_RE,
     PULL_URL_RE,
     PullAction,
@@ -78,7 +79,6 @@ _NOT_STATE: Final = frozenset(
     {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
 _MIN_MESSAGE_CHARS: Final = 40
-_FORGE_PULLS: Final = frozenset({"$ gh pr", "$ glab mr"})
 _PROPOSED_PLAN: Final = "<proposed_plan>"
 
 
@@ -364,7 +364,7 @@ class Stands:
         store = self.store
         if action.startswith("$ git"):
             self.git_used = True
-        opened = action in _FORGE_PULLS and "create" in targets
+        opened = action in FORGE_PULLS and "create" in targets
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
         place = elsewhere(command, store.cwd)  # another repository beside the project
