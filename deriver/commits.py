@@ -7,8 +7,10 @@ command line gives when it is quiet. An amended commit replaces the last one, pu
 status`` that says the branch is up to date with its upstream, and one that says it is
 ahead by N commits leaves only the last N unpushed (whoever pushed the others).
 
+A reset back past the last commits (``git reset HEAD~1``) takes them off, as an amend does.
 A branch the session made (``git checkout -b x``, ``git switch -c x main``) is where its work
-goes until it moves to another: named with the branch it was made from.
+goes until it moves to another: named with the branch it was made from. Another repository
+the session works in beside the project has commits of its own (:class:`Repositories`).
 """
 
 from __future__ import annotations
@@ -140,14 +142,12 @@ class Commits:
             refs = [w for w in words[2:] if not w.startswith("-")]
             if piped or basename(words[0]) != "git" or words[1:2] != ["reset"] or len(refs) != 1:
                 continue  # not a reset, or one of paths (unstaging)
-            found = _BACK_RE.fullmatch(refs[0])
-            top = self.last or self.last_pushed
-            hashed = _HASH_RE.match(top)
+            found, top = _BACK_RE.fullmatch(refs[0]), self.last or self.last_pushed
             if found is None or not top:
                 continue
-            base = found.group(1)
+            base, hashed = found.group(1), _HASH_RE.match(top)
             if base not in ("HEAD", "@") and not (hashed and _same_hash(base, hashed.group(1))):
-                continue
+                continue  # back from another commit than the last: which ones, unknown
             back = sum(
                 int(step[1:] or 1) if step[0] == "~" else 1
                 for step in _STEP_RE.findall(found.group(2))
