@@ -53,16 +53,17 @@ _DURATION_RE: Final = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 # Wrappers that run the rest of the line as a command, after their own flags.
 _PLAIN_WRAPPERS: Final = word_set(
     "time command exec nice nohup sudo xvfb-run stdbuf ionice timeout gtimeout caffeinate "
-    "chronic xargs npx bunx pnpx uvx rtk"
+    "chronic xargs npx bunx pnpx uvx rtk corepack"
 )
 # Wrappers that run the rest of the line after a ``run`` word (``uv run``, ``poetry run``).
 _RUN_WRAPPERS: Final = frozenset(
-    {"uv", "poetry", "pipenv", "pdm", "rye", "conda", "pipx", "hatch", "pixi", "devbox"}
+    {"uv", "poetry", "pipenv", "pdm", "rye", "conda", "pipx", "hatch", "pixi", "devbox", "volta"}
 )
 # Tool managers and package managers that run a command with the project's pinned tools
-# after an ``exec`` word (``mise exec -- go test``, ``pnpm exec vitest``, ``asdf exec go``):
+# after an ``exec`` word (``mise exec -- go test``, ``pnpm exec vitest``, ``asdf exec go``,
+# ``fnm exec --using=24 -- corepack pnpm exec vitest``; corepack runs the pinned one plainly):
 # the same command as typed without them. Tool specs (``go@1.24``) before ``--`` are skipped.
-_EXEC_WRAPPERS: Final = frozenset({"mise", "rtx", "asdf", "pnpm", "npm", "yarn", "bun"})
+_EXEC_WRAPPERS: Final = frozenset({"mise", "rtx", "asdf", "fnm", "pnpm", "npm", "yarn", "bun"})
 _EXEC_WORDS: Final = frozenset({"exec", "x"})
 _WRAPPER_VALUE_FLAGS: Final = word_set(
     "--with --with-requirements --python -p --extra --group --only-group --package --env-file "

@@ -103,6 +103,9 @@ class TestDetectCheck:
             ("mise x go@1.24 -- go test ./...", "go test"),
             ("asdf exec go test ./x", "go test"),
             ("pnpm exec vitest run", "vitest"),
+            ("corepack pnpm exec vitest run test/a.test.ts", "vitest"),
+            ("fnm exec --using=24.18.0 -- corepack pnpm run test", "pnpm test"),
+            ("volta run pnpm test", "pnpm test"),
             ("npm exec -- jest", "jest"),
             ("hatch run pytest -q", "pytest"),
             ("rtk bun run lint", "bun run lint"),  # a proxy that filters the output
