@@ -55,6 +55,8 @@ _JEST_RE: Final = re.compile(r"^Tests:[ \t]+([^\n]*?\d+ total)", re.MULTILINE)
 _VITEST_RE: Final = re.compile(
     r"^[ \t]*Tests[ \t]+((?:\d+ [a-z]+(?:[ \t]*\|[ \t]*)?)+)[ \t]*\((\d+)\)", re.MULTILINE
 )
+# vitest's "Test Files  11 failed | 4 passed (15)": a file that did not load ran no test.
+_VITEST_FILES_RE: Final = re.compile(r"^[ \t]*Test Files[ \t]+((?:\d+ [a-z]+[ \t|]*)+)", re.M)
 _MOCHA_RE: Final = re.compile(
     r"^[ \t]*(\d+) passing \([^)\n]*\)[ \t]*\n(?:[ \t]*(\d+) pending[ \t]*\n)?"
     r"(?:[ \t]*(\d+) failing[ \t]*$)?",
@@ -242,12 +244,16 @@ def _jest(text: str) -> _Summary | None:
     vitest = _VITEST.last(text)
     if vitest is not None and (found is None or vitest.end() > found.end):
         words = _words_counts(vitest.group(1))
-        counts = CheckCounts(
-            passed=words.get("passed", 0),
-            failed=words.get("failed", 0),
-            skipped=words.get("skipped", 0) + words.get("todo", 0),
+        files = _VITEST_FILES_RE.search(text, max(0, vitest.start() - 200), vitest.start())
+        broken = _words_counts(files.group(1)).get("failed", 0) if files else 0
+        broken = 0 if words.get("failed") else broken  # failed by its tests: they say so
+        counts = CheckCounts(words.get("passed", 0), words.get("failed", 0), broken or None,
+                             words.get("skipped", 0) + words.get("todo", 0))  # fmt: skip
+        said = vitest.group(1).strip(" \t|")
+        said = (
+            f"Test Files {files.group(1).strip(' |')}; Tests {said}" if broken and files else said
         )
-        found = _summary(vitest, counts, vitest.group(1).strip(" \t|"))
+        found = _summary(vitest, counts, said)
     return found
 
 

@@ -72,11 +72,12 @@ def check_passed(
 # 3s" and "> Task :test FAILED", maven "[ERROR] BUILD FAILURE", "Failed to compile." (webpack
 # based builds), vite "error during build:", esbuild "✘ Build failed", npm "npm ERR! code
 # ELIFECYCLE" (npm 10: "npm error Lifecycle script `test` failed"), pnpm "ELIFECYCLE  Test
-# failed" and "ERR_PNPM_…", yarn "error Command failed with exit code 1", bun "error: script
-# "test" exited with code 1", make "make: *** [Makefile:5: test] Error 1", turbo "ERROR  run
-# failed".
+# failed" (thin spaces around the code) and "ERR_PNPM_…", yarn "error Command failed with
+# exit code 1", bun "error: script "test" exited with code 1", make "make: *** [Makefile:5:
+# test] Error 1", turbo "ERROR  run failed".
 _RUN_FAILED_RE: Final = re.compile(
-    r"^[ \t>\u2718\u00d7\u2716!]*(?:BUILD FAILED\b|FAILURE: Build failed|\[ERROR\] BUILD FAILURE"
+    r"^(?:[^\S\n]|[>\u2718\u00d7\u2716!])*"
+    r"(?:BUILD FAILED\b|FAILURE: Build failed|\[ERROR\] BUILD FAILURE"
     r"|Task :\S+ FAILED\b|Failed to compile\b|error during build:|Build failed\b"
     r"|npm (?:ERR!|error) (?:code ELIFECYCLE|Lifecycle script)|ELIFECYCLE\b.*\bfailed"
     r"|ERR_PNPM_\w+|error Command failed with exit code [1-9]"
@@ -194,6 +195,17 @@ _GO_HEADER_RE: Final = re.compile(r"^# \S+\n[ \t]*([^\s#][^\n]*)", re.MULTILINE)
 _TASK_LABEL_RE: Final = re.compile(r"^\[(?!(?i:warn|warning)\]|ERR_)[^\]\s]+\] (?=\S)", re.M)
 
 
+def _says_why(line: str) -> bool:
+    """Whether a stripped line of a failed check's output may say why: not blank, no
+    boilerplate, no script runner's echo, no warning."""
+    return (
+        bool(line)
+        and not _BOILERPLATE_RE.match(line)
+        and not is_script_echo(line)
+        and not _WARNED_RE.match(line)
+    )
+
+
 def failure_line(output: str, summary: str = "") -> str:
     """The first line of a failed check's output that says why it failed: an error line
     (not a warning), else the first failing test's name, else the error under the header of
@@ -216,17 +228,17 @@ def failure_line(output: str, summary: str = "") -> str:
         return summary
     failed = _RUN_FAILED_RE.search(head)
     if failed is not None:
-        # vite's "error during build:" then the error: the line under it says why.
-        after = head[failed.end() :].splitlines()[1:]
-        under = next((ln.strip() for ln in after if ln.strip()), "")
-        return under if under and not _BOILERPLATE_RE.match(under) else failed.group(0).strip()
+        said = failed.group(0).strip()
+        if said.endswith(":"):
+            # vite's "error during build:" then the error: the line under it says why.
+            after = head[failed.end() :].splitlines()[1:]
+            under = next((ln.strip() for ln in after if ln.strip()), "")
+            return under if under and not _BOILERPLATE_RE.match(under) else said
+        # pnpm's "ELIFECYCLE Command failed." ends a run: the line before it says why.
+        before = (ln.strip() for ln in reversed(head[: failed.start()].splitlines()))
+        return next((ln for ln in before if _says_why(ln)), said)
     for raw in head.splitlines():
         text = raw.strip()
-        if (
-            text
-            and not _BOILERPLATE_RE.match(text)
-            and not is_script_echo(text)
-            and not _WARNED_RE.match(text)
-        ):
+        if _says_why(text):
             return text
     return head.strip().splitlines()[0].strip()

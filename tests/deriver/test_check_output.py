@@ -206,6 +206,18 @@ class TestCheckPassed:
         assert check_passed(None, parse_check_output("npm test", VITEST_FAILED), "") is False
         assert check_passed(None, parse_check_output("npm test", VITEST_PASSED), "") is True
 
+    def test_vitest_files_that_failed_to_load_fail_the_run(self) -> None:
+        """vitest counts only the tests that ran: "Test Files  11 failed | 4 passed (15)" over
+        "Tests  13 passed (13)" is a failed run (the others did not load)."""
+        output = (
+            " FAIL  test/a.test.ts [ test/a.test.ts ]\nError: Cannot find package '@b/cel'\n\n"
+            " Test Files  11 failed | 4 passed (15)\n      Tests  13 passed (13)\n"
+        )
+        summary = summarize_check("vitest", output)
+        assert summary is not None
+        assert summary.words == "Test Files 11 failed | 4 passed; Tests 13 passed"
+        assert check_passed(None, summary.counts, output) is False
+
     @given(st.none() | st.integers(), st.none() | st.builds(
         CheckCounts,
         st.none() | st.integers(0, 9),
@@ -515,6 +527,7 @@ class TestPipedExit:
             "> a@1.0.0 build\n> tsc\n\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 2\n",
             "npm error Lifecycle script `test` failed with error:\nnpm error code 1\n",
             " ELIFECYCLE \u2009Test failed. See above for more details.\n",
+            "\u2009ELIFECYCLE\u2009 Test failed. See above for more details.\n",
             " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL \u2009@a/api@1.0.0 test: `jest`\n",
             "error Command failed with exit code 1.\n",
             'error: script "test" exited with code 1\n',
@@ -590,6 +603,16 @@ class TestWhyABuildFailed:
         "vite v5 building…", an eslint file name), or a warning before the error, is not why
         it failed: the error under it is."""
         assert failure_line(output) == why
+
+    def test_the_line_before_a_runner_s_last_word_says_why(self) -> None:
+        """pnpm ends a failed script with "ELIFECYCLE  Command failed." (thin spaces), and a
+        warning may follow it: the line before it says why."""
+        output = (
+            "> @o/tauri@0.1.0 tauri /w/o\n> tauri build\n\nsh: tauri: command not found\n"
+            "\u2009ELIFECYCLE\u2009 Command failed.\n\u2009WARN\u2009  Local package.json exists, "
+            "but node_modules missing, did you mean to install?\n"
+        )
+        assert failure_line(output) == "sh: tauri: command not found"
 
 
 class TestFailureListing:
