@@ -191,7 +191,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
-         "pnpm exec, fnm exec, corepack pnpm, volta run), or of a run naming each test it "
+         "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "
+         "exec; with secrets loaded: op run --), or of a run naming each test it "
          "listed as failing, marks it resolved; "
          "a linter's or formatter's finding so fixed goes (it is in the code now)",
          "failed_attempts", "resolved_failures"),

@@ -75,6 +75,16 @@ _ENV_VALUE_FLAGS: Final = frozenset({"-u", "-C", "-S"})
 _GIT_VALUE_FLAGS: Final = word_set(
     "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path"
 )
+# Loaders of secrets and environments that run the command after ``--`` (``op run -- npm
+# test``, ``doppler run -- pytest``, ``dotenv -e .env.test -- jest``).
+_DASHDASH_WRAPPERS: Final = word_set("op doppler dotenvx dotenv infisical aws-vault chamber")
+# Container runners that run a command in a service or image: ``docker compose exec web
+# pytest``, ``docker run --rm -v .:/app node:20 npm test``; their options that take a value.
+_CONTAINERS: Final = word_set("docker podman docker-compose")
+_CONTAINER_VALUE_FLAGS: Final = word_set(
+    "-e --env --env-file -w --workdir -u --user -v --volume -p --publish --name --entrypoint "
+    "--index --network --platform -f --file --project-name"
+)
 _MAX_WRAPPERS: Final = 8  # wrappers nest a little (``env FOO=1 timeout 60 uv run``), not more
 
 
@@ -179,6 +189,17 @@ def skip_options(words: list[str], start: int, value_flags: frozenset[str]) -> i
     return i
 
 
+def _in_container(words: list[str], i: int) -> int | None:
+    """Where the command a container runner runs starts (``docker compose exec web pytest``:
+    ``pytest``), ``i`` past the runner; None for its other subcommands."""
+    if i < len(words) and words[i] == "compose":
+        i = skip_options(words, i + 1, _CONTAINER_VALUE_FLAGS)
+    if i >= len(words) or words[i] not in ("exec", "run"):
+        return None
+    service = skip_options(words, i + 1, _CONTAINER_VALUE_FLAGS)
+    return service + 1 if service + 1 < len(words) else None
+
+
 def _wrapped_start(words: list[str], i: int) -> int | None:
     """Where the command starts after the wrapper at ``i``, or None when ``words[i]`` is
     not a wrapper."""
@@ -186,6 +207,15 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
     after = words[i + 1] if i + 1 < len(words) else None
     if head == "env":
         return skip_options(words, i + 1, _ENV_VALUE_FLAGS)
+    if head in _DASHDASH_WRAPPERS and "--" in words[i + 1 :]:
+        return words.index("--", i + 1) + 1
+    if head in _CONTAINERS:
+        return _in_container(words, i + 1)
+    if head in ("direnv", "nvm") and after == "exec":
+        return i + 3  # ``direnv exec . pytest``, ``nvm exec 20 npm test``
+    if head == "nix" and after == "develop":
+        run = next((j for j in range(i + 2, len(words)) if words[j] in ("-c", "--command")), None)
+        return run + 1 if run is not None else None
     if head in _PLAIN_WRAPPERS:
         i = skip_options(words, i + 1, _WRAPPER_VALUE_FLAGS)
         while i < len(words) and _DURATION_RE.match(words[i]):  # ``timeout 60``
@@ -204,9 +234,9 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
 
 
 def strip_wrappers(words: list[str]) -> list[str]:
-    """Drop env assignments and wrappers (``timeout 60``, ``uv run``, ``npx``...), and
-    git's own options before its subcommand (``git -C dir --no-pager log``: ``git log``);
-    ``coverage run x.py`` runs ``python x.py``."""
+    """Drop env assignments and wrappers (``timeout 60``, ``uv run``, ``npx``, ``docker compose
+    exec web``, ``op run --``...), and git's own options before its subcommand (``git -C dir
+    --no-pager log``: ``git log``); ``coverage run x.py`` runs ``python x.py``."""
     i = 0
     for _ in range(_MAX_WRAPPERS):
         while i < len(words) and is_assignment(words[i]):

@@ -106,6 +106,17 @@ class TestDetectCheck:
             ("corepack pnpm exec vitest run test/a.test.ts", "vitest"),
             ("fnm exec --using=24.18.0 -- corepack pnpm run test", "pnpm test"),
             ("volta run pnpm test", "pnpm test"),
+            # in a container, or with secrets and environments loaded
+            ("docker compose exec app pytest -q", "pytest"),
+            ("docker compose -f dev.yml run --rm -e CI=1 web npm test", "npm test"),
+            ("docker exec -it api go test ./...", "go test"),
+            ("docker-compose exec -T web python manage.py test", "django test"),
+            ("docker run --rm -v .:/app -w /app node:20 npm test", "npm test"),
+            ("op run --env-file .env -- npm test", "npm test"),
+            ("dotenv -e .env.test -- jest", "jest"),
+            ("direnv exec . pytest", "pytest"),
+            ("nix develop -c cargo test", "cargo test"),
+            ("nvm exec 20 npm test", "npm test"),
             ("npm exec -- jest", "jest"),
             ("hatch run pytest -q", "pytest"),
             ("rtk bun run lint", "bun run lint"),  # a proxy that filters the output
