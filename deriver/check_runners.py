@@ -171,6 +171,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("unittest",), ANY, "unittest", TEST, "unittest"),
     _R(("nose2",), ANY, "nose2", TEST, "unittest"),
     _R(("python",), Script("manage.py", "test"), "django test", TEST, "unittest"),
+    _R(("python",), Script("manage.py", "check"), "django check", LINT),
     _R(("jest",), ANY, "jest", TEST, "jest"),
     _R(("vitest",), Always(mode="run"), "vitest", TEST, "jest"),
     _R(("mocha",), ANY, "mocha", TEST, "mocha"),
@@ -178,6 +179,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("ctest",), ANY, "ctest", TEST, "ctest"),
     _R(("rspec",), ANY, "rspec", TEST, "rspec"),
     _R(("phpunit",), ANY, "phpunit", TEST, "phpunit"),
+    _R(("pest",), ANY, "pest", TEST, "phpunit"),
     _R(("php",), Script("artisan", "test"), "artisan test", TEST, "phpunit"),
     _R(("playwright",), _sub("test"), "playwright test", TEST),
     _R(("cypress",), _sub("run"), "cypress run", TEST),
@@ -287,6 +289,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("rails",), _sub("test"), "rails test", TEST),
     _R(("composer",), _sub("test"), "composer test", TEST),
     _R(("cmake",), WithOption(word_set("--build")), "cmake --build", BUILD, scoped=False),
+    _R(("ninja",), ANY, "ninja", BUILD, scoped=False),
     # Build tools named by the goal or task the command line names last
     _R(("mvn", "mvnw"), _mvn("test"), "mvn test", TEST, "maven", scoped=False),
     _R(("mvn", "mvnw"), _mvn("verify"), "mvn verify", TEST, "maven", scoped=False),
