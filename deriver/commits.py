@@ -77,10 +77,7 @@ class Commits:
             return
         if commit.amend and (self.last or self.last_pushed):
             # The amended commit replaces the last one, whether or not it was pushed.
-            replaced = self.last or self.last_pushed
-            for key in (done_key(f"committed {replaced}"), done_key(f"pushed {replaced}")):
-                if (item := store.get(key)) is not None:
-                    store.remove(item, stamp)
+            self._take_off(self.last or self.last_pushed, stamp)
         elif self.last:
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
         self.last_pushed = ""
@@ -154,13 +151,17 @@ class Commits:
             )
             taken = [top, *reversed(self.earlier)][:back] if self.last else [top][:back]
             for commit in taken:
-                for key in (done_key(f"committed {commit}"), done_key(f"pushed {commit}")):
-                    if (item := self.store.get(key)) is not None:
-                        self.store.remove(item, stamp)
+                self._take_off(commit, stamp)
             if self.last:
                 kept = self.earlier[: len(self.earlier) - (len(taken) - 1)]
                 self.last, self.earlier = (kept[-1], kept[:-1]) if kept else ("", [])
             self.last_pushed = ""
+
+    def _take_off(self, commit: str, stamp: Stamp) -> None:
+        """A commit amended or reset away: its lines go, pushed or not."""
+        for key in (done_key(f"committed {commit}"), done_key(f"pushed {commit}")):
+            if (item := self.store.get(key)) is not None:
+                self.store.remove(item, stamp)
 
     def switched(self, command: str, output: str, stamp: Stamp) -> None:
         """A command that worked moved to a branch: one the session made (``git checkout
