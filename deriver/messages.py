@@ -387,22 +387,18 @@ class MessageRules:
             store.set_goal(text, goal.source, goal.run_id, root=goal.root)
             assert store.goal is not None
             store.goal.worked, store.goal.shipped = goal.worked, goal.shipped
-            if choices := choices_stated(content):  # "we also use migrations in staging"
-                decision(store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
-                         message.stamp)  # fmt: skip
+            self._choices(content, message.stamp)  # "we also use migrations in staging"
             return True
         stands.user_said(content, False, message.stamp)
         if goal is not None and goal.text == goal_text(content):
             # The same request sent again (after an interrupt): still the one goal.
             store.set_goal(goal.text, message.stamp, message.run_id, root=goal.root)
             return True
-        choices = choices_stated(goal.text) if goal is not None and not goal.root else ""
-        if choices and goal is not None:
+        if goal is not None and not goal.root:
             # How the user wants the work done: true after the request itself is done, so
             # kept once a new request replaces it (the current goal shows its own). The root
             # request stays pinned, its choices with it.
-            decision(store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
-                     goal.source)  # fmt: skip
+            self._choices(goal.text, goal.source)
         self.todos.new_request(message.stamp)
         for item in store.items_of("todo_items"):
             if item.kind == "summary_resume":
@@ -426,6 +422,12 @@ class MessageRules:
                 store.add("earlier_goals", "goal", earlier, goal.source)
         store.set_goal(goal_text(content), message.stamp, message.run_id, root=goal is None)
         return True
+
+    def _choices(self, request: str, stamp: Stamp) -> None:
+        """What a request states of how the work is to be done, a key decision."""
+        if choices := choices_stated(request):
+            decision(self.store, "user_choice", f"user said: {quote(choices, _CHOICE_CHARS)}",
+                     stamp)  # fmt: skip
 
     def apply_transition(self, transition: Transition) -> bool:
         self._set_cwd(transition.cwd, transition.git)
