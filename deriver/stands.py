@@ -337,9 +337,9 @@ class Stands:
         exit_code = outcome.exit_code
         if exit_code is not None and exit_code != 0:
             return
-        actions = actions_of(name, arg)
+        actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
         for action in actions:
-            self._shell_action(action.name, action.targets, outcome.output, stamp, arg)
+            self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
         if self.ci and any(action.name == "$ git push" for action in actions):
             self.ci, self.ci_stamp = "unseen", stamp  # CI runs on what was pushed
         discards = bool(self.changed and DISCARDS_RE.search(arg))
@@ -359,6 +359,7 @@ class Stands:
         output: str,
         stamp: Stamp,
         command: str = "",
+        place: str = "",  # another repository beside the project, where the command ran
     ) -> None:
         """What a successful command (its line, if a shell's) did to git and pull requests."""
         store = self.store
@@ -367,7 +368,6 @@ class Stands:
         opened = action in FORGE_PULLS and "create" in targets
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
-        place = elsewhere(command, store.cwd)  # another repository beside the project
         if action == "$ git commit" and not place:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
         self.commits.at(place).ran(action, command, output, stamp)
