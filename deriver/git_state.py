@@ -460,4 +460,4 @@ def opens_pull(name: str) -> bool:
     """Whether a call opens a pull request, its output the URL: the adapters' own call of
     this name, or a forge's tool (GitHub's MCP server or app: "mcp__github__create_pull_
     request", "_create_pull_request"; GitLab's "create_merge_request")."""
-    return name == PULL_REQUEST_CALL or ("_request" in name and bool(_OPENS_PULL_RE.search(name)))
+    return name == PULL_REQUEST_CALL or _OPENS_PULL_RE.search(name) is not None
