@@ -331,6 +331,20 @@ class TestCredentialsInProse:
         out = redact_secrets("the passphrase is 'plum mango kiwi fig'")
         assert out == "the passphrase is '[redacted:password]'"
 
+    def test_emphasis_neither_hides_nor_makes_a_password(self) -> None:
+        """Markdown's ``**`` around a value is no symbol of it, and no cover for one."""
+        assert redact_secrets("the token is **optional**") == "the token is **optional**"
+        out = redact_secrets("the password is **hunter2!x**")
+        assert "hunter2" not in out and "[redacted:password]" in out
+
+    def test_credentials_need_a_password_shape_even_quoted(self) -> None:
+        """Credentials name a set: a quoted command after them is said of them."""
+        kept = "**All credentials in keychain**: `cargo run`"
+        assert redact_secrets(kept) == kept
+        assert redact_secrets("the credentials are `hunter2!x`") == (
+            "the credentials are `[redacted:password]`"
+        )
+
     def test_a_pin_of_digits_is_redacted(self) -> None:
         """Digits are a PIN after a password word; after a token word they are a count."""
         assert redact_secrets("The PIN is 4821.") == "The PIN is [redacted:password]."

@@ -132,7 +132,8 @@ def redact_secrets(text: str) -> str:
       ``max_tokens`` and ``password_reset_view.py`` are untouched; ``/etc/passwd:`` is a path.
     - A quoted value is redacted unless it is empty, a reference (``"${DB_PASSWORD}"``,
       ``"{{ secret }}"``, ``"%(pw)s"``, ``"<your token>"``) or a mask (``"****"``).
-    - An unquoted value is kept when it is code: a null or boolean word, a type annotation
+    - An unquoted value is kept when it is code: a null or boolean word (``on``, ``off``
+      too), an access level (``id-token: write``), a type annotation
       (``password: str``), a bare integer of at most three digits (``token = 0``; no real
       credential is that short), a call or index (``get_token()``, ``os.environ["KEY"]``),
       an attribute of a well-known object (``self.token``, ``settings.SECRET_KEY``) or a
@@ -143,6 +144,9 @@ def redact_secrets(text: str) -> str:
     - ``Bearer <v>`` outside an Authorization header needs a value that is not a word
       (``Bearer authentication``, ``bearer credentials.`` are prose), and ``-u user:PW`` a
       user without ``%`` (``date -u +%H:%M`` is a format).
+    - Markdown's emphasis is not part of a value: ``the token is **optional**`` is prose.
+      After ``credentials`` (a set, not one value), a quoted value must be shaped like a
+      password: ``**All credentials in keychain**: `cargo run``` is a list item.
 
     Redaction is idempotent (``redact_secrets(redact_secrets(t)) == redact_secrets(t)``): it
     runs to a fixed point, and a text with nothing to redact is checked once. It is linear in

@@ -45,6 +45,10 @@ _KEEP_WORDS: Final = frozenset(
     {
         "true",
         "false",
+        "on",  # YAML's booleans, and a setting's: "Add to ID token: ON"
+        "off",
+        "yes",
+        "no",
         "null",
         "none",
         "nil",
@@ -59,6 +63,11 @@ _KEEP_WORDS: Final = frozenset(
         "any",
         "optional",
         "required",
+        # access levels: a workflow's `id-token: write`, a scope's `contents: read`
+        "read",
+        "write",
+        "read-all",
+        "write-all",
     }
 )
 _CODE_ROOTS: Final = frozenset(
@@ -130,7 +139,7 @@ def unquoted_is_code(value: str) -> bool:
         return True
     if not any(c.isalnum() for c in value):
         return True  # punctuation: "Unexpected token: }"
-    bare = value.rstrip(")]},.")
+    bare = value.rstrip(")]},.").strip("*")  # **bold** is Markdown's, not the value's
     if bare.lower() in _KEEP_WORDS:
         return True
     if bare.isdigit() and len(bare) <= 3:

@@ -81,6 +81,7 @@ _PROSE_TRIGGERS: Final = (
     "PIN",
 )
 _CLOSING_PUNCTUATION: Final = ".,;:?)]}"
+_EMPHASIS: Final = re.compile(r"^(?:\*\*|__)|(?:\*\*|__)$")
 # What a credential named right before its value needs before it: "with the admin password
 # …", "use token …", "enter the PIN …" (not "the password reset link").
 _STATED_BEFORE: Final = re.compile(
@@ -104,19 +105,25 @@ def _replace_prose(m: re.Match[str]) -> str | None:
             return None
     elif m.group("pr_sep") is not None and m.start() > 0 and m.string[m.start() - 1] in "_.-":
         return None  # max_output_tokens: 3000 is a key, and keys have a rule of their own
-    noun_kind = _noun_kind(m.group("pr_n"))
+    noun = m.group("pr_n")
+    noun_kind = _noun_kind(noun)
     quote = m.group("pr_q")
     if quote is not None:
         value, tail = m.group("pr_qv"), ""
         if unquoted_is_code(value) or is_stand_in(value):
             return None
-        if not (noun_kind == "password" or password_shaped(value)):
+        # A password word names one value, quoted in any shape. Credentials name a set, and
+        # what follows them may be said of them ("credentials in keychain: `cargo run`").
+        named_one = noun_kind == "password" and not noun.lower().startswith("cred")
+        if not (named_one or password_shaped(value)):
             return None
     else:
         raw = m.group("pr_v")
         value = raw.rstrip(_CLOSING_PUNCTUATION)
         tail = raw[len(value) :]
-        if not password_shaped(value, pin=noun_kind == "password") or is_stand_in(value):
+        # Markdown's emphasis is no symbol of the value: "the token is **optional**".
+        shown = _EMPHASIS.sub("", value)
+        if not password_shaped(shown, pin=noun_kind == "password") or is_stand_in(shown):
             return None
     replaced = marker(specific_kind(value) or noun_kind)
     if quote is not None:
