@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 12
+SNAPSHOT_FORMAT: Final = 13
 """Version 12 keeps the commits of other repositories the session worked in and whether it
 changed anything; version 11 the
 branch the session made; version 9 the paths git said it ignores;

@@ -321,6 +321,7 @@ class MessageRules:
     def _set_cwd(self, cwd: str | None, git: bool) -> None:
         if cwd is not None:
             self.store.cwd = cwd
+            self.store.root = self.store.root or cwd
         if git:
             self.stands.in_git()
 

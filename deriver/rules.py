@@ -298,7 +298,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "git or works on a git branch, payload git_branch), not those in a temporary or "
          "configuration directory (/tmp, ~/.claude) outside the session's known working "
          "directory, nor those git said its ignore files exclude (git add's ignored paths, "
-         "git check-ignore; until git add -f adds them); passing checks become stale",
+         "git check-ignore; until git add -f adds them), each named from the session's first "
+         "directory wherever its shell moved since (cd frontend); passing checks become stale",
          "where_stands", "never evicted"),
     Rule("unpushed", "a commit not pushed since (nor taken off by git reset HEAD~N / <last>^)",
          "where the session stands: the commit "

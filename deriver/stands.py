@@ -61,7 +61,7 @@ from deriver.user_text import (
     reports_done,
     says_next_step,
 )
-from deriver.wording import code, in_scratch, path_code, quote, relative
+from deriver.wording import code, in_scratch, path_code, quote
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = ["DECISION_CHARS", "Stands"]
@@ -317,7 +317,7 @@ class Stands:
         for path in paths:
             if in_scratch(path, self.store.cwd):
                 continue
-            shown = relative(path, self.store.cwd) or path
+            shown = self.store.in_project(path)
             if self.ignored and listed(shown, self.ignored):
                 continue
             if shown in self.changed:

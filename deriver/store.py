@@ -14,6 +14,7 @@ from typing import Any, Final
 from deriver.goal import GoalState, Stamp, fit_goal, stamp_of
 from deriver.keys import ItemKey
 from deriver.token_budget import TokenArithmetic
+from deriver.wording import relative
 from session_memory.core.arguments import check_argument
 from session_memory.core.errors import SnapshotError
 from session_memory.core.layout import RENDER_ORDER, STANDS_SECTION
@@ -176,6 +177,9 @@ class MemoryStore:
         self.goal: GoalState | None = None
         self.cwd: str | None = None
         """The session's working directory, as its latest message or transition said."""
+        self.root: str | None = None
+        """The first working directory said: the project's, files changed are named from it
+        wherever the agent's shell moved since."""
         self.stands: list[Item] = []
         """Where the session stands: rebuilt whole by :mod:`deriver.stands`, never evicted."""
         self.stands_tokens = 0
@@ -352,6 +356,13 @@ class MemoryStore:
 
     # -- where the session stands ---------------------------------------------------------
 
+    def in_project(self, path: str) -> str:
+        """A file as the memory names it: from the project's directory, wherever the shell
+        moved since (a file edited before and after ``cd frontend`` is one file); else from
+        where the shell is; else as given."""
+        shown = relative(path, self.root) or path
+        return shown if shown != path else relative(path, self.cwd) or path
+
     def stands_cost(self, items: list[Item]) -> int:
         """Tokens the stands section takes with these items (none: no section)."""
         if not items:
@@ -478,6 +489,7 @@ class MemoryStore:
             "evicted": [i.to_state() for i in self.evicted],
             "goal": None if goal is None else goal.to_state(),
             "cwd": self.cwd,
+            "root": self.root,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -498,8 +510,9 @@ class MemoryStore:
         self.evicted = [Item.from_state(raw) for raw in state["evicted"]]
         for section in RENDER_ORDER:
             self._restructure(section)
-        cwd = state.get("cwd")
+        cwd, root = state.get("cwd"), state.get("root")
         self.cwd = cwd if isinstance(cwd, str) else None
+        self.root = root if isinstance(root, str) else None
         raw_goal = state["goal"]
         if raw_goal is not None:
             self.goal = GoalState.from_state(raw_goal)

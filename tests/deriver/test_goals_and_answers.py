@@ -465,6 +465,20 @@ class TestWorkingDirectory:
         restored.apply_all(call("Edit", {"file_path": "/b/src/x.py"}, result="..."))
         assert "files changed: `src/x.py`" in texts(restored.memory.where_stands)
 
+    def test_files_are_named_from_the_project_after_the_shell_moves(self) -> None:
+        """A ``cd`` into a subdirectory moves Claude Code's ``cwd``: a file edited before
+        and after it is one file, named from the session's first directory."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/home/u/vpn"),
+            call("Edit", {"file_path": "/home/u/vpn/frontend/src/app.tsx"}, call_id="c1",
+                 result="ok"),
+            event("state_transition", reason="tool_started", cwd="/home/u/vpn/frontend"),
+            call("Edit", {"file_path": "/home/u/vpn/frontend/src/app.tsx"}, call_id="c2",
+                 result="ok"),
+            call("Edit", {"file_path": "/home/u/vpn/README.md"}, call_id="c3", result="ok"),
+        )  # fmt: skip
+        assert "files changed: `README.md`, `frontend/src/app.tsx`" in texts(memory.where_stands)
+
     def test_a_long_path_keeps_its_file_name(self) -> None:
         """A path too long for its span is shortened from the left."""
         shown = path_code("/srv/" + "deep/" * 30 + "components/layouts/root.html.heex", 60)
