@@ -351,6 +351,11 @@ class TestLongGoal:
             '    op_name: &str, // prefix: "{op_name} failed: {e}"\n  - new: Describe failed: ...\n'
         )
         assert derive(user(review)).failed_attempts == ()
+        task = (
+            "Verify found 2 issues:\n\n1. Two bare `except Exception:` without `as e` in:\n"
+            "   - backend/src/session.py:39\nPlease add `as e` and logging.\n"
+        )
+        assert derive(user(task)).failed_attempts == ()  # Python's except clause
         log = plan + "It printed:\nWarning: dispatch failed: context deadline exceeded\n"
         (reported,) = derive(user(log)).failed_attempts
         assert "context deadline exceeded" in reported.text
