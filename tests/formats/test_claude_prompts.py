@@ -3,8 +3,13 @@ the fixed texts the client writes into the transcript, each from minimal real-sh
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from session_memory.core.events import Record, TranscriptEvent
 from session_memory.formats import ClaudeCodeAdapter
+from session_memory.formats.claude_prompts import prompt_text
 from tests.formats.cc_records import (
     events,
     local_command,
@@ -169,3 +174,59 @@ class TestClientTexts:
             text_reply(2, "No response requested.", model="<synthetic>"),
         )
         assert not [i for i in m.completed_work if "No response requested" in i.text]
+
+
+def team_message(sender: str, body: str, **attributes: str) -> str:
+    """A message of a Claude Code agent team, as a ``user`` record's text holds it."""
+    extra = "".join(f' {name}="{value}"' for name, value in attributes.items())
+    return f'<teammate-message teammate_id="{sender}"{extra}>\n{body}\n</teammate-message>'
+
+
+class TestAgentTeams:
+    def test_the_lead_s_words_and_a_task_assigned_ask_a_teammate_for_work(self) -> None:
+        """In a teammate's session, the lead's message and a task assigned to it are its
+        requests; the lead's shutdown request is the team's notice, no request."""
+        assignment = (
+            '{"type":"task_assignment","taskId":"8","subject":"FT-1: Implement 9 test stubs",'
+            '"description":"Implement all TODO test stubs in Modal.test.tsx",'
+            '"assignedBy":"team-lead","timestamp":"2026-02-11T15:21:00.000Z"}'
+        )
+        shutdown = '{"type":"shutdown_request","requestId":"s-1","reason":"All done."}'
+        assert prompts(
+            prompt(1, team_message("team-lead", "You are frontend-3d. Fix purity violations.")),
+            prompt(2, team_message("team-lead", assignment)),
+            prompt(3, team_message("team-lead", shutdown)),
+        ) == [
+            "team-lead: You are frontend-3d. Fix purity violations.",
+            "team-lead assigned task #8: FT-1: Implement 9 test stubs\n"
+            "Implement all TODO test stubs in Modal.test.tsx",
+        ]
+
+    def test_a_teammate_s_report_and_the_team_s_notices_ask_the_lead_nothing(self) -> None:
+        """In the lead's session, a teammate's report and its idle notices are no requests:
+        the user's own request stays the goal."""
+        idle = '{"type":"idle_notification","from":"ui-dev","idleReason":"available"}'
+        report = team_message("ui-dev", "UI-5 and UI-7 are complete.", color="yellow")
+        m = memory(
+            prompt(1, "Build multi-profile support with a team of four"),
+            prompt(2, f"{report}\n\n{team_message('ui-dev', idle, color='yellow')}"),
+            prompt(3, team_message("system", '{"type":"teammate_terminated","message":"x"}')),
+        )
+        assert m.current_goal is not None
+        assert m.current_goal.text == "Build multi-profile support with a team of four"
+        assert m.earlier_goals == ()
+
+    @pytest.mark.parametrize(
+        "opening", ['<teammate-message teammate_id="team-lead">x ', "<teammate-message a "]
+    )
+    def test_an_unclosed_team_message_is_read_in_linear_time(self, opening: str) -> None:
+        """A message never closed, its body a megabyte of spaces, costs about ten times a
+        tenth of it (not a hundred)."""
+
+        def seconds(size: int) -> float:
+            started = time.process_time()
+            prompt_text(opening + " " * size + "y")
+            return time.process_time() - started
+
+        small, large = seconds(100_000), seconds(1_000_000)
+        assert large < 30 * max(small, 0.02)
