@@ -53,6 +53,9 @@ READ_ONLY_COMMANDS: Final[tuple[ReadOnlyCommand, ...]] = (
         "cat head tail nl wc ls tree pwd rg grep egrep fgrep ag ack file stat du df diff sort "
         "uniq cut which type basename dirname realpath readlink echo printf true less more jq "
         "column tr fd cd")),
+    # What runs and listens on this machine, and who and when it is: asked, nothing changed.
+    ReadOnlyCommand(word_set("ps pgrep lsof date whoami id uname hostname printenv sleep")),
+    ReadOnlyCommand(word_set("command"), needs="-v"),  # `command -v tool`: where it is
     ReadOnlyCommand(word_set("sed"), needs="-n", writes=re.compile(r"-i|--in-place")),
     ReadOnlyCommand(word_set("git"), subcommands=word_set(
         "status diff log show ls-files grep blame rev-parse describe")),

@@ -216,6 +216,8 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
     if head == "nix" and after == "develop":
         run = next((j for j in range(i + 2, len(words)) if words[j] in ("-c", "--command")), None)
         return run + 1 if run is not None else None
+    if head == "command" and after in ("-v", "-V"):
+        return None  # ``command -v tool`` asks where the tool is; it runs nothing
     if head in _PLAIN_WRAPPERS:
         i = skip_options(words, i + 1, _WRAPPER_VALUE_FLAGS)
         while i < len(words) and _DURATION_RE.match(words[i]):  # ``timeout 60``

@@ -336,6 +336,20 @@ class TestNoMatch:
         assert read.failed_attempts == ()
         assert read.completed_work == ()
 
+    def test_a_probe_that_finds_nothing_running_is_dropped(self) -> None:
+        """``lsof`` of a port nobody listens on, ``pgrep`` or ``command -v`` of what is not
+        there exit 1: they only asked, and nothing is the answer."""
+        memory = claude_code(
+            bash_use(1, "lsof -nP -iTCP:5173 -sTCP:LISTEN"),
+            bash_result(1, "Exit code 1", is_error=True),
+            bash_use(2, "command -v agent-browser"),
+            bash_result(2, "Exit code 1", is_error=True),
+            bash_use(3, "ps -o pid,command | rg 'vite|node'"),
+            bash_result(3, "Exit code 1", is_error=True),
+        )
+        assert memory.failed_attempts == ()
+        assert memory.completed_work == ()
+
     def test_a_read_refused_for_its_size_is_a_failure(self) -> None:
         """A read tool that found the file but would not read it all failed: the lesson is
         how to read it."""

@@ -234,7 +234,9 @@ class TestIsReadOnlyCommand:
          "bash -lc \"cat x\"", "find . -name '*.py' | wc -l", "go version", "go env GOROOT",
          "mise current", "node --version", "cargo -V", "git -C ../shop status",
          "git --no-pager -c color.ui=never log -5", "npx vercel link --help",
-         "uv run migrate.py -h", "go help build", "npx vercel help storage"],
+         "uv run migrate.py -h", "go help build", "npx vercel help storage",
+         "lsof -nP -iTCP:5173 -sTCP:LISTEN", "ps -o pid,command | rg node", "pgrep -f vite",
+         "command -v agent-browser", "sleep 5; cat /tmp/shot.out", "date -u", "uname -a"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -244,7 +246,8 @@ class TestIsReadOnlyCommand:
         "command",
         ["sed -i s/a/b/ x", "git commit -m x", "git -C ../shop commit -m x", "ls -la > out.txt",
          "echo hi >> f", "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build",
-         "cat a | tee b", "", "tool --help > usage.txt", "npx vercel deploy --prod"],
+         "cat a | tee b", "", "tool --help > usage.txt", "npx vercel deploy --prod",
+         "command git push", "sleep 2 && npm run build"],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""
