@@ -95,6 +95,16 @@ class TestNoKnownFormat:
         assert out == ""
         assert "no known transcript format" in err and err.count("\n") == 1
 
+    def test_a_pretty_printed_json_document_is_no_transcript(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A session exported as one indented JSON document (OpenCode's) has no JSON lines:
+        derive says it is in no known format, rather than print an empty memory."""
+        export = tmp_path / "ses_1.json"
+        export.write_bytes(b'{\n  "info": {\n    "id": "ses_1"\n  },\n  "messages": []\n}\n')
+        assert main(["derive", str(export)]) != 0
+        assert "no known transcript format" in capsys.readouterr().err
+
     def test_an_empty_file_is_an_empty_memory(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:

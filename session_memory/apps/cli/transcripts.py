@@ -93,23 +93,23 @@ def _derive(args: argparse.Namespace) -> SessionMemoryDeriver:
 
 
 class _FormatTold:
-    """Whether a transcript's records ever told its format: some event, not only skips."""
+    """Whether a transcript's records ever told its format: some event, not only skips (lines
+    of no known shape, or no JSON lines at all: a pretty-printed JSON document)."""
 
     def __init__(self) -> None:
         self.events = 0
-        self.untold = 0
+        self.skipped = 0
 
     @property
     def unknown(self) -> bool:
-        return self.events == 0 and self.untold > 0
+        return self.events == 0 and self.skipped > 0
 
     def watch(self, records: Iterator[Record]) -> Iterator[Record]:
         from session_memory.core.events import SkippedLine
-        from session_memory.formats import NO_KNOWN_FORMAT
 
         for record in records:
             if isinstance(record, SkippedLine):
-                self.untold += record.reason == NO_KNOWN_FORMAT
+                self.skipped += 1
             else:
                 self.events += 1
             yield record

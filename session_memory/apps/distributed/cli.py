@@ -238,22 +238,16 @@ async def read_memory(transport: Any, session: str, *, json: bool = False) -> by
 
 
 def _refuse_unknown_format(session: str, memory_json: bytes) -> None:
-    """:class:`TranscriptError` for a memory of records in no known format only (the first
-    skips a memory keeps tell it; see ``derive``'s message)."""
+    """:class:`TranscriptError` for a memory of skipped lines only (records of no known shape,
+    or no JSON lines at all; see ``derive``'s message)."""
     import orjson
-
-    from session_memory.formats import NO_KNOWN_FORMAT
 
     try:
         memory = orjson.loads(memory_json)
-        events, diagnostics = memory["event_count"], memory["diagnostics"]
-        skipped, reasons = (
-            diagnostics["lines_skipped"],
-            [s["reason"] for s in diagnostics["skipped"]],
-        )
+        events, skipped = memory["event_count"], memory["diagnostics"]["lines_skipped"]
     except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise TransportError(f"the bucket's memory of {session!r} is unreadable: {exc}") from exc
-    if events == 0 and NO_KNOWN_FORMAT in reasons:
+    if events == 0 and skipped > 0:
         raise TranscriptError(
             f"session {session!r} is in no known transcript format (native, claude-code, "
             f"codex): {skipped} lines skipped"
