@@ -185,7 +185,8 @@ def test_tailing_line_by_line_gives_the_same_memory(path: Path) -> None:
 
 
 def test_cli_derive_reads_each_format(capsys: pytest.CaptureFixture[str]) -> None:
-    """`derive` detects the format; --format forces it; forcing the wrong one derives nothing."""
+    """`derive` detects the format; --format forces it; forcing the wrong one derives
+    nothing, and says so."""
     from session_memory.apps.cli import cli
 
     path = str(FIXTURES / "codex/codex-0.125.0-cli_turn1_EXCERPT_019e1625_L1-19.jsonl")
@@ -193,7 +194,7 @@ def test_cli_derive_reads_each_format(capsys: pytest.CaptureFixture[str]) -> Non
     assert "> show tools" in capsys.readouterr().out
     assert cli("derive", "--format", "codex", path) == 0
     assert "> show tools" in capsys.readouterr().out
-    assert cli("derive", "--format", "claude-code", path) == 0
+    assert cli("derive", "--format", "claude-code", path) != 0
     captured = capsys.readouterr()
     assert "show tools" not in captured.out
-    assert "19 lines skipped" in captured.err
+    assert "is no claude-code transcript: 19 lines skipped" in captured.err

@@ -85,9 +85,13 @@ def _derive(args: argparse.Namespace) -> SessionMemoryDeriver:
     deriver.apply_all(told.watch(open_records(args.path, args.format)))
     if told.unknown:
         where = "standard input" if args.path == "-" else repr(args.path)
+        what = (
+            "in no known transcript format (native, claude-code, codex)"
+            if args.format == "auto"
+            else f"no {args.format} transcript"
+        )
         raise TranscriptError(
-            f"{where} is in no known transcript format (native, claude-code, codex): "
-            f"{deriver.memory.diagnostics.lines_skipped} lines skipped"
+            f"{where} is {what}: {deriver.memory.diagnostics.lines_skipped} lines skipped"
         )
     return deriver
 
