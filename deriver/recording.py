@@ -57,6 +57,13 @@ _CODE_RE: Final = re.compile(
     r"|:\s*(?:\.\.\.|\u2026)\s*$"
     r"|\bexcept\s+\(?[\w.]+(?:\s*,\s*[\w.]+)*\)?(?:\s+as\s+\w+)?\s*:"  # except ValueError:
 )
+# An edit that did not apply because the file was not as the agent last saw it: Claude Code's
+# Edit and Write, Codex's apply_patch. Another edit of the file that works makes it good.
+_STALE_EDIT_RE: Final = re.compile(
+    r"(?i:file has not been read yet|file has been modified since read"
+    r"|string to replace not found|matches of the string to replace"
+    r"|failed to find (?:expected lines|context))"
+)
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
@@ -151,6 +158,12 @@ class Failures:
             and any(action.name in _MERGING for action in actions_of(tool, key, check))
         ):
             kind = "merge_conflict"  # finished by the commit that resolves it
+        elif (
+            kind == "tool_failed"
+            and classify_tool(tool) is ToolKind.EDIT
+            and _STALE_EDIT_RE.search(line or text) is not None
+        ):
+            kind = "stale_edit"  # gone once an edit of the file works
         item = store.get(item_key)
         last, self.last = self.last, [tool, line, str(item_key)] if line and joined[1] else None
         if item is not None:
@@ -393,9 +406,14 @@ class Failures:
             return
         fixed = item_key in self.edited
         self.edited.discard(item_key)
-        if no_lesson or (shell and item.kind == "tool_failed" and worked == failed and not fixed):
-            # A linter's finding that now passes, or the same command line that worked when
-            # run again with nothing changed (a flake): nothing learned, nothing open.
+        if (
+            no_lesson
+            or item.kind == "stale_edit"
+            or (shell and item.kind == "tool_failed" and worked == failed and not fixed)
+        ):
+            # A linter's finding that now passes, an edit made good once the agent saw the
+            # file as it is, or the same command line that worked when run again with nothing
+            # changed (a flake): nothing learned, nothing open.
             # (Another tool's key argument is not the whole call: an edit of the same file
             # that works is another edit.)
             self.store.remove(item, stamp)

@@ -162,6 +162,13 @@ RULES: Final[tuple[Rule, ...]] = (
          "failure still open is history (evicted with the resolved ones)",
          "failed_attempts",
          "open_failures, then resolved_failures or key_decisions"),
+    Rule("stale_edit", "an edit that did not apply because the file was not as the agent "
+         "last saw it (File has not been read yet, File has been modified since read, String "
+         "to replace not found, Found 2 matches of the string to replace, apply_patch's "
+         "Failed to find expected lines)",
+         "failed attempt, open until an edit of the same file works; then gone (nothing "
+         "learned)",
+         "failed_attempts", "open_failures"),
     Rule("merge_conflict", "git merge, pull, rebase, cherry-pick, revert, stash or am failed "
          "on conflicts", "failed attempt, open until a commit or the command's --continue "
          "finishes it; then gone (the conflicts were resolved)",

@@ -587,6 +587,49 @@ class TestFailuresOfEarlierRequests:
         }
 
 
+class TestStaleEdits:
+    @pytest.mark.parametrize(
+        ("tool", "error"),
+        [
+            ("Edit", "<tool_use_error>File has not been read yet. Read it first before "
+                     "writing to it.</tool_use_error>"),
+            ("Edit", "File has been modified since read, either by the user or by a linter. "
+                     "Read it again before attempting to write it."),
+            ("Edit", "<tool_use_error>String to replace not found in file.\nString: foo()"
+                     "</tool_use_error>"),
+            ("Write", "File has not been read yet. Read it first before writing to it."),
+            ("apply_patch", "apply_patch verification failed: Failed to find expected lines "
+                            "in /repo/src/app.js:\n  render();"),
+        ],
+    )  # fmt: skip
+    def test_an_edit_made_good_once_the_file_is_read_again_leaves_nothing(
+        self, tool: str, error: str
+    ) -> None:
+        """An edit that did not apply because the file was not as the agent last saw it is
+        open until an edit of the file works; then it is gone, nothing learned."""
+        args = {"file_path": "/repo/src/app.js"} if tool != "apply_patch" else {
+            "input": "*** Begin Patch\n*** Update File: /repo/src/app.js\n@@\n-a\n+b\n"
+                     "*** End Patch"
+        }  # fmt: skip
+        failed = derive(call(tool, args, "failed", "c1", error=error))
+        assert [i.status for i in failed.failed_attempts] == ["open"]
+        memory = derive(
+            call(tool, args, "failed", "c1", error=error),
+            call("Read", {"file_path": "/repo/src/app.js"}, call_id="c2", result="a"),
+            call(tool, args, call_id="c3", result="ok"),
+        )
+        assert memory.failed_attempts == ()
+
+    def test_a_hook_that_blocks_an_edit_is_still_a_lesson(self) -> None:
+        """An edit a hook refused says something of the project: resolved, it stays."""
+        blocked = "PreToolUse:Edit hook error: [check-secrets]: blocked: a token in the diff"
+        memory = derive(
+            call("Edit", {"file_path": "a.py"}, "failed", "c1", error=blocked),
+            call("Edit", {"file_path": "a.py"}, call_id="c2", result="ok"),
+        )
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+
+
 def _rejected_edit(path: str, n: int) -> list[dict[str, Any]]:
     return call("Edit", {"file_path": path}, "failed", f"r{n}", error="User rejected tool use")
 
