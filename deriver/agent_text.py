@@ -8,6 +8,7 @@ Total, deterministic, free of I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -16,6 +17,8 @@ from deriver.wording import quote
 
 __all__ = [
     "MESSAGE_CHARS",
+    "QUESTION_CHARS",
+    "before_question",
     "concedes",
     "last_sentence",
     "offer_of",
@@ -75,6 +78,23 @@ def question_of(text: str) -> str:
             start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
+
+
+QUESTION_CHARS: Final = 240
+"""How much of a question the memory quotes on a line of its own."""
+
+
+@functools.lru_cache(maxsize=8)
+def before_question(text: str) -> str:
+    """A message without the question it ends with (:func:`question_of`), which where the
+    session stands shows whole on a line of its own; empty when the question is all it
+    says. Memoised: the section quotes the same last message at many lengths to fit it."""
+    question = question_of(text)
+    body = text.rstrip()
+    at = body.rfind(question) if question and len(question) <= QUESTION_CHARS else -1
+    if at < 0 or body[at + len(question) :].strip(" *_`'\"\u201d\u2019)"):
+        return text
+    return body[:at].rstrip()
 
 
 # A sentence that offers the user a next step: "Say the word and I'll post it", "Want me to

@@ -263,8 +263,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "(counted when merged again the same way)", "key_decisions", "key_decisions"),
     Rule("last_message", "the agent's closing message (final action) of the last turn",
          "where the session stands: the message in full (its middle cut to the section's "
-         "share, or, when the memory is read, to the room the rest leaves); a run that "
-         "completed after it says so", "where_stands", "never evicted"),
+         "share, or, when the memory is read, to the room the rest leaves), without the "
+         "question it ends with (its awaiting line shows it); a run that completed after it "
+         "says so", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
          "proper fix), or opens by picking an option of an agent's message that ends asking "
@@ -277,7 +278,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "goal",
          "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",
-         "where the session stands: the question awaiting the user's answer",
+         "where the session stands: the question awaiting the user's answer, whole (up to "
+         "240 characters; a longer one stays the end of the message)",
          "where_stands", "never evicted"),
     Rule("plan_pending", "plan-mode exit left open or rejected",
          "where the session stands: the plan awaiting approval or not approved",

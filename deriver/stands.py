@@ -19,6 +19,8 @@ from typing import Any, Final
 from deriver.actions import actions_of
 from deriver.agent_text import (
     MESSAGE_CHARS,
+    QUESTION_CHARS,
+    before_question,
     concedes,
     last_sentence,
     offer_of,
@@ -69,7 +71,6 @@ __all__ = ["DECISION_CHARS", "Stands"]
 DECISION_CHARS: Final = 400
 """An earlier closing message kept as a key decision: about 150 tokens at most."""
 _CLOSING_TIER: Final = "completed_work"
-_QUESTION_CHARS: Final = 240
 _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
 _SAID_CHARS: Final = 240
@@ -172,7 +173,7 @@ class Stands:
         reply = content.strip() if asked else ""
         if not reply or says_next_step(reply.split("\n", 1)[0]):
             return False
-        text = f"the agent answered {quote(asked, _QUESTION_CHARS)}: {quote(reply, _REPLY_CHARS)}"
+        text = f"the agent answered {quote(asked, QUESTION_CHARS)}: {quote(reply, _REPLY_CHARS)}"
         decision(self.store, "reply", text, stamp, tier=_CLOSING_TIER)
         return True
 
@@ -249,7 +250,7 @@ class Stands:
         said = quote(self.answer, _ANSWER_CHARS)
         if not self.question:
             return f"user answered {said}"
-        return f"user answered {said} to: {quote(self.question, _QUESTION_CHARS)}"
+        return f"user answered {said} to: {quote(self.question, QUESTION_CHARS)}"
 
     def plan_proposed(self, plan: str | None, stamp: Stamp) -> None:
         """A plan-mode exit requested: the plan awaits the user's approval. (Other calls
@@ -409,7 +410,7 @@ class Stands:
         return [*([message] if message else []), *self._rest()]
 
     def _message(self, chars: int) -> tuple[str, str, Stamp] | None:
-        closing, stamp = self.closing, self.closing_stamp
+        closing, stamp = before_question(self.closing), self.closing_stamp
         if not closing or stamp is None or chars <= 0:
             return None
         quoted = self._quoted.get(chars)
@@ -447,7 +448,7 @@ class Stands:
         if self.closing and self.closing_stamp is not None:
             question = self._question()
             if question:
-                quoted = quote(question, _QUESTION_CHARS)
+                quoted = quote(question, QUESTION_CHARS)
                 found.append(("awaiting", f"awaiting the user's answer to: {quoted}",
                               self.closing_stamp))  # fmt: skip
         if self.plan_state and self.plan_stamp is not None:
@@ -553,7 +554,7 @@ class Stands:
         shown = self.store.stands[0] if self.store.stands else None
         if shown is None or shown.kind != "last_message" or free <= 0:
             return None
-        if self._cut_at >= min(MESSAGE_CHARS, len(self.closing)):
+        if self._cut_at >= min(MESSAGE_CHARS, len(before_question(self.closing))):
             return None
         chars = self._fitting_chars(shown.body_tokens + free)
         return self._message(chars) if chars > self._cut_at else None

@@ -27,10 +27,21 @@ class TestLastMessage:
 
     def test_a_long_message_keeps_its_head_and_tail(self) -> None:
         """Cut to fit its share of the budget, the message keeps its start and its end."""
-        long = "Start here. " + "filler words " * 400 + "Want me to push?"
+        long = "Start here. " + "filler words " * 400 + "Pushed to main."
         memory = derive(user("fix the parser"), final(long), budget=600)
         line = memory.where_stands[0].text
-        assert "Start here." in line and "Want me to push?" in line and "\u2026" in line
+        assert "Start here." in line and "Pushed to main." in line and "\u2026" in line
+
+    def test_the_question_a_message_ends_with_is_quoted_once(self) -> None:
+        """The question shows whole on its awaiting line; the message, cut to fit, keeps
+        the words before it (a question too long for that line stays in the message)."""
+        long = "Start here. " + "filler words " * 400 + "Tests pass.\n\nWant me to push?"
+        memory = derive(user("fix the parser"), final(long), budget=600)
+        message, awaiting = texts(memory.where_stands)
+        assert "Tests pass.”" in message and "push" not in message
+        assert awaiting == "awaiting the user's answer to: “Want me to push?”"
+        only = derive(user("fix the parser"), final("Which do you prefer?"))
+        assert texts(only.where_stands) == ["awaiting the user's answer to: “Which do you prefer?”"]
 
     def test_an_earlier_closing_message_becomes_a_decision(self) -> None:
         """A new turn moves the closing message it follows into Key decisions."""
