@@ -125,7 +125,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "sloppy, my mistake, I conflated, good catch, leaves, and a plan (<proposed_plan>) a "
          "revised one replaces): quoted without its sentences on "
          "where the work "
-         "stands in git (The changes remain uncommitted), head and tail kept, up to 400 "
+         "stands in git (The changes remain uncommitted) nor the question it ends with (the "
+         "user's next words answered it), head and tail kept, up to 400 "
          "characters (half the budget at a small one); evicted first, with completed work",
          "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "

@@ -216,12 +216,12 @@ class Stands:
     def _keep_closing(self) -> None:
         # A status report ("All tests pass.", "Working tree is clean.") is only true until
         # the next one: the newer closing message supersedes it. A message that states a
-        # choice stays true after it and is kept.
+        # choice stays true after it and is kept, without the question it ended with (the
+        # user's next words answered it).
         if self.closing and self.closing_stamp is not None and states_choice(self.closing):
-            # Sized by the budget, and evicted before the decisions stated as such: at a small
-            # budget the end of the session and its explicit decisions come first.
+            # Sized by the budget, evicted before the decisions stated as such.
             chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
-            kept = without_git_state(self.closing)
+            kept = without_git_state(before_question(self.closing))
             text = f"the agent concluded: {quote_head_tail(kept, chars)}"
             decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
             self.concluded = text

@@ -53,6 +53,18 @@ class TestLastMessage:
         assert not any("too brittle" in t for t in texts(memory.where_stands))
         assert not any("final answer" in t for t in texts(memory.completed_work))
 
+    def test_a_kept_closing_message_leaves_out_the_question_answered(self) -> None:
+        """The question a closing message ended with was the user's to answer, and the next
+        request did: the decision kept is what the message concluded."""
+        memory = derive(
+            user("review the connection manager"),
+            final("Issues #2 and #4 are acceptable trade-offs, so no action is needed.\n\n"
+                  "What would you like to do about the race condition?"),
+            user("Guard it"), final("Added the isConnecting guard."),
+        )  # fmt: skip
+        [kept] = [t for t in texts(memory.key_decisions) if "trade-offs" in t]
+        assert "What would you like" not in kept
+
     def test_a_kept_closing_message_says_nothing_of_git_state(self) -> None:
         """A closing message kept as a decision loses its sentences on where the work stands
         in git ("The changes remain uncommitted"): the next commit makes them false, and
