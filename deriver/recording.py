@@ -56,6 +56,15 @@ _CODE_RE: Final = re.compile(
     r"%[-+ #0]*\d*[vsdqwxf]\b|\{\w*(?::[^{}\s]*)?\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
     r"|:\s*(?:\.\.\.|\u2026)\s*$"
     r"|\bexcept\s+\(?[\w.]+(?:\s*,\s*[\w.]+)*\)?(?:\s+as\s+\w+)?\s*:"  # except ValueError:
+    r"|\b\w*(?i:error|fatal|panic)\(\w|=>"  # a call (log.Fatal(err)), an arrow function
+)
+# A line of a document, not of output: a Markdown heading, table row or list item (a plan, a
+# review or a spec the user pasted names the errors it is about).
+_DOCUMENT_LINE_RE: Final = re.compile(r"#{1,6}\s|\||[-*+\u2022]\s|\d{1,3}[.)]\s")
+# Words in brackets after an error word are prose ("a hard error (all orders blocked)"); a log
+# says there what ended it: "failed (exit 1)", "error (code 2)", "Error (status: 404)".
+_PROSE_PAREN_RE: Final = re.compile(
+    r"\b(?i:error|failed|fatal|panic|exception) \((?!(?i:exit|code|status|errno|signal|\d))"
 )
 # An edit that did not apply because the file was not as the agent last saw it: Claude Code's
 # Edit and Write, Codex's apply_patch. Another edit of the file that works makes it good.
@@ -67,6 +76,16 @@ _STALE_EDIT_RE: Final = re.compile(
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
+
+
+def _reports(line: str) -> bool:
+    """Whether a line of pasted text that names an error reports one: not a line of code or
+    of a document, nor a sentence that describes an error."""
+    if _CODE_RE.search(line) is not None or _DOCUMENT_LINE_RE.match(line) is not None:
+        return False
+    return _PROSE_PAREN_RE.search(line) is None or bool(
+        error_lines(_PROSE_PAREN_RE.sub(" ", line), 1, 1)
+    )
 
 
 def bump(
@@ -231,7 +250,7 @@ class Failures:
         found = [
             line
             for _, line in error_lines(text[-_PASTE_SCAN:], _CODE_LINES_SKIPPED, _REPORTED_CHARS)
-            if _CODE_RE.search(line) is None
+            if _reports(line)
         ]
         if found:
             line = found[-1]

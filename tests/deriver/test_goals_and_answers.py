@@ -356,6 +356,15 @@ class TestLongGoal:
             "   - backend/src/session.py:39\nPlease add `as e` and logging.\n"
         )
         assert derive(user(task)).failed_attempts == ()  # Python's except clause
+        spec = (
+            "Implement the following plan:\n## Token state\n"
+            "- After connection error (entering backoff), emit `TokenState::Refreshing`.\n"
+            "### 2. Bug fix: `LoadNodeData` missing `continue` after error (both packages)\n"
+            "| `orchestrator.py` | add `logfire.error()` for exceptions |\n"
+            "If `risk.json` doesn't exist, treat as a hard error (all orders blocked).\n"
+            "Keep `cclog.Fatal(err)` and `(error: AxiosError) => Promise.reject(error)`.\n"
+        )
+        assert derive(user(spec)).failed_attempts == ()  # a document's lines, code, prose
         log = plan + "It printed:\nWarning: dispatch failed: context deadline exceeded\n"
         (reported,) = derive(user(log)).failed_attempts
         assert "context deadline exceeded" in reported.text
