@@ -48,6 +48,7 @@ _MERGING: Final = frozenset(
      "$ git stash", "$ git am"}
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
+_ADD: Final = "$ git add"
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
 # "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
@@ -331,6 +332,8 @@ class Failures:
             a.name == _COMMIT or (a.name in _MERGING and not a.targets) for a in successes
         ):
             self._conflicts_resolved(stamp)
+        if shell and any(a.name == _COMMIT for a in successes):
+            self._staged(stamp)
         settled: list[tuple[str, str]] = []
         for action in successes:
             entries = self.by_action.get(action.name)
@@ -385,6 +388,16 @@ class Failures:
                     entries.remove((targets, item_key, failed))
             if not entries:
                 del self.by_action[name]
+        self._count_shell_actions()
+
+    def _staged(self, stamp: Stamp) -> None:
+        """A commit took what was staged: a command line that only staged and failed (``git
+        add`` of a path that did not match, the index locked) is moot, nothing learned."""
+        for _targets, item_key, failed in self.by_action.pop(_ADD, []):
+            item = self.store.get(ItemKey(item_key))
+            only_staged = all(a.name == _ADD for a in actions_of("Bash", failed or None))
+            if item is not None and item.status == "open" and only_staged:
+                self.store.remove(item, stamp)
         self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:

@@ -569,6 +569,26 @@ class TestMergeConflicts:
         assert finished.failed_attempts == ()
 
 
+class TestStaging:
+    def test_a_commit_settles_a_failed_attempt_to_stage(self) -> None:
+        """``git add`` of a path that no longer exists failed; the commit of what was staged
+        then makes it moot. A line that also committed and failed (a hook) is no mere
+        attempt to stage: it stays."""
+        pathspec = "fatal: pathspec 'crates/server/Cargo.toml' did not match any files"
+        memory = derive(
+            bash("git add Cargo.toml crates/server/Cargo.toml", pathspec, "c1", exit_code=128),
+            bash("git add Cargo.toml", "", "c2"),
+            bash("git commit -m 'fold the server into the cli'", "[main 16ada76] fold", "c3"),
+        )
+        assert memory.failed_attempts == ()
+        hook = "pre-commit: ruff found 2 errors"
+        memory = derive(
+            bash("git add . && git commit -m x", hook, "c1", exit_code=1),
+            bash("git commit -m 'x, lint fixed'", "[main 1a2b3c4] x, lint fixed", "c2"),
+        )
+        assert len(memory.failed_attempts) == 1
+
+
 class TestFailuresOfEarlierRequests:
     def test_a_failure_left_open_by_an_earlier_request_is_history(self) -> None:
         """Once the user moved on to a new request, a failure still open is still shown, but
