@@ -9,6 +9,7 @@ attempt, keyed by the check, which a later pass of the same or a broader check r
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from typing import Any, Final
 
@@ -20,7 +21,7 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import EXCERPT_CHARS, code, describe, in_scratch, quote
+from deriver.wording import DRIVE_RE, EXCERPT_CHARS, code, describe, in_scratch, quote, under
 from session_memory.core.redact import contain_trusted_line
 
 __all__ = ["CheckRules", "covered_by_checks"]
@@ -111,6 +112,21 @@ def _identity(check: CheckRun) -> str:
 def _name_of(identity: str) -> str:
     """The check name an identity (:func:`_identity`) starts with."""
     return identity.split(_SEP, 1)[0]
+
+
+def _ran_beside(identity: str, paths: tuple[str, ...], root: str | None) -> bool:
+    """Whether a check ran in a directory beside the project's (``cd ../lib && go test``),
+    neither above nor below it, and none of ``paths`` is in it: they cannot change what it
+    reported."""
+    directory = identity.split(_SEP, 2)[1] if _SEP in identity else ""
+    if not directory or not root or DRIVE_RE.match(root):
+        return False
+    root = posixpath.normpath(root)
+    place = posixpath.normpath(posixpath.join(root, directory))
+    if place == root or under(place, root) or under(root, place):
+        return False
+    changed = (posixpath.normpath(posixpath.join(root, p)) for p in paths)
+    return not any(p == place or under(p, place) for p in changed)
 
 
 def _scope_state(scope: CheckScope) -> list[Any]:
@@ -369,7 +385,10 @@ class CheckRules:
             return
         languages = {_LANGUAGE_OF_SUFFIX.get(_suffix(p)) for p in paths}
         for item in passed:
-            name = _name_of(check_of(item.key)) if item.key is not None else ""
+            identity = check_of(item.key) if item.key is not None else ""
+            if paths and _ran_beside(identity, paths, store.root or store.cwd):
+                continue
+            name = _name_of(identity)
             language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
             static = self.kinds.get(name) not in _READ_BY_ALL
             # Stale unless a static check of one language saw only other languages change.

@@ -1017,6 +1017,25 @@ class TestChecks:
         [check] = memory.verification_status
         assert check.status == "stale"
 
+    def test_a_check_run_beside_the_project_goes_stale_only_by_its_files(self) -> None:
+        """Tests run in a library checked out beside the project (``cd ../lib``) still hold
+        after edits of the project; an edit of the library makes them stale."""
+        lib_tests = "cd /home/u/lib && go test ./resampler/..."
+        memory = derive(
+            event("message", role="user", content="add the average resampler", cwd="/home/u/app"),
+            bash(lib_tests, "ok  \tex.com/lib/resampler\t0.2s", "c1"),
+            call("Edit", {"file_path": "/home/u/app/internal/loader.go"}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "passed"
+        memory = derive(
+            event("message", role="user", content="add the average resampler", cwd="/home/u/app"),
+            bash(lib_tests, "ok  \tex.com/lib/resampler\t0.2s", "c1"),
+            call("Edit", {"file_path": "/home/u/lib/resampler/average.go"}, call_id="c2"),
+        )
+        [check] = memory.verification_status
+        assert check.status == "stale"
+
     def test_failed_check_is_a_failed_attempt_with_its_cause(self) -> None:
         """A failed check also records a failed attempt with the line that says why."""
         memory = derive(bash("mix test test/review_live_test.exs 2>&1", EXUNIT_FAILED, "c1", 2))
