@@ -49,6 +49,7 @@ _MERGING: Final = frozenset(
 )  # fmt: skip
 _COMMIT: Final = "$ git commit"
 _ADD: Final = "$ git add"
+_MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
 # "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
@@ -391,12 +392,17 @@ class Failures:
         self._count_shell_actions()
 
     def _staged(self, stamp: Stamp) -> None:
-        """A commit took what was staged: a command line that only staged and failed (``git
-        add`` of a path that did not match, the index locked) is moot, nothing learned."""
+        """A commit took what was staged: a command line that only staged and failed for a
+        path that did not match or a locked index is moot, nothing learned (one refused for
+        paths git ignores is a lesson)."""
         for _targets, item_key, failed in self.by_action.pop(_ADD, []):
             item = self.store.get(ItemKey(item_key))
-            only_staged = all(a.name == _ADD for a in actions_of("Bash", failed or None))
-            if item is not None and item.status == "open" and only_staged:
+            if (
+                item is not None
+                and item.status == "open"
+                and _MOOT_STAGING_RE.search(item.text) is not None
+                and all(a.name == _ADD for a in actions_of("Bash", failed or None))
+            ):
                 self.store.remove(item, stamp)
         self._count_shell_actions()
 

@@ -581,6 +581,12 @@ class TestStaging:
             bash("git commit -m 'fold the server into the cli'", "[main 16ada76] fold", "c3"),
         )
         assert memory.failed_attempts == ()
+        ignored = "The following paths are ignored by one of your .gitignore files:\ndocs"
+        memory = derive(
+            bash("git add docs/plan.md", ignored, "c1", exit_code=1),
+            bash("git commit -m 'skill diagrams'", "[main 1a2b3c4] skill diagrams", "c2"),
+        )
+        assert len(memory.failed_attempts) == 1  # docs/ is ignored: a lesson
         hook = "pre-commit: ruff found 2 errors"
         memory = derive(
             bash("git add . && git commit -m x", hook, "c1", exit_code=1),
