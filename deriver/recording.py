@@ -392,16 +392,15 @@ class Failures:
         self._count_shell_actions()
 
     def _staged(self, stamp: Stamp) -> None:
-        """A commit took what was staged: a command line that only staged and failed for a
-        path that did not match or a locked index is moot, nothing learned (one refused for
-        paths git ignores is a lesson)."""
-        for _targets, item_key, failed in self.by_action.pop(_ADD, []):
+        """A commit took what was staged: a command line that failed staging, for a path
+        that did not match or a locked index, is moot, nothing learned (what came after the
+        ``git add`` never ran; one refused for paths git ignores is a lesson)."""
+        for _targets, item_key, _failed in self.by_action.pop(_ADD, []):
             item = self.store.get(ItemKey(item_key))
             if (
                 item is not None
                 and item.status == "open"
                 and _MOOT_STAGING_RE.search(item.text) is not None
-                and all(a.name == _ADD for a in actions_of("Bash", failed or None))
             ):
                 self.store.remove(item, stamp)
         self._count_shell_actions()

@@ -572,11 +572,12 @@ class TestMergeConflicts:
 class TestStaging:
     def test_a_commit_settles_a_failed_attempt_to_stage(self) -> None:
         """``git add`` of a path that no longer exists failed; the commit of what was staged
-        then makes it moot. A line that also committed and failed (a hook) is no mere
-        attempt to stage: it stays."""
+        then makes it moot (what followed the ``git add`` never ran). A commit that failed
+        (a hook) is no attempt to stage: it stays."""
         pathspec = "fatal: pathspec 'crates/server/Cargo.toml' did not match any files"
+        staging = "git add Cargo.toml crates/server/Cargo.toml && git status --short"
         memory = derive(
-            bash("git add Cargo.toml crates/server/Cargo.toml", pathspec, "c1", exit_code=128),
+            bash(staging, pathspec, "c1", exit_code=128),
             bash("git add Cargo.toml", "", "c2"),
             bash("git commit -m 'fold the server into the cli'", "[main 16ada76] fold", "c3"),
         )
