@@ -148,6 +148,9 @@ class Failures:
         until the agent speaks."""
         self.edited: set[str] = set()
         """Open failures that a file change came after: a rerun that works was fixed."""
+        self.redone: dict[str, list[str]] = {}
+        """Per open failure of a command line of several actions, those that have worked
+        since, each in a line of its own: once all have, it is settled."""
         self.last: list[str] | None = None
         """The tool, the words and the item of the failure just recorded, until a call
         succeeds: the next call to fail the same way joins it."""
@@ -204,6 +207,7 @@ class Failures:
                 tier="open_failures",
             )  # fmt: skip
         self.edited.discard(item_key)
+        self.redone.pop(str(item_key), None)  # failing again: its parts must work again
         self.unread = item_key
         for action in placed(actions_of(tool, key, check), place):
             self._index(action, item_key, key or "")
@@ -310,6 +314,7 @@ class Failures:
             if (live := [e for e in entries if store.get(ItemKey(e[1])) is not None])
         }
         self.edited = {key for key in self.edited if store.get(ItemKey(key)) is not None}
+        self.redone = {k: v for k, v in self.redone.items() if store.get(ItemKey(k)) is not None}
         self._count_shell_actions()
 
     def resolve(
@@ -336,17 +341,22 @@ class Failures:
         if shell and any(a.name == _COMMIT for a in successes):
             self._staged(stamp)
         settled: list[tuple[str, str]] = []
+        by_parts: set[str] = set()
         for action in successes:
             entries = self.by_action.get(action.name)
             if not entries:
                 continue
             kept = []
             for entry in entries:
-                if resolves(action, Action(action.name, entry[0]), check=check is not None) and (
-                    check is not None
-                    or settles(successes, placed(actions_of(tool, entry[2] or None), place))
-                ):
+                if not resolves(action, Action(action.name, entry[0]), check=check is not None):
+                    kept.append(entry)
+                    continue
+                tried = placed(actions_of(tool, entry[2] or None), place)
+                if check is not None or settles(successes, tried):
                     settled.append((entry[1], entry[2]))
+                elif self._redone(entry[1], action.name, tried):
+                    settled.append((entry[1], entry[2]))
+                    by_parts.add(entry[1])  # no one line worked instead: no lesson to name
                 else:
                     kept.append(entry)
             if kept:
@@ -364,7 +374,18 @@ class Failures:
             ):
                 self._worked_in_line(ItemKey(item_key), failed, stamp)
             else:
-                self._resolve(ItemKey(item_key), failed, key or "", stamp, shell, no_lesson)
+                worked = "" if item_key in by_parts else key or ""
+                self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
+
+    def _redone(self, item_key: str, name: str, failed: tuple[Action, ...]) -> bool:
+        """A part of a failed command line worked again on its own (``uv tool install …``
+        after ``uv tool install … && tool doctor`` failed): whether every part now has."""
+        if len(failed) < 2:
+            return False
+        parts = self.redone.setdefault(item_key, [])
+        if name not in parts:
+            parts.append(name)
+        return all(a.name in parts for a in failed)
 
     def _worked_in_line(self, item_key: ItemKey, failed: str, stamp: Stamp) -> None:
         item = self.store.get(item_key)
@@ -443,6 +464,7 @@ class Failures:
             return
         fixed = item_key in self.edited
         self.edited.discard(item_key)
+        self.redone.pop(str(item_key), None)
         if (
             no_lesson
             or item.kind == "stale_edit"
@@ -473,6 +495,7 @@ class Failures:
             "unread": self.unread,
             "edited": sorted(self.edited),
             "last": self.last,
+            "redone": self.redone,
         }
 
     def load_state(self, state: dict[str, object]) -> None:
@@ -484,6 +507,12 @@ class Failures:
         edited = state["edited"]
         self.edited = {key for key in edited if isinstance(key, str)} if isinstance(
             edited, list) else set()  # fmt: skip
+        redone = state.get("redone")
+        self.redone = {
+            str(key): [str(name) for name in names]
+            for key, names in (redone.items() if isinstance(redone, dict) else ())
+            if isinstance(names, list)
+        }
         by_action = state["by_action"]
         if not isinstance(by_action, dict):
             return

@@ -569,6 +569,28 @@ class TestMergeConflicts:
         assert finished.failed_attempts == ()
 
 
+class TestSettledByParts:
+    def test_a_failed_line_is_settled_once_each_of_its_parts_has_worked(self) -> None:
+        """``install && doctor`` failed; the install run again with other flags, then the
+        doctor on its own, worked: each part has, so the failure is settled. One part alone
+        settles nothing."""
+        failed = "uv tool install --upgrade langlearn && langlearn doctor"
+        error = "ImportError: cannot import name 'AudioProviderId' from 'langlearn_types'"
+        reinstall = "uv tool install --force --reinstall-package langlearn-types langlearn"
+        half = derive(
+            bash(failed, error, "c1", exit_code=1),
+            bash(reinstall, "Installed 2 executables", "c2"),
+        )
+        assert [i.status for i in half.failed_attempts] == ["open"]
+        memory = derive(
+            bash(failed, error, "c1", exit_code=1),
+            bash(reinstall, "Installed 2 executables", "c2"),
+            bash("langlearn doctor", "8 passed, 0 failed", "c3"),
+        )
+        [failure] = memory.failed_attempts
+        assert failure.status == "resolved" and "then" not in failure.text
+
+
 class TestStaging:
     def test_a_commit_settles_a_failed_attempt_to_stage(self) -> None:
         """``git add`` of a path that no longer exists failed; the commit of what was staged
