@@ -96,6 +96,26 @@ def covered_by_checks(path: str, cwd: str | None = None) -> bool:
 # A filter that keeps only some lines of a check's output: ``tsc | grep -E "ezoic"``.
 _GREP_FILTER_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep|rg)\b[^|;&]*)")
 _PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.IGNORECASE)
+# A filter that counts the problems a run printed, last on its line: ``flutter analyze |
+# grep -c " error "``, ``eslint . | grep error | wc -l``.
+_COUNTING_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep)\b[^|;&]*)(\|\s*wc\s+-l\s*)?$")
+_COUNT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*c[a-zA-Z]*|--count)(?=\s|$)")
+_INVERT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*v[a-zA-Z]*|--invert-match)(?=\s|$)")
+
+
+def _problems_counted(command: str, output: str) -> int | None:
+    """How many problem lines a filter that ends the command line counted (its output's last
+    line, a number); None when it counts none (no such filter, or not of problems)."""
+    found = _COUNTING_RE.search(command.rstrip())
+    if found is None:
+        return None
+    stage = found.group(1)
+    if found.group(2) is None and not _COUNT_FLAG_RE.search(stage):
+        return None
+    if _INVERT_FLAG_RE.search(stage) or not _PROBLEM_WORDS_RE.search(stage):
+        return None
+    last = output.strip().rsplit("\n", 1)[-1].strip()
+    return int(last) if last.isdigit() else None
 
 
 def _suffix(path: str) -> str:
@@ -193,12 +213,17 @@ class CheckRules:
             scope = check.scope
             narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept.group(1)))
             check = dataclasses.replace(check, scope=narrowed)
-        passed = check_passed(
-            exit_code,
-            counts,
-            output,
-            exit_is_the_checks=check.own_exit,
-            silent_passes=check.kind in _SILENT_KINDS,
+        counted = _problems_counted(check.command, output)
+        passed = (
+            counted == 0  # the count is the verdict: grep exits 1 when it counts none
+            if counted is not None
+            else check_passed(
+                exit_code,
+                counts,
+                output,
+                exit_is_the_checks=check.own_exit,
+                silent_passes=check.kind in _SILENT_KINDS,
+            )
         )
         no_test = (
             passed is not False

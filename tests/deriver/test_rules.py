@@ -851,6 +851,19 @@ class TestChecks:
         assert check.status == "failed"
         assert check.text.startswith("`mix test --seed 0` (297 tests, 11 failures)")
 
+    def test_a_count_of_problems_is_the_verdict(self) -> None:
+        """``analyze | grep -c " error "`` prints how many error lines there were: any is a
+        failed run whatever grep's exit (0 when it counted some), none a pass (grep exits 1)."""
+        memory = derive(bash('flutter analyze --no-fatal-infos | grep -c " error "', "472", "c1"))
+        [check] = memory.verification_status
+        assert check.status == "failed"
+        memory = derive(bash("npx tsc --noEmit 2>&1 | grep error | wc -l", "0", "c1"))
+        [check] = memory.verification_status
+        assert check.status == "passed"
+        memory = derive(bash('npx tsc --noEmit | grep -c "error TS"', "0", "c1", exit_code=1))
+        [check] = memory.verification_status
+        assert check.status == "passed" and memory.failed_attempts == ()
+
     def test_failed_check_names_its_failing_tests(self) -> None:
         """A failed check's line lists the tests the runner says failed."""
         memory = derive(bash("mix test", EXUNIT_FAILED, "c1", exit_code=2))
