@@ -351,8 +351,11 @@ class Failures:
                 if not resolves(action, Action(action.name, entry[0]), check=check is not None):
                     kept.append(entry)
                     continue
+                if check is not None:
+                    settled.append((entry[1], entry[2]))
+                    continue
                 tried = placed(actions_of(tool, entry[2] or None), place)
-                if check is not None or settles(successes, tried):
+                if settles(successes, tried):
                     settled.append((entry[1], entry[2]))
                 elif self._redone(entry[1], action.name, tried):
                     settled.append((entry[1], entry[2]))
@@ -416,14 +419,15 @@ class Failures:
         """A commit took what was staged: a command line that failed staging, for a path
         that did not match or a locked index, is moot, nothing learned (what came after the
         ``git add`` never ran; one refused for paths git ignores is a lesson)."""
-        for _targets, item_key, _failed in self.by_action.pop(_ADD, []):
-            item = self.store.get(ItemKey(item_key))
-            if (
-                item is not None
-                and item.status == "open"
-                and _MOOT_STAGING_RE.search(item.text) is not None
-            ):
+        kept = []
+        for entry in self.by_action.pop(_ADD, []):
+            item = self.store.get(ItemKey(entry[1]))
+            if item is not None and item.status == "open" and _MOOT_STAGING_RE.search(item.text):
                 self.store.remove(item, stamp)
+            else:
+                kept.append(entry)  # git add -f may yet stage what git ignores
+        if kept:
+            self.by_action[_ADD] = kept
         self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:

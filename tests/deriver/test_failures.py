@@ -610,6 +610,12 @@ class TestStaging:
             bash("git commit -m 'skill diagrams'", "[main 1a2b3c4] skill diagrams", "c2"),
         )
         assert len(memory.failed_attempts) == 1  # docs/ is ignored: a lesson
+        forced = derive(
+            bash("git add docs/plan.md", ignored, "c1", exit_code=1),
+            bash("git commit -m 'skill diagrams'", "[main 1a2b3c4] skill diagrams", "c2"),
+            bash("git add -f docs/plan.md", "", "c3"),
+        )
+        assert [i.status for i in forced.failed_attempts] == ["resolved"]
         hook = "pre-commit: ruff found 2 errors"
         memory = derive(
             bash("git add . && git commit -m x", hook, "c1", exit_code=1),
