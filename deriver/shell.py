@@ -34,8 +34,11 @@ MAX_SHELL_NESTING: Final = 2
 SHELLS: Final = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell"})
 SHELL_C_FLAGS: Final = frozenset({"-c", "-lc", "-ic", "-lic", "-cl", "-li", "-command"})
 
+# A heredoc's body is data: what follows its opening line, to its delimiter's line or to the
+# end of what is read (a long script is cut before its delimiter).
 _HEREDOC_RE: Final = re.compile(
-    r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*?^[ \t]*\3[ \t]*$", re.MULTILINE | re.DOTALL
+    r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*?(?:^[ \t]*\3[ \t]*$|\Z)",
+    re.MULTILINE | re.DOTALL,
 )
 _TOKEN_RE: Final = re.compile(
     r"""[ \t\r]*(?:

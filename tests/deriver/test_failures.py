@@ -569,6 +569,20 @@ class TestMergeConflicts:
         assert finished.failed_attempts == ()
 
 
+class TestHeredocs:
+    def test_a_long_heredoc_is_data_to_its_end(self) -> None:
+        """A script fed to node in a heredoc is one command, however long (its delimiter may
+        lie past what is read): the same command working later settles its failure."""
+        script = "node --input-type=module <<'NODE'\n" + "const a = await f();\n" * 400
+        assert actions_of("Bash", script + "NODE") == (Action("$ node", frozenset()),)
+        assert actions_of("Bash", script) == (Action("$ node", frozenset()),)
+        memory = derive(
+            bash(script + "NODE", "Error: Timed out waiting for #loader", "c1", exit_code=1),
+            bash(script.replace("f()", "g()") + "NODE", "saved /tmp/shot.png", "c2"),
+        )
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+
+
 class TestSettledByParts:
     def test_a_failed_line_is_settled_once_each_of_its_parts_has_worked(self) -> None:
         """``install && doctor`` failed; the install run again with other flags, then the
