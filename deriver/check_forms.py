@@ -35,6 +35,7 @@ __all__ = [
     "Tasks",
     "Unless",
     "WithOption",
+    "WithoutOption",
 ]
 
 _NONE: frozenset[str] = frozenset()
@@ -91,6 +92,21 @@ class WithOption:
 
     def match(self, name: str, rest: list[str]) -> Result:
         return Found(name, rest) if self.options.intersection(rest) else None
+
+
+@dataclass(frozen=True, slots=True)
+class WithoutOption:
+    """The check unless given one of ``options`` (``act``, not ``act --list``); named by the
+    value of a ``named_by`` option too (``act -j lint`` and ``act -j test``: two checks)."""
+
+    options: frozenset[str]
+    named_by: frozenset[str] = _NONE
+
+    def match(self, name: str, rest: list[str]) -> Result:
+        if self.options.intersection(rest):
+            return None
+        at = next((i for i, w in enumerate(rest[:-1]) if w in self.named_by), None)
+        return Found(name if at is None else f"{name} {rest[at]} {rest[at + 1]}", rest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from deriver.check_forms import (
     Tasks,
     Unless,
     WithOption,
+    WithoutOption,
 )
 from deriver.user_text import word_set
 
@@ -313,6 +314,9 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("turbo",), _run(bare_target=True), "turbo run", GATE, scoped=False),
     _R(("nx",), _run(bare_target=True), "nx", GATE, scoped=False),
     _R(("lefthook",), _run(any_target=True), "lefthook run", GATE, scoped=False),
+    # The project's CI workflows, run locally (nektos/act): not when it only lists or plans
+    _R(("act",), WithoutOption(word_set("-l --list -n --dryrun -g --graph -h --help --version"),
+                               word_set("-j --job")), "act", GATE, scoped=False),
     _R(("pre-commit", "prek"), Subcommand(word_set("run"), bare=True, value_flags=_LEAD_FLAGS),
        "pre-commit", GATE, scoped=False),
     _R(("npm",), Scripts(GATE_NAMES, _JS_FLAGS | {"-w"}, _JS_RUNNERS, bare=False), "npm", GATE),

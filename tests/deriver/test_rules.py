@@ -851,6 +851,19 @@ class TestChecks:
         assert check.status == "failed"
         assert check.text.startswith("`mix test --seed 0` (297 tests, 11 failures)")
 
+    def test_ci_run_locally_is_a_check_of_its_job(self) -> None:
+        """``act -j lint`` runs the project's CI job in a container: a check, one per job;
+        ``act --list`` only lists the jobs."""
+        memory = derive(
+            bash("act -j rust-lint --container-architecture linux/amd64", "Job failed", "c1", 1),
+            bash("act -j web", "Job succeeded", "c2"),
+            bash("act -l", "Stage  Job ID  Job name", "c3"),
+        )
+        assert [(c.status, c.text.split("`")[1]) for c in memory.verification_status] == [
+            ("failed", "act -j rust-lint --container-architecture linux/amd64"),
+            ("passed", "act -j web"),
+        ]
+
     def test_a_count_of_problems_is_the_verdict(self) -> None:
         """``analyze | grep -c " error "`` prints how many error lines there were: any is a
         failed run whatever grep's exit (0 when it counted some), none a pass (grep exits 1)."""
