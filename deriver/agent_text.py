@@ -273,11 +273,13 @@ def states_choice(text: str) -> bool:
 
 
 # A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
-# pushed yet", "I haven't committed". Where the session stands tells it from the commands.
+# pushed yet", "I haven't committed", "Worktree is clean except untracked `.codex/`". Where
+# the session stands tells it from the commands.
 _GIT_STATE_RE: Final = re.compile(
     r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
     r"|(?:haven't|have not|didn't|did not) (?:yet )?(?:commit|push|stage)"
-    r"|working tree (?:is )?(?:clean|dirty))\b",
+    r"|(?:working tree|work ?tree|working directory) (?:is )?(?:now )?(?:clean|dirty)"
+    r"|nothing (?:left )?to commit)\b",
     re.IGNORECASE,
 )
 

@@ -128,10 +128,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "report is superseded by the newer message; one the user answers is still failing, "
          "or did not work, is not kept, and one the agent's next words own was wrong, I was "
          "sloppy, my mistake, I conflated, good catch, leaves, and a plan (<proposed_plan>) a "
-         "revised one replaces): quoted without its sentences on "
-         "where the work "
-         "stands in git (The changes remain uncommitted) nor the question it ends with (the "
-         "user's next words answered it), head and tail kept, up to 400 "
+         "revised one replaces): quoted without its sentences on where the work stands in "
+         "git (The changes remain uncommitted, Worktree is clean) nor the question it ends "
+         "with (the user's next words answered it), head and tail kept, up to 400 "
          "characters (half the budget at a small one); evicted first, with completed work",
          "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "

@@ -77,6 +77,14 @@ class TestLastMessage:
         )  # fmt: skip
         (kept,) = texts(memory.key_decisions)
         assert "Precomputed the empty packs" in kept and "uncommitted" not in kept
+        memory = derive(
+            user("take a look at how the latest version has panned out"),
+            final("Kept the level as it is, because it already teaches the flow.\n"
+                  "Worktree is clean except untracked `.codex/`."),
+            user("okay lets update the readme"),
+        )  # fmt: skip
+        (kept,) = texts(memory.key_decisions)
+        assert "Kept the level" in kept and "clean" not in kept
 
     @pytest.mark.parametrize(
         ("closing", "kept"),
