@@ -50,7 +50,7 @@ from deriver.wording import (
     str_or_none,
 )
 from session_memory.core.events import TranscriptEvent
-from session_memory.core.outcome import REJECTED, ToolOutcome, tool_outcome
+from session_memory.core.outcome import ToolOutcome, tool_outcome
 from session_memory.core.redact import quote_untrusted
 
 __all__ = ["Call", "ToolCallRules", "ToolEvent", "parse_tool_event"]
@@ -186,13 +186,6 @@ _LOOKS_RE: Final = re.compile(
 
 
 _Did = Callable[[Call, str, Stamp], None]
-
-
-def _rejected_with(outcome: ToolOutcome) -> str:
-    """The words a user rejected a call with (``User rejected tool use: …``), or empty."""
-    text = outcome.error or outcome.output
-    head = f"{REJECTED}: "
-    return text[len(head) :].strip() if text.startswith(head) else ""
 
 
 def _redo(call: Call) -> str:
@@ -343,13 +336,6 @@ class ToolCallRules:
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
                 self.todos.worked_on = True
-        said = _rejected_with(outcome) if call.kind is ToolKind.PLAN_EXIT else ""
-        if said:
-            # The user refused the plan with words of their own: their answer, no failure.
-            plan = quote_untrusted(first_line(call.note or "", _ANSWER_CHARS), EXCERPT_CHARS)
-            text = f"user answered {quote_untrusted(said, EXCERPT_CHARS)} to the plan {plan}"
-            decision(self.store, "answer", text, stamp)
-            return
         if outcome.status == "failed":
             self._failed(call, outcome.error, outcome.exit_code, stamp)
             return

@@ -22,7 +22,6 @@ import msgspec
 
 __all__ = [
     "ELIDED",
-    "REJECTED",
     "OutcomeStatus",
     "ToolOutcome",
     "outcome_payload",
@@ -34,10 +33,6 @@ __all__ = [
 ELIDED: Final = " characters elided ...]"
 """How an output cut to its head and tail says where its middle was ("[... 35000 characters
 elided ...]"): counts summed over what is left are not the whole run's."""
-
-REJECTED: Final = "User rejected tool use"
-"""How a call the user rejected reads, the words they rejected it with after ": " (the
-adapters write it so): ``User rejected tool use: Fix all issues in the suggested order``."""
 
 OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "errored"]
 """``failed``: the transcript says the call failed. ``rejected``, ``interrupted`` and

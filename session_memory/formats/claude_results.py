@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from session_memory.core.events import JsonObject
-from session_memory.core.outcome import REJECTED, ToolOutcome
+from session_memory.core.outcome import ToolOutcome
 from session_memory.formats.base import as_dict, as_str, cap_text, join_texts
 from session_memory.formats.outcomes import ResultMarkers
 
@@ -30,6 +30,7 @@ __all__ = [
     "result_text",
 ]
 
+_REJECTED: Final = "User rejected tool use"
 _REJECTION_TEXT: Final = "The user doesn't want to proceed with this tool use"
 _REJECTIONS: Final = (
     _REJECTION_TEXT,
@@ -42,10 +43,10 @@ _USER_SAID: Final = "the user said:"
 _REJECTION_NOTE: Final = "\n\nNote: The user's next message may contain"
 """The fixed note Claude Code appends to a rejection, after what the user said."""
 _SIBLING_ERRORED: Final = "Sibling tool call errored"
-_ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", REJECTED, _SIBLING_ERRORED)
+_ERROR_RESULT_PREFIXES: Final = ("Error:", "InputValidationError", _REJECTED, _SIBLING_ERRORED)
 """How a ``toolUseResult`` string says the call failed."""
 RESULT_MARKERS: Final = ResultMarkers(
-    rejected=(REJECTED, *_REJECTIONS),
+    rejected=(_REJECTED, *_REJECTIONS),
     errored=("<tool_use_error>", "InputValidationError:"),
     interrupted=frozenset({_SIBLING_ERRORED}),
 )
@@ -95,7 +96,7 @@ def rejection(text: str, structured: object) -> str | None:
     when they rejected it; None when the call was not rejected."""
     stated = structured if isinstance(structured, str) else ""
     sources = [
-        s for s in (text, stated.removeprefix("Error: ")) if s.startswith((REJECTED, *_REJECTIONS))
+        s for s in (text, stated.removeprefix("Error: ")) if s.startswith((_REJECTED, *_REJECTIONS))
     ]
     if not sources:
         return None
@@ -104,8 +105,8 @@ def rejection(text: str, structured: object) -> str | None:
         if said_at >= 0:
             words = source[said_at + len(_USER_SAID) :].split(_REJECTION_NOTE, 1)[0].strip()
             if words:
-                return f"{REJECTED}: {words}"
-    return REJECTED
+                return f"{_REJECTED}: {words}"
+    return _REJECTED
 
 
 def _failed_result(name: str | None, text: str, structured: object) -> tuple[str, int | None]:

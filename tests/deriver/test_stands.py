@@ -858,20 +858,6 @@ class TestUnfinished:
         )
         assert "plan not approved: “Parse first”" in texts(memory.where_stands)
 
-    def test_a_plan_refused_with_words_is_the_user_s_answer(self) -> None:
-        """Refusing a plan, the user said how to go on: their answer, no failed attempt."""
-        refused = "User rejected tool use: Fix all issues in the suggested order"
-        memory = derive(
-            user("review the startup code"),
-            call("ExitPlanMode", {"plan": "Code review\n\nF1, F2, M1"}, "failed",
-                 error=refused),
-        )  # fmt: skip
-        assert memory.failed_attempts == ()
-        assert (
-            "user answered “Fix all issues in the suggested order” to the plan “Code review”"
-            in texts(memory.key_decisions)
-        )
-
     def test_an_announced_step_not_taken(self) -> None:
         """A closing message that ends by announcing a step ended the turn before it."""
         memory = derive(user("fix it"), final("Tests pass. Let me commit the change."))
