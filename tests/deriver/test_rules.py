@@ -1046,21 +1046,15 @@ class TestChecks:
     def test_a_check_run_beside_the_project_goes_stale_only_by_its_files(self) -> None:
         """Tests run in a library checked out beside the project (``cd ../lib``) still hold
         after edits of the project; an edit of the library makes them stale."""
-        lib_tests = "cd /home/u/lib && go test ./resampler/..."
-        memory = derive(
-            event("message", role="user", content="add the average resampler", cwd="/home/u/app"),
-            bash(lib_tests, "ok  \tex.com/lib/resampler\t0.2s", "c1"),
-            call("Edit", {"file_path": "/home/u/app/internal/loader.go"}, call_id="c2"),
-        )
-        [check] = memory.verification_status
-        assert check.status == "passed"
-        memory = derive(
-            event("message", role="user", content="add the average resampler", cwd="/home/u/app"),
-            bash(lib_tests, "ok  \tex.com/lib/resampler\t0.2s", "c1"),
-            call("Edit", {"file_path": "/home/u/lib/resampler/average.go"}, call_id="c2"),
-        )
-        [check] = memory.verification_status
-        assert check.status == "stale"
+        for edited, status in (("/home/u/app/internal/loader.go", "passed"),
+                               ("/home/u/lib/resampler/average.go", "stale")):  # fmt: skip
+            memory = derive(
+                event("message", role="user", content="add a resampler", cwd="/home/u/app"),
+                bash("cd /home/u/lib && go test ./resampler/...", "ok  \tex.com/lib\t0.2s", "c1"),
+                call("Edit", {"file_path": edited}, call_id="c2"),
+            )
+            [check] = memory.verification_status
+            assert check.status == status
 
     def test_failed_check_is_a_failed_attempt_with_its_cause(self) -> None:
         """A failed check also records a failed attempt with the line that says why."""
