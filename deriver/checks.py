@@ -101,6 +101,9 @@ _PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.I
 _COUNTING_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep)\b[^|;&]*)(\|\s*wc\s+-l\s*)?$")
 _COUNT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*c[a-zA-Z]*|--count)(?=\s|$)")
 _INVERT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*v[a-zA-Z]*|--invert-match)(?=\s|$)")
+# A filter that shows lines around those it keeps (``grep -B1 no-unused-vars``): what it
+# prints is not only what it looked for.
+_CONTEXT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[ABC]\s*\d*|--(?:after-|before-)?context\b)")
 
 
 def _problems_counted(command: str, output: str) -> int | None:
@@ -214,17 +217,19 @@ class CheckRules:
             narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept.group(1)))
             check = dataclasses.replace(check, scope=narrowed)
         counted = _problems_counted(check.command, output)
-        passed = (
-            counted == 0  # the count is the verdict: grep exits 1 when it counts none
-            if counted is not None
-            else check_passed(
+        passed: bool | None
+        if counted is not None:
+            passed = counted == 0  # the count is the verdict: grep exits 1 when it counts none
+        elif kept is not None and _CONTEXT_FLAG_RE.search(kept.group(1)) is not None:
+            passed = None  # lines around those the filter kept: neither verdict shows
+        else:
+            passed = check_passed(
                 exit_code,
                 counts,
                 output,
                 exit_is_the_checks=check.own_exit,
                 silent_passes=check.kind in _SILENT_KINDS,
             )
-        )
         no_test = (
             passed is not False
             and not (counts and counts.passed)

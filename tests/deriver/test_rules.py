@@ -851,6 +851,17 @@ class TestChecks:
         assert check.status == "failed"
         assert check.text.startswith("`mix test --seed 0` (297 tests, 11 failures)")
 
+    def test_a_filter_that_shows_lines_around_its_matches_tells_no_verdict(self) -> None:
+        """``eslint | grep -B1 no-unused-vars`` prints the line before each match too (here
+        another rule's error): what it shows says neither pass nor fail."""
+        output = (
+            "30:10  error  Component definition is missing display name\n"
+            "31:7  warning  'x' is assigned a value but never used  no-unused-vars"
+        )
+        memory = derive(bash('npx eslint src/ | grep -B1 "no-unused-vars"', output, "c1"))
+        [check] = memory.verification_status
+        assert check.status == "warning" and memory.failed_attempts == ()
+
     def test_ci_run_locally_is_a_check_of_its_job(self) -> None:
         """``act -j lint`` runs the project's CI job in a container: a check, one per job;
         ``act --list`` only lists the jobs."""
