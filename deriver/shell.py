@@ -34,12 +34,12 @@ MAX_SHELL_NESTING: Final = 2
 SHELLS: Final = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell"})
 SHELL_C_FLAGS: Final = frozenset({"-c", "-lc", "-ic", "-lic", "-cl", "-li", "-command"})
 
-# A heredoc's body is data: what follows its opening line, to its delimiter's line or to the
-# end of what is read (a long script is cut before its delimiter).
+# A heredoc's body is data: what follows its opening line, to its delimiter's line; in a
+# command line cut to what is read, to the end (a long script's delimiter lies past it).
 _HEREDOC_RE: Final = re.compile(
-    r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*?(?:^[ \t]*\3[ \t]*$|\Z)",
-    re.MULTILINE | re.DOTALL,
+    r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*?^[ \t]*\3[ \t]*$", re.MULTILINE | re.DOTALL
 )
+_CUT_HEREDOC_RE: Final = re.compile(r"(<<-?[ \t]*(['\"]?)(\w+)\2)([^\n]*\n).*\Z", re.DOTALL)
 _TOKEN_RE: Final = re.compile(
     r"""[ \t\r]*(?:
         (?P<op>&&|\|\||\|&|[|;&()\n])
@@ -119,6 +119,8 @@ def _unquote(word: str) -> str:
 def _tokens(command: str) -> list[tuple[str | None, str | None]]:
     """The line's words (unquoted) and operators, in order, as (word, operator) pairs."""
     text = _HEREDOC_RE.sub(r"\1\4", command[:_MAX_COMMAND_SCAN])
+    if len(command) > _MAX_COMMAND_SCAN:
+        text = _CUT_HEREDOC_RE.sub(r"\1\4", text)
     found: list[tuple[str | None, str | None]] = []
     for match in _TOKEN_RE.finditer(text):
         word = match.group("word")
