@@ -68,13 +68,6 @@ _DOCUMENT_LINE_RE: Final = re.compile(r"#{1,6}\s|\||[-*+\u2022]\s|\d{1,3}[.)]\s"
 _PROSE_PAREN_RE: Final = re.compile(
     r"\b(?i:error|failed|fatal|panic|exception) \((?!(?i:exit|code|status|errno|signal|\d))"
 )
-# An edit that did not apply because the file was not as the agent last saw it: Claude Code's
-# Edit and Write, Codex's apply_patch. Another edit of the file that works makes it good.
-_STALE_EDIT_RE: Final = re.compile(
-    r"(?i:file has not been read yet|file has been modified since read"
-    r"|string to replace not found|matches of the string to replace"
-    r"|failed to find (?:expected lines|context))"
-)
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
@@ -182,12 +175,6 @@ class Failures:
             and any(action.name in _MERGING for action in actions_of(tool, key, check))
         ):
             kind = "merge_conflict"  # finished by the commit that resolves it
-        elif (
-            kind == "tool_failed"
-            and classify_tool(tool) is ToolKind.EDIT
-            and _STALE_EDIT_RE.search(line or text) is not None
-        ):
-            kind = "stale_edit"  # gone once an edit of the file works
         item = store.get(item_key)
         last, self.last = self.last, [tool, line, str(item_key)] if line and joined[1] else None
         if item is not None:

@@ -170,9 +170,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "failed_attempts",
          "open_failures, then resolved_failures or key_decisions"),
     Rule("stale_edit", "an edit that did not apply because the file was not as the agent "
-         "last saw it (File has not been read yet, File has been modified since read, String "
-         "to replace not found, Found 2 matches of the string to replace, apply_patch's "
-         "Failed to find expected lines)",
+         "last saw it: the outcome stale, as the adapters read their clients' words (not read "
+         "yet, changed since read, the text to replace not found or found twice, a patch's "
+         "context not found; docs/formats.md)",
          "failed attempt, open until an edit of the same file works; then gone (nothing "
          "learned)",
          "failed_attempts", "open_failures"),

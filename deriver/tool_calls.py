@@ -336,8 +336,9 @@ class ToolCallRules:
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
                 self.todos.worked_on = True
-        if outcome.status == "failed":
-            self._failed(call, outcome.error, outcome.exit_code, stamp)
+        if outcome.status in ("failed", "stale"):
+            error = outcome.error or outcome.output
+            self._failed(call, error, outcome.exit_code, stamp, stale=outcome.status == "stale")
             return
         result, exit_code = outcome.output, outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
@@ -353,7 +354,9 @@ class ToolCallRules:
             self.failures.resolve(call.name, call.key, stamp, place=call.workdir)
             self._did(call, result, stamp)
 
-    def _failed(self, call: Call, error: str, exit_code: int | None, stamp: Stamp) -> None:
+    def _failed(
+        self, call: Call, error: str, exit_code: int | None, stamp: Stamp, *, stale: bool = False
+    ) -> None:
         if call.check is not None:
             ran = exit_code if exit_code is not None else 1
             self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))
@@ -366,7 +369,8 @@ class ToolCallRules:
             exited = f" exited {exit_code}" if exit_code is not None and exit_code != 0 else ""
             how = f"{exited}: {quote(first, EXCERPT_CHARS)}"
             target = failure_target(call.key, self.store.cwd)
-            self.failures.record("tool_failed", call.name, call.key, f"{what}{how}", stamp,
+            kind = "stale_edit" if stale else "tool_failed"  # gone once an edit of it works
+            self.failures.record(kind, call.name, call.key, f"{what}{how}", stamp,
                                  first, joined=(target, how), place=call.workdir)  # fmt: skip
 
     def _did(self, call: Call, result: str, stamp: Stamp) -> None:

@@ -34,10 +34,12 @@ ELIDED: Final = " characters elided ...]"
 """How an output cut to its head and tail says where its middle was ("[... 35000 characters
 elided ...]"): counts summed over what is left are not the whole run's."""
 
-OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "errored"]
+OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "errored", "stale"]
 """``failed``: the transcript says the call failed. ``rejected``, ``interrupted`` and
 ``errored``: the call was reported as completed, but its result says the user rejected it,
-it was interrupted, or it is an error report."""
+it was interrupted, or it is an error report. ``stale``: an edit that did not apply because
+the file was not as the agent last saw it (not read yet, changed since, the text to replace
+not found): an edit of the file that works makes it good."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -296,7 +296,7 @@ class AdapterBase:
             outcome = replace(
                 outcome, output=cap_text(outcome.output), error=cap_text(outcome.error)
             )
-        status = "failed" if outcome.status == "failed" else "completed"
+        status = "failed" if outcome.status in ("failed", "stale") else "completed"
         payload: JsonObject = {
             "tool_name": name or "unknown",
             "tool_call_id": call_id,

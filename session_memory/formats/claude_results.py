@@ -49,6 +49,12 @@ RESULT_MARKERS: Final = ResultMarkers(
     rejected=(_REJECTED, *_REJECTIONS),
     errored=("<tool_use_error>", "InputValidationError:"),
     interrupted=frozenset({_SIBLING_ERRORED}),
+    stale=(
+        "File has not been read yet",
+        "File has been modified since read",
+        "String to replace not found",
+        "matches of the string to replace",
+    ),
 )
 """How a result Claude Code reports as completed says the call did not succeed."""
 _PERSISTED: Final = "<persisted-output>"

@@ -51,6 +51,7 @@ _STDIN_FAILED: Final = "write_stdin failed"
 RESULT_MARKERS: Final = ResultMarkers(
     errored=(f"{_STDIN_FAILED}:", "apply_patch verification failed"),
     interrupted=frozenset({_ABORTED}),
+    stale=("Failed to find expected lines", "Failed to find context"),
 )
 """How a result Codex reports as completed says the call did not succeed."""
 _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)

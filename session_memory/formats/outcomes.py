@@ -24,17 +24,27 @@ class ResultMarkers:
     """How a format's completed results say that the call did not succeed.
 
     ``rejected`` and ``errored`` are leading texts; ``interrupted`` are
-    whole results (surrounding white space aside). A leading "Error:" is an error report in
-    every format (:func:`~session_memory.core.outcome.reports_error`).
+    whole results (surrounding white space aside); ``stale`` are texts in a result's head,
+    failed or not, that say an edit did not apply because the file was not as the agent
+    last saw it. A leading "Error:" is an error report in every format
+    (:func:`~session_memory.core.outcome.reports_error`).
     """
 
     rejected: tuple[str, ...] = ()
     errored: tuple[str, ...] = ()
     interrupted: frozenset[str] = frozenset()
+    stale: tuple[str, ...] = ()
+
+    def is_stale(self, text: str) -> bool:
+        """Whether a result says an edit did not apply: the file was not as last seen."""
+        head = text[:HEAD_CHARS]
+        return any(marker in head for marker in self.stale)
 
     def status_of(self, result: str) -> OutcomeStatus:
         """How a call reported as completed ended, by what its result text opens with."""
         head = result[:HEAD_CHARS].lstrip()
+        if self.is_stale(head):
+            return "stale"
         if head.startswith(self.rejected):
             return "rejected"
         whole = head.rstrip()
@@ -55,5 +65,6 @@ def result_outcome(
     is its output, and ``markers`` tell whether it really succeeded.
     """
     if failed:
-        return ToolOutcome("failed", exit_code, "", text or ("" if exit_code else "failed"))
+        status: OutcomeStatus = "stale" if markers.is_stale(text) else "failed"
+        return ToolOutcome(status, exit_code, "", text or ("" if exit_code else "failed"))
     return ToolOutcome(markers.status_of(text), exit_code, text, "")

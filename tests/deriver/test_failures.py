@@ -19,6 +19,7 @@ from session_memory.core.memory import SessionMemory
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import ClaudeCodeAdapter
 from tests.deriver.test_rules import assistant, bash, call, derive, event, texts
+from tests.deriver.test_rules import tool as tool_event
 
 
 def claude_code(*records: dict[str, Any]) -> SessionMemory:
@@ -680,14 +681,22 @@ class TestStaleEdits:
             "input": "*** Begin Patch\n*** Update File: /repo/src/app.js\n@@\n-a\n+b\n"
                      "*** End Patch"
         }  # fmt: skip
-        failed = derive(call(tool, args, "failed", "c1", error=error))
+        # The adapters read the client's words (tests/formats): "stale" is what reaches the fold.
+        stale = {"status": "stale", "exit_code": None, "output": "", "error": error}
+        made = [*call(tool, args)[:2], tool_event("failed", tool, outcome=stale)]
+        failed = derive(made)
         assert [i.status for i in failed.failed_attempts] == ["open"]
         memory = derive(
-            call(tool, args, "failed", "c1", error=error),
+            made,
             call("Read", {"file_path": "/repo/src/app.js"}, call_id="c2", result="a"),
             call(tool, args, call_id="c3", result="ok"),
         )
         assert memory.failed_attempts == ()
+        refused = derive(
+            call(tool, args, "failed", "c1", error=error),
+            call(tool, args, call_id="c3", result="ok"),
+        )
+        assert [i.status for i in refused.failed_attempts] == ["resolved"]  # a failure
 
     def test_a_hook_that_blocks_an_edit_is_still_a_lesson(self) -> None:
         """An edit a hook refused says something of the project: resolved, it stays."""

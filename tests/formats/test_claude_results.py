@@ -60,3 +60,25 @@ class TestPlanAwaitingApproval:
         assert status == "completed"
         assert payload["outcome"]["status"] == "completed"  # type: ignore[index]
         assert payload["args"] == {"plan": PLAN}
+
+
+class TestStaleEdits:
+    def test_an_edit_of_a_file_not_as_last_seen_is_stale(self) -> None:
+        """Edit's "File has not been read yet" and "String to replace not found": the call
+        failed because the file was not as the agent saw it, a stale outcome."""
+        for error in (
+            "<tool_use_error>File has not been read yet. Read it first before writing to it."
+            "</tool_use_error>",
+            "<tool_use_error>String to replace not found in file.\nString: foo()</tool_use_error>",
+        ):
+            seen = [
+                e.payload["outcome"]
+                for e in events(
+                    prompt(1, "rename it"),
+                    tool_use(2, "Edit", {"file_path": "/p/a.py", "old_string": "foo()"}),
+                    tool_result(3, 2, error, error=True),
+                )
+                if e.event_type == "tool_lifecycle" and e.payload["status"] == "failed"
+            ]
+            [outcome] = seen  # the call failed: its event says so
+            assert isinstance(outcome, dict) and outcome["status"] == "stale"

@@ -86,7 +86,7 @@ class TestClaudeCode:
             ("<tool_use_error>File does not exist.</tool_use_error>", "errored"),
             ("<tool_use_error>Sibling tool call errored</tool_use_error>", "interrupted"),
             ("Sibling tool call errored", "interrupted"),
-            ("Error: File has not been read yet. Read it first before writing to it.", "errored"),
+            ("Error: File has not been read yet. Read it first before writing to it.", "stale"),
             ('InputValidationError: [\n  {\n    "code": "invalid_type"', "errored"),
         ],
     )
@@ -153,6 +153,7 @@ class TestCodex:
             ({"content": "aborted", "success": True}, "interrupted"),
             ({"content": "write_stdin failed: no such session"}, "errored"),
             ("apply_patch verification failed: invalid hunk at line 3", "errored"),
+            ("apply_patch verification failed: Failed to find expected lines in a.go:", "stale"),
             ("Error: no such file", "errored"),
         ],
     )
