@@ -106,8 +106,11 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed_work"),
     Rule("plan", "ExitPlanMode (plan-mode exit) completed", "key decision: the approved plan",
          "key_decisions", "key_decisions"),
-    Rule("answer", "AskUserQuestion completed, or a user's short answer a newer turn replaced",
-         "key decision: the user's answer, with the question it answers (an approval to go "
+    Rule("answer", "AskUserQuestion completed, a user's short answer a newer turn replaced, or "
+         "a plan-mode exit the user rejected saying how to go on (the outcome rejected, with "
+         "their words; no failed attempt)",
+         "key decision: the user's answer, with the question or plan it answers (an approval "
+         "to go "
          "on, \"yes\", acted on, or the user's report of a step done, is none: the work shows it)",
          "key_decisions", "key_decisions"),
     Rule("user_choice", "user request after the first, of at most 600 characters, with a "

@@ -336,7 +336,13 @@ class ToolCallRules:
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
                 self.todos.worked_on = True
-        if outcome.status in ("failed", "stale"):
+        if outcome.status == "rejected" and outcome.output and call.kind is ToolKind.PLAN_EXIT:
+            # The user refused the plan saying how to go on: their answer to it, no failure.
+            plan = quote_untrusted(first_line(call.note or "", _ANSWER_CHARS), EXCERPT_CHARS)
+            said = quote_untrusted(first_line(outcome.output, _ANSWER_CHARS), EXCERPT_CHARS)
+            decision(self.store, "answer", f"user answered {said} to the plan {plan}", stamp)
+            return
+        if outcome.status in ("failed", "stale", "rejected"):
             error = outcome.error or outcome.output
             self._failed(call, error, outcome.exit_code, stamp, stale=outcome.status == "stale")
             return

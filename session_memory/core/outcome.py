@@ -39,7 +39,8 @@ OutcomeStatus = Literal["completed", "failed", "rejected", "interrupted", "error
 ``errored``: the call was reported as completed, but its result says the user rejected it,
 it was interrupted, or it is an error report. ``stale``: an edit that did not apply because
 the file was not as the agent last saw it (not read yet, changed since, the text to replace
-not found): an edit of the file that works makes it good."""
+not found): an edit of the file that works makes it good. A rejected call's ``error`` says
+so; its ``output`` is what the user said when rejecting it, when the client records it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +230,7 @@ def tool_outcome(payload: Mapping[str, object]) -> ToolOutcome | None:
     code = result.exit_code if result.exit_code is not None else _int(payload.get("exit_code"))
     if result.denied:
         error = result.error or result.output or "denied"
-        return ToolOutcome("rejected", code, error, error)
+        return ToolOutcome("rejected", code, "", error)
     if status == "failed":
         error = result.error or payload_text(payload.get("error")) or result.output or "failed"
         return ToolOutcome("failed", code, result.output, error)

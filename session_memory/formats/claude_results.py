@@ -86,7 +86,8 @@ def ending(name: str | None, text: str, structured: object, *, failed: bool) -> 
     """How a call ended, from its result's text and its record's ``toolUseResult``."""
     rejected = rejection(text, structured)
     if rejected is not None:
-        return Ending(rejected, outcome=ToolOutcome("rejected", None, rejected, rejected))
+        said = rejected.removeprefix(_REJECTED).removeprefix(": ")  # the user's own words
+        return Ending(rejected, outcome=ToolOutcome("rejected", None, said, rejected))
     if _TOOL_ERROR_TAGS.sub("", text).strip() in RESULT_MARKERS.interrupted:
         # Not run: Claude Code cancels the calls of a turn beside one that failed.
         return Ending(text, outcome=ToolOutcome("interrupted", None, text, ""))

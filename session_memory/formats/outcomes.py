@@ -67,4 +67,7 @@ def result_outcome(
     if failed:
         status: OutcomeStatus = "stale" if markers.is_stale(text) else "failed"
         return ToolOutcome(status, exit_code, "", text or ("" if exit_code else "failed"))
-    return ToolOutcome(markers.status_of(text), exit_code, text, "")
+    status = markers.status_of(text)
+    if status == "rejected":
+        return ToolOutcome(status, exit_code, "", text)  # no words of the user's but these
+    return ToolOutcome(status, exit_code, text, "")

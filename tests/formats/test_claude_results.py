@@ -3,7 +3,7 @@ or its absence, from minimal real-shaped records."""
 
 from __future__ import annotations
 
-from tests.formats.cc_records import events, prompt, text_reply, tool_result, tool_use
+from tests.formats.cc_records import events, memory, prompt, text_reply, tool_result, tool_use
 
 PLAN = "# Plan: Move the + button\n\n1. Remove it from the search input\n2. Add it to the right"
 REJECTED = (
@@ -42,11 +42,28 @@ class TestPlanAwaitingApproval:
         assert payload["outcome"] == {
             "status": "rejected",
             "exit_code": None,
-            "output": "User rejected tool use: keep it inside the sidebar, just to the right "
-            "of the search",
+            "output": "keep it inside the sidebar, just to the right of the search",
             "error": "User rejected tool use: keep it inside the sidebar, just to the right "
             "of the search",
         }
+
+    def test_a_plan_refused_with_words_is_the_users_answer(self) -> None:
+        """What the user said refusing the plan is their answer to it, a key decision; the
+        refusal is no failed attempt. Refused without words, it is one."""
+        m = memory(
+            prompt(1, "move the + button"),
+            tool_use(2, "ExitPlanMode", {"plan": PLAN}),
+            tool_result(3, 2, REJECTED, error=True, structured="Error: " + REJECTED),
+        )
+        assert m.failed_attempts == ()
+        [answer] = [i.text for i in m.key_decisions if i.text.startswith("user answered")]
+        assert "keep it inside the sidebar" in answer and "Move the + button" in answer
+        m = memory(
+            prompt(1, "move the + button"),
+            tool_use(2, "ExitPlanMode", {"plan": PLAN}),
+            tool_result(3, 2, "User rejected tool use", error=True),
+        )
+        assert [i.kind for i in m.failed_attempts] == ["tool_failed"]
 
     def test_an_approved_plan_completes_with_the_plan(self) -> None:
         """Approval completes the call, and the plan the result holds is its text."""

@@ -103,7 +103,7 @@ class TestClaudeCode:
     def test_a_rejection_reported_as_a_completed_result(self, tmp_path: Path, result: str) -> None:
         """A result not marked is_error that says the user rejected the call is rejected."""
         rejected = "User rejected tool use"
-        assert claude_result(tmp_path, result) == ToolOutcome("rejected", None, rejected, rejected)
+        assert claude_result(tmp_path, result) == ToolOutcome("rejected", None, "", rejected)
 
     @pytest.mark.parametrize(
         "result",
@@ -126,10 +126,11 @@ class TestClaudeCode:
         """A rejected call the record marks is_error did not fail: the user rejected it."""
         outcome = claude_result(tmp_path, REJECTED, error=True, structured="User rejected tool use")
         rejected = "User rejected tool use"
-        assert outcome == ToolOutcome("rejected", None, rejected, rejected)
+        assert outcome == ToolOutcome("rejected", None, "", rejected)
 
     def test_a_rejection_keeps_what_the_user_said(self, tmp_path: Path) -> None:
-        """The words the user typed when rejecting (before the client's note) are kept."""
+        """The words the user typed when rejecting (before the client's note) are kept: the
+        outcome's output, and after "User rejected tool use" in its error."""
         said = (
             "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
             "if it was a file edit, the new_string was NOT written to the file). To tell you how "
@@ -137,8 +138,8 @@ class TestClaudeCode:
             "user's next message may contain a correction or preference. Pay close attention."
         )
         outcome = claude_result(tmp_path, said, error=True, structured="Error: " + said)
-        words = "User rejected tool use: keep the old API, only rename the flag"
-        assert outcome == ToolOutcome("rejected", None, words, words)
+        said = "keep the old API, only rename the flag"
+        assert outcome == ToolOutcome("rejected", None, said, f"User rejected tool use: {said}")
 
     def test_a_failed_bash_call_carries_its_exit_code(self, tmp_path: Path) -> None:
         """A failed Bash result's "Exit code N" header is the exit code, not the error text."""
