@@ -342,11 +342,13 @@ class ToolCallRules:
             said = quote_untrusted(first_line(outcome.output, _ANSWER_CHARS), EXCERPT_CHARS)
             decision(self.store, "answer", f"user answered {said} to the plan {plan}", stamp)
             return
-        if outcome.status in ("failed", "stale", "rejected"):
+        if outcome.status in ("failed", "stale"):
             error = outcome.error or outcome.output
             self._failed(call, error, outcome.exit_code, stamp, stale=outcome.status == "stale")
             return
-        result, exit_code = outcome.output, outcome.exit_code
+        # A rejected call's output is the user's words; its error says it was rejected.
+        result = outcome.error if outcome.status == "rejected" else outcome.output
+        exit_code = outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
