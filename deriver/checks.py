@@ -21,7 +21,16 @@ from deriver.check_verdict import check_passed, failing_tests, failure_line
 from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import DRIVE_RE, EXCERPT_CHARS, code, describe, in_scratch, quote, under
+from deriver.wording import (
+    DRIVE_RE,
+    EXCERPT_CHARS,
+    beside,
+    code,
+    describe,
+    in_scratch,
+    quote,
+    under,
+)
 from session_memory.core.redact import contain_trusted_line
 
 __all__ = ["CheckRules", "covered_by_checks"]
@@ -146,7 +155,7 @@ def _ran_beside(identity: str, paths: tuple[str, ...], root: str | None) -> bool
         return False
     root = posixpath.normpath(root)
     place = posixpath.normpath(posixpath.join(root, directory))
-    if place == root or under(place, root) or under(root, place):
+    if not beside(place, root):
         return False
     changed = (posixpath.normpath(posixpath.join(root, p)) for p in paths)
     return not any(p == place or under(p, place) for p in changed)

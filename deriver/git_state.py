@@ -10,7 +10,7 @@ import re
 from typing import Final, NamedTuple
 
 from deriver.shell import basename, simple_commands
-from deriver.wording import DRIVE_RE, in_scratch, relative, under
+from deriver.wording import DRIVE_RE, beside, in_scratch, relative
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
@@ -347,7 +347,7 @@ def elsewhere(command: str, cwd: str | None) -> str:
     if not cwd or "cd" not in command:
         return ""
     place, root = _place_of(command, cwd), posixpath.normpath(cwd)
-    if place == root or under(place, root) or under(root, place):
+    if not beside(place, root):
         return ""
     near = posixpath.relpath(place, root)
     return near if near.count("..") <= _NEAR else place

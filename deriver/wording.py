@@ -114,6 +114,12 @@ def under(path: str, directory: str) -> bool:
     return path.startswith(directory.rstrip("/") + "/")
 
 
+def beside(place: str, root: str) -> bool:
+    """Whether a directory is another checkout beside ``root``: neither it nor above nor
+    below it (both absolute and normalised)."""
+    return place != root and not under(place, root) and not under(root, place)
+
+
 def path_code(path: str, max_chars: int = 80) -> str:
     """A path as a code span, shortened from the left so that its file name survives."""
     if len(path) > max_chars and not any(c.isspace() for c in path):
