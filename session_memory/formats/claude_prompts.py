@@ -128,16 +128,12 @@ def _team_request(block: re.Match[str]) -> str:
     to it; nothing for a teammate's report or a notice of the team's."""
     sender = dict(_ATTRIBUTE.findall(block.group(1))).get("teammate_id", "")
     body = block.group(2).strip()
-    if body.startswith("{"):
-        try:
-            notice = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            notice = None
-        if isinstance(notice, dict):
-            if notice.get("type") != "task_assignment":
-                return ""
-            task = f"task #{notice.get('taskId', '?')}: {notice.get('subject', '')}"
-            return f"{sender} assigned {task}\n{notice.get('description', '')}".strip()
+    notice = _json_object(body)
+    if notice is not None:
+        if notice.get("type") != "task_assignment":
+            return ""
+        task = f"task #{notice.get('taskId', '?')}: {notice.get('subject', '')}"
+        return f"{sender} assigned {task}\n{notice.get('description', '')}".strip()
     return f"{sender}: {body}" if sender == TEAM_LEAD else ""
 
 
@@ -201,10 +197,16 @@ def is_queued_prompt(text: str) -> bool:
 def _is_task_registration(text: str) -> bool:
     """A background task as Claude Code 2.1.4x queues it: a JSON object naming the task
     (``task_id``, with the call that started it and a description)."""
+    value = _json_object(text)
+    return value is not None and "task_id" in value
+
+
+def _json_object(text: str) -> dict[str, object] | None:
+    """The JSON object a text is, whole; None for any other text."""
     if not text.startswith("{"):
-        return False
+        return None
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return False
-    return isinstance(value, dict) and "task_id" in value
+        return None
+    return value if isinstance(value, dict) else None
