@@ -321,11 +321,10 @@ class Failures:
             return
         successes = placed(actions_of(tool, key, check), place)
         shell = classify_tool(tool) is ToolKind.SHELL
-        if shell and any(
-            a.name == _COMMIT or (a.name in _MERGING and not a.targets) for a in successes
-        ):
+        committed = shell and any(a.name == _COMMIT for a in successes)
+        if committed or (shell and any(a.name in _MERGING and not a.targets for a in successes)):
             self._conflicts_resolved(stamp)
-        if shell and any(a.name == _COMMIT for a in successes):
+        if committed:
             self._staged(stamp)
         settled: list[tuple[str, str]] = []
         by_parts: set[str] = set()
