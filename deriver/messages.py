@@ -26,6 +26,7 @@ from deriver.todo_lists import TodoLists
 from deriver.user_text import (
     choices_stated,
     is_short_answer,
+    names_nothing,
     only_asks,
     only_ships,
     reports_done,
@@ -409,10 +410,12 @@ class MessageRules:
             self.checks.run_pasted(goal.text)
             or (only_asks(goal.text) and not goal.worked)
             or (only_ships(goal.text) and goal.shipped)
+            or names_nothing(goal.text)
         )):  # fmt: skip
             # A run the user pasted, once replaced, is in the checks and failures; a question
             # answered with no file changed, in the answer; a commit or push asked for and
-            # made, in the completed work; a request is an earlier goal.
+            # made, in the completed work; a bare word ("update"), in the agent's message it
+            # answered; a request is an earlier goal.
             # Head and tail: what a long message asks is often at its end, after what it
             # quotes.
             earlier = quote_head_tail(goal.text, _EARLIER_GOAL_CHARS)
@@ -541,8 +544,8 @@ class MessageRules:
             known.append(_normal(store.goal.text))
         fresh = []
         for message in messages:
-            if is_short_answer(message):
-                continue  # "continue", "yes": an answer then, no request to remember
+            if is_short_answer(message) or names_nothing(message):
+                continue  # "continue", "yes", "update": an answer then, no request to remember
             text = _normal(message)
             # The memory keeps a long message's head: the same head is the same message.
             head = text[:_SAME_HEAD_CHARS]

@@ -56,8 +56,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "user pasted (it opens with the prompt line: the run is in the checks) or only "
          "questions answered with no file changed (what's the diff between a and b?, did you "
          "push?; not can you…?, nor one that proposes: should, rather, I think…?) or only "
-         "asked to commit, push or open a pull request and got it (commit and push please); "
-         "the same "
+         "asked to commit, push or open a pull request and got it (commit and push please) "
+         "or was one bare word (update, 检查: what it asks is in the agent's message before "
+         "it); the same "
          "request sent again (after an interrupt) stays the one goal",
          "current_goal, earlier_goals", "earlier_goals"),
     Rule("user_reported", "user message of more than three lines (a pasted log or output, "
@@ -118,7 +119,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "(we don't, we should not, don't push, stop calling), a convention (we use, we're "
          "…ing) or a preference (instead of saying, use … instead, is also fine, only when); "
          "not a clause that asks, nor one that reports (returns 404 instead of 200, we're "
-         "getting a 500)",
+         "getting a 500), nor a line pasted from a program's output (Warning: …, [tag] …)",
          "key decision, once a newer request replaces it as the current goal (which "
          "shows it until then): the user said those clauses (240 characters)", "key_decisions",
          "key_decisions"),

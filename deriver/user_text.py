@@ -18,6 +18,7 @@ __all__ = [
     "informative_line",
     "is_acknowledgement",
     "is_short_answer",
+    "names_nothing",
     "only_asks",
     "only_ships",
     "reports_done",
@@ -261,6 +262,21 @@ _QUESTION_PARTS_RE: Final = re.compile(r"(?<=[.!?])\s+|\n+")
 _MAX_QUESTION_CHARS: Final = 400
 
 
+_MAX_BARE_CJK: Final = 3
+
+
+def names_nothing(text: str) -> bool:
+    """Whether a request is one bare word ("update", "检查", "测试"): what it asks is in the
+    agent's message before it, so once done it tells nothing by itself."""
+    words = _reply_words(text)
+    if words is None or len(words) != 1:
+        return False
+    word = words[0]
+    if _CJK_RE.search(word):
+        return len(word) <= _MAX_BARE_CJK and all(_CJK_RE.match(char) for char in word)
+    return word.isalpha() and word.isascii()
+
+
 def only_asks(text: str) -> bool:
     """Whether a request only asks questions ("what's the diff between e2e and lifecycle?",
     "Did you push them?"), each one for an answer, not for work ("can you check why it
@@ -484,14 +500,25 @@ _MAX_CHOICE_REQUEST: Final = 600
 """A longer request specifies or pastes; its "should"s are not choices of how to work."""
 
 
+# A line a program printed, pasted by the user: a log level or a logger's bracketed tag first
+# ("Warning: …", "[transformers] `torch_dtype` is deprecated! Use `dtype` instead!").
+_LOGGED_LINE_RE: Final = re.compile(
+    r"^\s*(?:\[[^\]\n]{1,40}\]|(?:warning|warn|error|info|debug|notice|fatal|critical)"
+    r"\s*[:|\]])",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def choices_stated(request: str) -> str:
     """The clauses of a short request that state how the work is to be done (a name, a
     constraint, a convention, a preference), joined by " … "; empty when there are none.
-    A clause that asks ("should this be moved …?") states nothing."""
+    A clause that asks ("should this be moved …?") states nothing, nor does a line the user
+    pasted from a program's output (its "Use `dtype` instead!" is the program's advice)."""
     if len(request) > _MAX_CHOICE_REQUEST:
         return ""
     found = []
-    clauses = [c.strip(" ,-*>") for c in _CLAUSE_SPLIT_RE.split(request)]
+    own = "\n".join(line for line in request.split("\n") if not _LOGGED_LINE_RE.match(line))
+    clauses = [c.strip(" ,-*>") for c in _CLAUSE_SPLIT_RE.split(own)]
     for i, clause in enumerate(clauses):
         words = clause.split(None, 1)
         if (

@@ -12,6 +12,7 @@ from deriver.user_text import (
     choices_stated,
     is_acknowledgement,
     is_short_answer,
+    names_nothing,
     only_asks,
     only_ships,
     reports_done,
@@ -209,6 +210,29 @@ class TestQuestionsAnswered:
         ]
 
 
+def test_a_bare_word_request_is_no_earlier_goal() -> None:
+    """ "update", "检查" (check): what such a request asks is in the agent's message before
+    it, so once done it says nothing by itself; a request that names its object stays."""
+    memory = derive(
+        user("add a dark mode toggle"), assistant("Added. Want me to update the docs too?"),
+        user("update"), assistant("Updated the docs."),
+        user("检查"), assistant("检查完毕"),
+        user("整理实验报告"), assistant("Done."),
+        user("now fix the footer"),
+    )  # fmt: skip
+    assert texts(memory.earlier_goals) == ["“add a dark mode toggle”", "“整理实验报告”"]
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [("update", True), ("检查", True), ("Test!", True), ("trigger the deploy", False),
+     ("README.md", False), ("讲解Q-Former", False), ("epoch调为15", False),
+     ("整理实验报告", False)],
+)  # fmt: skip
+def test_a_bare_word(text: str, bare: bool) -> None:
+    assert names_nothing(text) is bare
+
+
 class TestShippingAsked:
     @pytest.mark.parametrize(
         ("text", "ships"),
@@ -275,6 +299,8 @@ class TestChoicesStated:
             "ideas for shortening the tutorial words. dont implement yet",
             "umm dont make any changes..what about the idea of a drone",
             "we should keep the old API for now",
+            "Warning: unauthenticated requests.\n[transformers] `torch_dtype` is deprecated! "
+            "Use `dtype` instead!是什么问题怎么解决",
         ],
     )
     def test_a_task_a_report_a_question_or_a_spec_states_no_choice(self, request_text: str) -> None:
