@@ -20,7 +20,6 @@ from typing import Any, Final
 
 from deriver.git_state import COMMIT_RE, commit_line
 from deriver.keys import done_key
-from deriver.recording import bump
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import code, quote
@@ -79,7 +78,11 @@ class Commits:
             # The amended commit replaces the last one, whether or not it was pushed.
             self._take_off(self.last or self.last_pushed, stamp)
         elif self.last:
+            # No longer the last: the stands line counts it, the completed work names it.
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
+            text = f"committed {self.last}"
+            if store.get(done_key(text)) is None:
+                store.add("completed_work", "commit", text, stamp, key=done_key(text))
         self.last_pushed = ""
         if found is not None:
             branch = found.group(1) or ""
@@ -88,9 +91,7 @@ class Commits:
         else:
             # quiet (-q): the command line names it
             self.last = f"{quote(commit.subject, 120)}{self.where}"
-        self.stamp = stamp
-        text = f"committed {self.last}"
-        bump(store, "completed_work", "commit", text, stamp, done_key(text))
+        self.stamp = stamp  # shown where the session stands until pushed: no line of its own
 
     def pushed_all(self, stamp: Stamp) -> None:
         """A push: one line per commit, the commit's own line says it was pushed, and so do
@@ -99,12 +100,12 @@ class Commits:
             return
         store = self.store
         self._mark_pushed(self.earlier, stamp)
-        item = store.get(done_key(f"committed {self.last}"))
-        if item is not None:
-            store.update(item, stamp, text=f"committed and pushed {self.last}")
+        key, text = done_key(f"committed {self.last}"), f"committed and pushed {self.last}"
+        item = store.get(key)
+        if item is None:
+            store.add("completed_work", "commit", text, stamp, key=key)
         else:
-            text = f"pushed {self.last}"
-            bump(store, "completed_work", "push", text, stamp, done_key(text))
+            store.update(item, stamp, text=text)
         self.last_pushed, self.last, self.earlier = self.last, "", []
 
     def upstream_has(self, branch: str, ahead: int, stamp: Stamp) -> None:
@@ -155,6 +156,8 @@ class Commits:
             if self.last:
                 kept = self.earlier[: len(self.earlier) - (len(taken) - 1)]
                 self.last, self.earlier = (kept[-1], kept[:-1]) if kept else ("", [])
+                if self.last:  # the last again: shown where the session stands
+                    self._take_off(self.last, stamp)
             self.last_pushed = ""
 
     def _take_off(self, commit: str, stamp: Stamp) -> None:

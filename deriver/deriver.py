@@ -26,9 +26,10 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 13
-"""Version 13 keeps the session's first directory (files changed are named from it) and the
-parts of a failed command line that worked since; version 12 the commits of other
+SNAPSHOT_FORMAT: Final = 14
+"""Version 14: the last commit not pushed has no line of completed work (where the session
+stands shows it); version 13 keeps the session's first directory (files changed are named
+from it) and the parts of a failed command line that worked since; version 12 the commits of other
 repositories the session worked in and whether it changed anything; version 11 the
 branch the session made; version 9 the paths git said it ignores;
 version 8 the tests each failed check listed and the failure just recorded (a next one may

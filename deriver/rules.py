@@ -250,15 +250,17 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("commit", "`git commit` completed, its output naming the commit (or its command "
          "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
-         "completed work: hash and subject (the subject alone for a quiet one), an amended "
-         "one (--amend) in place of the last, pushed or not; the files changed before it are "
+         "completed work, once pushed or followed by another commit (the last one not "
+         "pushed is where the session stands): hash and subject (the subject alone for a "
+         "quiet one), an amended one (--amend) in place of the last, pushed or not; the files "
+         "changed before it are "
          "committed (also when nothing names the commit); one in another repository beside "
          "the project (cd ../other, a Codex workdir) says where, and that repository has its "
          "own last commit, pushes and branch",
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit",
-         "the commit's line says committed and pushed (a line of its own when the commit's "
-         "line is gone)", "completed_work", "completed_work"),
+         "the commits' lines say committed and pushed (the last one's a line of its own)",
+         "completed_work", "completed_work"),
     Rule("deployed", "a shell command that deploys the work (vercel deploy / --prod, "
          "netlify, fly, wrangler or firebase deploy, gcloud … deploy, railway up, terraform "
          "apply, kubectl apply, helm install / upgrade, pulumi up, serverless, cdk or sam "

@@ -28,14 +28,15 @@ class TestCommits:
 
     def test_an_amended_commit_replaces_the_last_one(self) -> None:
         """``git commit --amend`` of a commit not pushed: the new hash is the commit, and
-        the replaced one is in no line."""
+        the replaced one is in no line. A commit not pushed is shown where the session
+        stands, with no line of completed work repeating it."""
         memory = derive(
             user("fix it"),
             bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
             bash("git commit --amend --no-edit", "[main 5d6e7f8] fix a", "g2"),
         )
         assert "committed and not pushed on `main`: `5d6e7f8` “fix a”" in texts(memory.where_stands)
-        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a”"]
+        assert texts(memory.completed_work) == []
 
     def test_an_amend_of_a_pushed_commit_replaces_it_until_force_pushed(self) -> None:
         """A pushed commit amended: its line goes, the new one is not pushed until the
@@ -47,7 +48,7 @@ class TestCommits:
             bash('git commit --amend -m "fix a better"', "[fix 5d6e7f8] fix a better", "g2"),
         ]
         memory = derive(*first)
-        assert texts(memory.completed_work) == ["committed `5d6e7f8` “fix a better”"]
+        assert texts(memory.completed_work) == []
         assert "committed and not pushed on `fix`: `5d6e7f8` “fix a better”" in texts(
             memory.where_stands
         )
@@ -115,10 +116,7 @@ class TestOtherRepositories:
             "committed and not pushed on `fix-app`: `5d6e7f8` “feat: app”",
             "committed and not pushed on `fix-action`: `9f8e7d6` “feat: action” in `../action`",
         ]
-        assert texts(memory.completed_work) == [
-            "committed `9f8e7d6` “feat: action” in `../action`",
-            "committed `5d6e7f8` “feat: app”",
-        ]
+        assert texts(memory.completed_work) == []
 
 
 class TestReset:
@@ -134,9 +132,12 @@ class TestReset:
         for reset in ("git reset 74e8a5e^", "git reset --soft HEAD~1", "git reset HEAD^"):
             memory = derive(*made, bash(reset, "", "r1"),
                             bash('git commit -m "b1"', "[main 9f8e7d6] b1", "c3"))  # fmt: skip
-            assert texts(memory.completed_work) == [
-                "committed `1a2b3c4` “a”",
-                "committed `9f8e7d6` “b1”",
+            assert texts(memory.completed_work) == ["committed `1a2b3c4` “a”"], reset
+            assert texts(memory.where_stands) == [
+                "committed and not pushed on `main`: `9f8e7d6` “b1” (and 1 earlier commit)"
             ], reset
         memory = derive(*made, bash("git reset HEAD src/a.py", "", "r1"))
-        assert len(memory.completed_work) == 2
+        assert texts(memory.completed_work) == ["committed `1a2b3c4` “a”"]
+        assert texts(memory.where_stands) == [
+            "committed and not pushed on `main`: `74e8a5e` “b” (and 1 earlier commit)"
+        ]
