@@ -56,6 +56,11 @@ def quote_head_tail(text: str, max_chars: int) -> str:
 _QUESTION_END_RE: Final = re.compile(r"(?<![/=&?])\?(?=[\"'\u201d\u2019)\]*_`]*(?:\s|$))")
 
 
+# Where a sentence before the question ends: its mark and the blank after it (the "." of
+# "writeup.md" or "v1.2" ends none).
+_SENTENCE_GAP_RE: Final = re.compile(r"[.!?]+[\"'\u201d\u2019)\]*_`]*\s")
+
+
 def _in_address(word: str) -> bool:
     """Whether a word is (the start of) a URL or a path, where "?" starts a query."""
     return "://" in word or "=" in word or word.lstrip("(`\"'").startswith(("/", "~/", "./"))
@@ -75,7 +80,8 @@ def question_of(text: str) -> str:
         ]
         if ends:
             end = ends[-1]
-            start = max(text_line.rfind(c, 0, end) for c in ".!?") + 1
+            starts = [m.end() for m in _SENTENCE_GAP_RE.finditer(text_line, 0, end)]
+            start = starts[-1] if starts else 0
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
 

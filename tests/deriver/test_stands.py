@@ -361,6 +361,12 @@ class TestAnswers:
         assert question_of("Done. Shall I push? Or wait?\n") == "Or wait?"
         assert question_of("Done.\nAll good.") == ""
 
+    def test_a_question_starts_after_a_sentence_not_inside_a_name(self) -> None:
+        """The "." of a file name or a version ends no sentence: the question is whole."""
+        asked = "Or do you want a `writeup.md` created and linked, as in v1.2?"
+        assert question_of(f"Removed the reference. {asked}") == asked
+        assert question_of(f"**Done.** {asked}") == asked
+
     def test_a_question_mark_in_an_address_asks_nothing(self) -> None:
         """A URL's query or a path holds "?" without asking the user anything."""
         assert question_of("Open https://map.example.org/?lat=1&lon=2 to see it.") == ""
