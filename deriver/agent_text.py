@@ -245,7 +245,9 @@ _CHOICE_RE: Final = re.compile(
 )
 
 
-_SENTENCE_RE: Final = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+# A sentence: up to a mark before a blank (the "." of "app.ts" or "v1.2" ends none), a line's
+# end or the text's.
+_SENTENCE_RE: Final = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))*(?:[.!?]+|\n|$)")
 # A sentence that leaves the choice to the user: a question, "until you tell me which
 # approach you prefer", "let me know which you want".
 _ASKS_USER_RE: Final = re.compile(

@@ -85,6 +85,14 @@ class TestLastMessage:
         )  # fmt: skip
         (kept,) = texts(memory.key_decisions)
         assert "Kept the level" in kept and "clean" not in kept
+        memory = derive(
+            user("fix the loader"),
+            final("Moved the parser to `src/app.ts` because v1.2 dropped it. The changes in "
+                  "`src/app.ts` are uncommitted."),
+            user("now the docs"),
+        )  # fmt: skip
+        (kept,) = texts(memory.key_decisions)
+        assert kept.endswith("“Moved the parser to `src/app.ts` because v1.2 dropped it.”")
 
     @pytest.mark.parametrize(
         ("closing", "kept"),
