@@ -100,6 +100,13 @@ _SLASH_COMMAND: Final = re.compile(r"/[A-Za-z][\w:.-]*(?:\s|\Z)")
 """A typed slash command ("/model", "/review all of it"), not a path ("/usr/bin is full")."""
 
 
+_PLAN_NOTES: Final = re.compile(
+    r"(?:\n\s*(?:If you need specific details from before exiting plan mode \(.*?\), read the "
+    r"full transcript at: |If this plan can be broken down into multiple independent tasks, "
+    r"consider using the TeamCreate tool )[^\n]*)+\s*\Z"
+)
+"""What the client appends to a plan it hands on after plan mode ("Implement the following
+plan: …"): where the planning transcript is, and a hint to split the work among a team."""
 _TEAMMATE_MESSAGE: Final = re.compile(
     r"<teammate-message\b([^>]*+)>(.*?)(?:</teammate-message>|\Z)", re.S
 )
@@ -110,8 +117,9 @@ TEAM_LEAD: Final = "team-lead"
 
 
 def prompt_text(text: str) -> str:
-    """A prompt's own text: hook output, reminders and image placeholders are not the user's,
-    and of a team's messages only what asks this session for work is."""
+    """A prompt's own text: hook output, reminders, image placeholders and the notes the client
+    appends to a plan it hands on are not the user's, and of a team's messages only what
+    asks this session for work is."""
     if text.startswith("<teammate-message"):
         text = _BLANK_LINES.sub("\n\n", _TEAMMATE_MESSAGE.sub(_team_request, text))
     if "<system-reminder>" in text:
@@ -120,6 +128,8 @@ def prompt_text(text: str) -> str:
         text = _IMAGE_PLACEHOLDER.sub("", text)
     if "<ide_" in text:
         text = _IDE_CONTEXT.sub(_ide_reference, text)
+    if "plan" in text[-600:]:
+        text = _PLAN_NOTES.sub("", text)
     return text.strip()
 
 

@@ -117,7 +117,27 @@ class TestSlashCommands:
         ) == ["/simplify"]
 
 
+PLAN_NOTES = (
+    "\n\nIf you need specific details from before exiting plan mode (like exact code snippets, "
+    "error messages, or content you generated), read the full transcript at: "
+    "/Users/k/.claude/projects/-p/3f1c.jsonl"
+    "\n\nIf this plan can be broken down into multiple independent tasks, consider using the "
+    "TeamCreate tool to create a team and parallelize the work."
+)
+"""What Claude Code 2.1.4x appends to a plan it hands on after plan mode."""
+
+
 class TestClientTexts:
+    def test_the_notes_after_a_plan_handed_on_are_not_the_users_words(self) -> None:
+        """The planning transcript's path and the hint to split the work among a team end the
+        prompt that hands on a plan approved in plan mode: the client's, not the plan's; the
+        user's own words of the same kind stay."""
+        plan = "Implement the following plan:\n\n# Plan: Port the mapper\n\n1. Install deps"
+        assert prompts(prompt(1, plan + PLAN_NOTES)) == [plan]
+        assert prompts(prompt(1, plan + PLAN_NOTES.split("\n\nIf this")[0])) == [plan]
+        own = "plan it. If this plan can be broken down into multiple independent tasks, say so"
+        assert prompts(prompt(1, own)) == [own]
+
     def test_image_placeholders_are_not_the_users_words(self) -> None:
         """ "[Image #1]" marks where an image was pasted; the request is the text around it."""
         content = [
