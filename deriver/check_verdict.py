@@ -11,7 +11,7 @@ from typing import Final
 from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
 from deriver.output_scan import tail, without_colours
 
-__all__ = ["check_passed", "failing_tests", "failure_line"]
+__all__ = ["check_passed", "failing_tests", "failure_line", "lines_said"]
 
 _SUCCESS_RE: Final = re.compile(
     r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\.|BUILD SUCCESSFUL\b"
@@ -242,3 +242,19 @@ def failure_line(output: str, summary: str = "") -> str:
         if _says_why(text):
             return text
     return head.strip().splitlines()[0].strip()
+
+
+def lines_said(output: str, summary: str = "") -> set[str]:
+    """Every text :func:`failure_line` may take from a failed check's output: its lines (a
+    pytest "E" margin off), the failing tests it names and the runner's ``summary``. A cause
+    recorded from an earlier run that none of them is was fixed since."""
+    if not isinstance(output, str):
+        return {summary}
+    head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
+    said = {summary, *failing_tests(output, _FAILING_SCAN)}
+    for raw in head.splitlines():
+        text = raw.strip()
+        said.add(text)
+        if text.startswith("E "):
+            said.add(text[1:].strip())
+    return said

@@ -17,7 +17,7 @@ from deriver.check_commands import CheckRun, detect_check, shown_command
 from deriver.check_output import CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
-from deriver.check_verdict import check_passed, failing_tests, failure_line
+from deriver.check_verdict import check_passed, failing_tests, failure_line, lines_said
 from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
@@ -47,6 +47,11 @@ _NO_TESTS_RE: Final = re.compile(
 )
 _SCAN: Final = 4096
 _PASTE_SCAN: Final = 16_000
+_WHOLE_OUTPUT: Final = 32 * 1024
+"""The longest output whose every line is read for the causes a failed run still says."""
+# A run seen through a window of its output ("| tail -30", "| head -n 50"): what it does not
+# show may still be there.
+_CUT_VIEW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b")
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
 # test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
@@ -327,6 +332,7 @@ class CheckRules:
         if exit_code:
             what += f" exited {exit_code}"
         excerpt = quote(why, _CAUSE_CHARS)
+        self._causes_gone(check, identity, output, summary, excerpt, stamp)
         # One failed attempt per cause: each thing that went wrong on the way is a lesson,
         # the same cause again counts up; a pass of the check resolves them all.
         self.failures.record(
@@ -348,6 +354,38 @@ class CheckRules:
             self.failed_tests.pop(identity, None)
         if len(self.failed_tests) > _MAX_TRACKED:
             del self.failed_tests[next(iter(self.failed_tests))]
+
+    def _causes_gone(
+        self,
+        check: CheckRun,
+        identity: str,
+        output: str,
+        summary: CheckSummary | None,
+        excerpt: str,
+        stamp: Stamp,
+    ) -> None:
+        """A run that fails again, its whole output seen, no longer says the causes of the
+        earlier runs it does not show: they were fixed (an import order fixed while other
+        errors remain). Each is resolved as a pass would resolve it."""
+        prefix = str(failure_key(call_identity(_CHECK_TOOL, identity), ""))
+        earlier = [
+            item
+            for item in self.store.items_of("failed_attempts")
+            if item.status == "open" and item.key is not None and item.key.startswith(prefix)
+        ]
+        if (
+            not earlier
+            or _GREP_FILTER_RE.search(check.command)
+            or _CUT_VIEW_RE.search(check.command)
+        ):
+            return
+        said = lines_said(output, summary.words if summary is not None else "")
+        shown = {quote(text, _CAUSE_CHARS) for text in said if text}
+        if len(output) >= _WHOLE_OUTPUT or excerpt not in shown:
+            return  # a view cut short, or causes read otherwise than this run's own
+        for item in earlier:
+            if item.key is not None and item.key[len(prefix) :] not in shown:
+                self.failures.settle(item.key, stamp, no_lesson=_no_lesson(check))
 
     def _named_tests_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A pass of a run that names each test an earlier run listed as failing (``go test

@@ -440,6 +440,11 @@ class Failures:
     def _count_shell_actions(self) -> None:
         self.shell_actions = sum(name.startswith(_SHELL) for name in self.by_action)
 
+    def settle(self, item_key: ItemKey, stamp: Stamp, *, no_lesson: bool = False) -> None:
+        """Resolve one open failure, as a success of its action would (gone with
+        ``no_lesson``)."""
+        self._resolve(item_key, "", "", stamp, False, no_lesson)
+
     def _resolve(
         self,
         item_key: ItemKey,

@@ -216,7 +216,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
          "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "
          "exec; with secrets loaded: op run --), or of a run naming each test it "
-         "listed as failing, marks it resolved; "
+         "listed as failing, marks it resolved, and so does a later failing run of the same "
+         "check whose whole output (no | tail, | head or | grep window) no longer says it; "
          "a linter's or formatter's finding so fixed goes (it is in the code now)",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",

@@ -18,7 +18,7 @@ from deriver.user_text import informative_line
 from session_memory.core.memory import SessionMemory
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import ClaudeCodeAdapter
-from tests.deriver.test_rules import assistant, bash, call, derive, event, texts
+from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
 from tests.deriver.test_rules import tool as tool_event
 
 
@@ -305,6 +305,63 @@ class TestResolution:
             Action("$ git commit", frozenset()),
         )
         assert actions_of("Edit", "a.py") == (Action("Edit", frozenset({"a.py"})),)
+
+
+class TestCausesFixed:
+    """A check that fails again, its whole output seen, says which earlier causes remain."""
+
+    LINT_1 = (
+        "/p/src/tree-node.tsx\n  29:1  error  `./add-node-dialog` import should occur before "
+        "type import of `@/lib/types`  import/order\n/p/src/parsers.test.ts\n  2:30  error  "
+        "Prefer `node:fs` over `fs`  node/prefer-node-protocol\n\n\u2716 2 problems (2 errors, "
+        "0 warnings)\n"
+    )
+    LINT_2 = (
+        "/p/src/parsers.test.ts\n  2:30  error  Prefer `node:fs` over `fs`  "
+        "node/prefer-node-protocol\n\n\u2716 1 problem (1 error, 0 warnings)\n"
+    )
+
+    def lint(self, command: str, output: str, call_id: str) -> list[dict[str, Any]]:
+        return call("Bash", {"command": command}, "failed", call_id, error=output, exit_code=1)
+
+    def test_a_finding_the_next_run_no_longer_lists_was_fixed(self) -> None:
+        """The import order fixed while another error remains: a linter's finding fixed is in
+        the code, so its failed attempt goes; the error still listed stays open."""
+        memory = derive(
+            user("add the context menu"),
+            *self.lint("bun run lint", self.LINT_1, "l1"),
+            call("Edit", {"file_path": "src/tree-node.tsx"}, call_id="e1"),
+            *self.lint("bun run lint", self.LINT_2, "l2"),
+        )
+        shown = texts(memory.failed_attempts)
+        assert not any("import/order" in line or "add-node-dialog" in line for line in shown)
+        assert any("node:fs" in line for line in shown)
+        assert any(i.status == "failed" for i in memory.verification_status)
+
+    def test_a_test_failing_otherwise_resolves_its_earlier_cause(self) -> None:
+        """A test run whose next failure says something else: the earlier cause was fixed on
+        the way, a resolved lesson; the new one is open."""
+        first = "E       KeyError: 'full_name'\n1 failed, 3 passed in 0.2s\n"
+        second = "E       AssertionError: assert 500 == 404\n1 failed, 3 passed in 0.2s\n"
+        memory = derive(
+            user("fix the cli"),
+            *self.lint("pytest -q tests/test_cli.py", first, "t1"),
+            *self.lint("pytest -q tests/test_cli.py", second, "t2"),
+        )
+        statuses = [(f.text.split("\u201c", 1)[1], f.status) for f in memory.failed_attempts]
+        assert statuses == [
+            ("KeyError: 'full_name'\u201d", "resolved"),
+            ("AssertionError: assert 500 == 404\u201d", "open"),
+        ]
+
+    def test_a_window_of_the_output_says_nothing_of_what_it_does_not_show(self) -> None:
+        """``| tail -3`` shows the end of the run: an earlier cause not in it may remain."""
+        memory = derive(
+            user("add the context menu"),
+            *self.lint("bun run lint 2>&1 | tail -3", self.LINT_1, "l1"),
+            *self.lint("bun run lint 2>&1 | tail -3", self.LINT_2, "l2"),
+        )
+        assert any("import/order" in line for line in texts(memory.failed_attempts))
 
 
 class TestNoMatch:
