@@ -47,6 +47,9 @@ _MERGING: Final = frozenset(
     {"$ git merge", "$ git pull", "$ git rebase", "$ git cherry-pick", "$ git revert",
      "$ git stash", "$ git am"}
 )  # fmt: skip
+# How git says such a command stopped: on a conflict, or a commit it could not apply (a
+# rebase's "error: could not apply 669232e… add options", the conflicts listed above it).
+_STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
 _COMMIT: Final = "$ git commit"
 _ADD: Final = "$ git add"
 _MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
@@ -171,7 +174,7 @@ class Failures:
         item_key = failure_key(call_identity(tool, key), line)
         if (
             kind == "tool_failed"
-            and "conflict" in text.lower()
+            and _STOPPED_RE.search(text) is not None
             and any(action.name in _MERGING for action in actions_of(tool, key, check))
         ):
             kind = "merge_conflict"  # finished by the commit that resolves it

@@ -181,8 +181,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "learned)",
          "failed_attempts", "open_failures"),
     Rule("merge_conflict", "git merge, pull, rebase, cherry-pick, revert, stash or am failed "
-         "on conflicts", "failed attempt, open until a commit or the command's --continue "
-         "finishes it; then gone (the conflicts were resolved)",
+         "on conflicts (or on a commit it could not apply)",
+         "failed attempt, open until a commit or the command's --continue finishes it; then "
+         "gone (the conflicts were resolved)",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("check", "shell command that runs tests, builds, linters or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...), or a project's own "

@@ -626,6 +626,24 @@ class TestMergeConflicts:
         )
         assert finished.failed_attempts == ()
 
+    def test_a_rebase_that_could_not_apply_a_commit_stopped_on_its_conflicts(self) -> None:
+        """git's rebase ends its list of conflicts with the commit it could not apply: the
+        line shown says so, and ``--continue`` that works finishes it all the same."""
+        stopped = (
+            "Rebasing (3/4)\nAuto-merging README.md\nCONFLICT (content): Merge conflict in "
+            "README.md\nerror: could not apply 669232e1... add evaluate options budget\nhint: "
+            'Resolve all conflicts manually, mark them as resolved with "git add/rm"\n'
+        )
+        memory = derive(bash("git rebase origin/main", stopped, "c1", exit_code=1))
+        (failure,) = memory.failed_attempts
+        assert "could not apply 669232e1" in failure.text and failure.status == "open"
+        finished = derive(
+            bash("git rebase origin/main", stopped, "c1", exit_code=1),
+            bash("git add README.md && GIT_EDITOR=true git rebase --continue",
+                 "Successfully rebased and updated refs/heads/dash.", "c2"),
+        )  # fmt: skip
+        assert finished.failed_attempts == ()
+
 
 class TestHeredocs:
     def test_a_long_heredoc_is_data_to_its_end(self) -> None:
