@@ -50,8 +50,10 @@ _PASTE_SCAN: Final = 16_000
 _WHOLE_OUTPUT: Final = 32 * 1024
 """The longest output whose every line is read for the causes a failed run still says."""
 # A run seen through a window of its output ("| tail -30", "| head -n 50"): what it does not
-# show may still be there.
-_CUT_VIEW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b")
+# show may still be there, unless the window was larger than the output.
+_WINDOW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b([^|;&]*)")
+_LINES_RE: Final = re.compile(r"^\s*(?:-n\s*\+?|--lines[= ]|-)(\d+)\s*$")
+_DEFAULT_WINDOW: Final = 10
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
 # test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
@@ -373,11 +375,7 @@ class CheckRules:
             for item in self.store.items_of("failed_attempts")
             if item.status == "open" and item.key is not None and item.key.startswith(prefix)
         ]
-        if (
-            not earlier
-            or _GREP_FILTER_RE.search(check.command)
-            or _CUT_VIEW_RE.search(check.command)
-        ):
+        if not earlier or _GREP_FILTER_RE.search(check.command) or _cut(check.command, output):
             return
         said = lines_said(output, summary.words if summary is not None else "")
         shown = {quote(text, _CAUSE_CHARS) for text in said if text}
@@ -511,6 +509,22 @@ def _prompted_check(line: str) -> CheckRun | None:
 _STYLE_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT})
 _SILENT_KINDS: Final = _STYLE_KINDS | {CheckKind.TYPECHECK, CheckKind.BUILD}
 """Checks that print nothing when all is well (``git diff --check``, ``tsc``, ``go build``)."""
+
+
+def _cut(command: str, output: str) -> bool:
+    """Whether a window of the output (``| tail -20``) may have left out some of it: not
+    when the output has fewer lines than the window shows."""
+    windows = _WINDOW_RE.findall(command)
+    if not windows:
+        return False
+    lines = output.count("\n") + 1
+    for options in windows:
+        found = _LINES_RE.match(options) if options.strip() else None
+        if options.strip() and found is None:
+            return True  # bytes (-c), a file, a follow: no count of lines
+        if lines >= (int(found.group(1)) if found else _DEFAULT_WINDOW):
+            return True
+    return False
 
 
 def _no_lesson(check: CheckRun) -> bool:

@@ -355,13 +355,16 @@ class TestCausesFixed:
         ]
 
     def test_a_window_of_the_output_says_nothing_of_what_it_does_not_show(self) -> None:
-        """``| tail -3`` shows the end of the run: an earlier cause not in it may remain."""
-        memory = derive(
-            user("add the context menu"),
-            *self.lint("bun run lint 2>&1 | tail -3", self.LINT_1, "l1"),
-            *self.lint("bun run lint 2>&1 | tail -3", self.LINT_2, "l2"),
-        )
-        assert any("import/order" in line for line in texts(memory.failed_attempts))
+        """``| tail -3`` shows the end of the run: an earlier cause not in it may remain. A
+        window larger than the output (``| tail -20`` of five lines) shows all of it."""
+        for window, shown in (("tail -3", True), ("tail -20", False), ("head -n 20", False)):
+            memory = derive(
+                user("add the context menu"),
+                *self.lint(f"bun run lint 2>&1 | {window}", self.LINT_1, "l1"),
+                *self.lint(f"bun run lint 2>&1 | {window}", self.LINT_2, "l2"),
+            )
+            lines = texts(memory.failed_attempts)
+            assert any("import/order" in line for line in lines) is shown, window
 
 
 class TestNoMatch:
