@@ -48,6 +48,10 @@ __all__ = [
 COMPACT_PREAMBLE: Final = re.compile(
     r"^This session is being continued from a previous conversation[^\n]*\n+"
 )
+_CONTINUED: Final = "This session is being continued from a previous conversation"
+"""The client's prompt that resumes a session after a compaction: a summary that lists it
+among the user's messages ("The only user message is the session continuation prompt: …")
+lists no request."""
 _CLOSING: Final = (
     "If you need specific details from before compaction",
     "Please continue the conversation from where we left",
@@ -117,7 +121,7 @@ def read_claude_code_summary(text: str) -> CompactionSummary:
     start = _SUMMARY_START.search(text)
     body = text[start.end() :] if start else text
     summary = read_sections(body, _claude_heading)
-    requests = tuple(m for m in summary.user_messages if is_request_text(m))
+    requests = tuple(m for m in summary.user_messages if is_request_text(m) and _CONTINUED not in m)
     return summary._replace(user_messages=requests)
 
 

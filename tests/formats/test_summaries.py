@@ -166,6 +166,17 @@ class TestClaudeCodeSummary:
             "/review the export route",
         )
 
+    def test_the_clients_continuation_prompt_is_no_user_message(self) -> None:
+        """A summary of a resumed session may list the client's continuation prompt as the
+        only message: it asked for nothing."""
+        text = (
+            "Summary:\n6. All User Messages:\n"
+            '   - The only user message is the session continuation prompt: "This session is '
+            "being continued from a previous conversation that ran out of context. ... Continue "
+            'with the last task that you were asked to work on."\n'
+        )
+        assert read_claude_code_summary(text).user_messages == ()
+
     def test_the_clients_own_text_is_not_the_summary(self) -> None:
         """The fixed preamble, the `<system-reminder>` before the summary, the closing
         instructions (2.1.3xx: "Continue the conversation...", "The messages after this
