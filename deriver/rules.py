@@ -325,7 +325,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "its command line (git status -s; git diff --stat), or after others from its branch "
          "line (git fetch && git status -sb)",
          "where the session stands: files changed (and not committed once the session used "
-         "git or works on a git branch, payload git_branch), not those in a temporary or "
+         "git; no commit of them seen when it works on a git branch, payload git_branch, and "
+         "ran no git: the user may commit beside it), not those in a temporary or "
          "configuration directory (/tmp, ~/.claude) outside the session's known working "
          "directory, nor those git said its ignore files exclude (git add's ignored paths, "
          "git check-ignore; until git add -f adds them), each named from the session's first "

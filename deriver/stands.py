@@ -76,6 +76,9 @@ _REPLY_CHARS: Final = 240
 _SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
 _FILES_SHOWN: Final = 8
+# In git: "not committed" when the session runs git; when it runs none, the user may commit.
+_CHANGED: Final = {"": "files changed", "ran": "files changed and not committed",
+                   "tree": "files changed, no commit of them seen"}  # fmt: skip
 _NOT_STATE: Final = frozenset(
     {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
@@ -90,8 +93,7 @@ class Stands:
         self.store = store
         self.closing = ""
         self.closing_stamp: Stamp | None = None
-        self.answer = ""
-        self.question = ""
+        self.answer = self.question = ""
         self.answer_stamp: Stamp | None = None
         self.asked = ""
         """The question the user's last request ends by asking, until the agent speaks."""
@@ -114,7 +116,7 @@ class Stands:
         self.before: list[str] | None = None
         """Files the first status listed, and any before the session ``acted``: not its work."""
         self.acted = False
-        self.git_used = False
+        self.git_used = ""  # "tree": the adapter says git tracks it; "ran": the session ran git
         self.commits = Repositories(store)
         self.pull_request = ""
         self.pull_stamp: Stamp | None = None
@@ -305,10 +307,9 @@ class Stands:
         self.refresh()
 
     def in_git(self) -> None:
-        """The adapter says the session works in a git work tree: files changed are not
-        committed until a commit takes them, whether or not the session ran git."""
+        """The adapter says git tracks the session's work tree: a commit takes its changes."""
         if not self.git_used:
-            self.git_used = True
+            self.git_used = "tree"
             self.refresh()
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
@@ -365,7 +366,7 @@ class Stands:
         """What a successful command (its line, if a shell's) did to git and pull requests."""
         store = self.store
         if action.startswith("$ git"):
-            self.git_used = True
+            self.git_used = "ran"
         opened = action in FORGE_PULLS and "create" in targets
         if store.goal is not None and (action in ("$ git commit", "$ git push") or opened):
             store.goal.shipped = True  # a request to commit or push is done
@@ -495,8 +496,7 @@ class Stands:
                 files = ", ".join(path_code(p) for p in reversed(shown))
                 extra = len(self.changed) - _FILES_SHOWN
                 more = f" (+{extra} more)" if extra > 0 else ""
-                label = "files changed and not committed" if self.git_used else "files changed"
-                text = self._line(key, f"{label}: {files}{more}")
+                text = self._line(key, f"{_CHANGED[self.git_used]}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
         found.extend(self.commits.lines())
         if self.ci == "unseen" and self.ci_stamp is not None:

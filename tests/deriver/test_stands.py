@@ -526,12 +526,14 @@ class TestEndState:
         )
 
     def test_in_a_git_work_tree_files_changed_are_not_committed(self) -> None:
-        """The adapter says the directory is on a git branch: the files changed are not
-        committed, though the session never ran git."""
-        memory = derive(
-            event("message", role="user", content="fix it", cwd="/w/shop", git_branch="main"),
-            call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1"),
-        )
+        """The adapter says the directory is on a git branch: a commit would take the files
+        changed. A session that never ran git sees no commit, though the user may make one
+        beside it: no commit of them is seen. One that runs git sees its commits."""
+        opened = event("message", role="user", content="fix it", cwd="/w/shop", git_branch="main")
+        edit = call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1")
+        memory = derive(opened, edit)
+        assert "files changed, no commit of them seen: `a.py`" in texts(memory.where_stands)
+        memory = derive(opened, edit, bash("git status --short", " M a.py", "s1"))
         assert "files changed and not committed: `a.py`" in texts(memory.where_stands)
         memory = derive(user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"))
         assert "files changed: `a.py`" in texts(memory.where_stands)
