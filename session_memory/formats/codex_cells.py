@@ -122,8 +122,9 @@ def shell_results(count: int, items: Sequence[str]) -> list[ShellResult]:
 
     When the cell printed one item per command, each command has its own, in the order the
     script calls them (``Promise.all`` keeps that order): its result object, or its output
-    (``results.forEach((r) => text(r.output))``, an empty one included), with no exit code;
-    a cell may print some whole and others' output only (``text(a.output);
+    (``results.forEach((r) => text(r.output))``, an empty one included), with no exit code
+    unless the script printed it by name beside the output (:func:`_fields_after`); a cell
+    may print some whole and others' output only (``text(a.output);
     text(JSON.stringify(b))``).
     Else one command has the whole output (read as its result object when it is one), and
     several share it: each gets all of it, with no exit code, since the output does not say
@@ -132,11 +133,45 @@ def shell_results(count: int, items: Sequence[str]) -> list[ShellResult]:
     if count == 0:
         return []
     if len(items) == count:
-        return [_result_object(item) or ShellResult(item, None, None) for item in items]
+        return [_result_object(item) or _fields_after(item) for item in items]
     whole = "\n".join(item for item in items if item)
     if count == 1:
-        return [_result_object(whole) or ShellResult(whole, None, None)]
+        return [_result_object(whole) or _fields_after(whole)]
     return [ShellResult(whole, None, None)] * count
+
+
+# A field of the result the script printed by name on a line after the output ("exit=0",
+# "SESSION_ID=54507", "exit_code: 1"): the command's exit code or its running session.
+_FIELD_LINE: Final = re.compile(
+    r"\A\s*(?:(exit(?:[_ ]?code)?)|session[_ ]?id)\s*[=:]\s*(\S+)\s*\Z", re.IGNORECASE
+)
+# A label the script printed before the output, with its exit code ("staged-check(exit 0):").
+_EXIT_LABEL: Final = re.compile(
+    r"\A[\w .:/-]{0,40}?\(?\bexit(?:[_ ]?code)?\s*[=: ]\s*(-?\d+|undefined|null)\)?\s*:?\s*\Z",
+    re.IGNORECASE,
+)
+
+
+def _fields_after(text: str) -> ShellResult:
+    """A command's output, and its exit code and session when the script printed them by
+    name beside it (``text(r.output); text(`exit=${r.exit_code}`)``, or a label line before
+    it: ``text("check(exit " + r.exit_code + "):\\n" + r.output)``)."""
+    lines = text.split("\n")
+    exit_code = session = None
+    while lines and (found := _FIELD_LINE.match(lines[-1])) is not None:
+        lines.pop()
+        if found.group(1):
+            exit_code = _exit(found.group(2))
+        elif found.group(2).isdigit():
+            session = found.group(2)
+    if exit_code is None and lines and (label := _EXIT_LABEL.match(lines[0])) is not None:
+        exit_code = _exit(label.group(1))
+        lines = lines[1:]
+    return ShellResult("\n".join(lines), exit_code, session)
+
+
+def _exit(value: str) -> int | None:
+    return int(value) if value.lstrip("-").isdigit() else None
 
 
 def _texts(output: object) -> list[str]:

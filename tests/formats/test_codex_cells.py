@@ -178,6 +178,54 @@ class TestCommands:
             "error": "[test:ci] FAIL\n",
         }
 
+    def test_the_result_s_fields_printed_by_name_are_its_exit_and_session(self) -> None:
+        """``text(r.output); text(`SESSION_ID=${r.session_id}`); text(`exit=${r.exit_code}`)``:
+        the command runs on in that session, and the poll that sees it end ends it; a label
+        with the exit code before another command's output ("staged-check(exit 0):") is
+        that command's exit code."""
+        script = one_command("mise run check") + (
+            "\nif (r.session_id) text(`SESSION_ID=${r.session_id}`);\ntext(`exit=${r.exit_code}`);"
+        )
+        events = tool_events(
+            *START,
+            cell("call_1", script),
+            script_output(
+                "call_1",
+                "Script completed",
+                "[vet] $ go vet\n",
+                "SESSION_ID=61293",
+                "exit=undefined",
+            ),
+            cell("call_2", POLL_CELL),
+            script_output("call_2", "Script completed", result("[test:ci] ok\n", exit_code=0)),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("completed", "exec_command"),
+        ]
+        assert events[1][2] == ended("completed", "[test:ci] ok\n", 0)
+        pair = (
+            'const out = await Promise.all([tools.exec_command({cmd: "git status --short"}), '
+            'tools.exec_command({cmd: "git diff --cached --check"})]);\n'
+            'text("status:\\n" + out[0].output);\n'
+            'text("staged-check(exit " + out[1].exit_code + "):\\n" + out[1].output);'
+        )
+        events = tool_events(
+            *START,
+            cell("call_1", pair),
+            script_output(
+                "call_1",
+                "Script completed",
+                "status:\nM  a.go\n",
+                "staged-check(exit 2):\na.go:3: trailing whitespace.\n",
+            ),
+        )
+        assert [(status, name) for status, name, _ in events][2:] == [
+            ("completed", "exec_command"),
+            ("failed", "exec_command"),
+        ]
+        assert events[3][2]["exit_code"] == 2
+
     def test_a_cell_that_prints_one_output_and_another_result_object(self) -> None:
         """``text(a.output); text(JSON.stringify(b))``: each command has its own item, the
         second's result object says it runs on, and its poll ends it."""
