@@ -246,7 +246,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification: a warning that it was marked done with no check run",
          "verification_status", "verification_status"),
     Rule("task", "Task (sub-agent) completed", "completed work: one line for the tasks "
-         "done, how many and the descriptions of the last four, not those sent only to look "
+         "done, the descriptions of the last four (no count), not those sent only to look "
          "(find, explore, search, investigate...); a report that opens by saying the task was "
          "not done (I could not finish, BLOCKED, Unable to) is a failed attempt in its words",
          "completed_work", "completed_work"),

@@ -207,7 +207,7 @@ class TodoLists:
         steps of the lists."""
         self.tasks.append(text)
         del self.tasks[:-MAX_TODOS]
-        self._one_line(_TASKS_KEY, "task", "sub-agent tasks done: ", "tasks", self.tasks, stamp)
+        self._one_line(_TASKS_KEY, "task", "sub-agent tasks done: ", "", self.tasks, stamp)
 
     def _one_line(
         self, key: ItemKey, kind: str, lead: str, noun: str, texts: list[str], stamp: Stamp
@@ -220,7 +220,8 @@ class TodoLists:
                     break
         shown = "; ".join(line(text, _STEP_CHARS) for text in last)
         if len(texts) > len(last):
-            shown = f"{len(texts)} {noun}, the last: {shown}"
+            # Tasks sent only to look are not among them: no count a reader could check.
+            shown = f"{len(texts)} {noun}, the last: {shown}" if noun else f"\u2026; {shown}"
         store = self.store
         item = store.get(key)
         if item is None:

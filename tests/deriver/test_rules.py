@@ -648,21 +648,23 @@ class TestSubAgents:
         assert texts(memory.completed_work) == ["sub-agent tasks done: Port the lexer"]
 
     def test_a_task_done_again_is_named_once(self) -> None:
-        """The same description done three times: counted three times, named once."""
+        """The same description done three times: named once, after "…" for the others."""
         tasks = [call("Task", {"description": "Check settings usage"}, call_id=f"t{n}")
                  for n in range(3)]  # fmt: skip
         memory = derive(*[event for task in tasks for event in task])
         assert texts(memory.completed_work) == [
-            "sub-agent tasks done: 3 tasks, the last: Check settings usage"
+            "sub-agent tasks done: \u2026; Check settings usage"
         ]
 
     def test_the_tasks_done_are_one_line_with_the_last_few(self) -> None:
-        """Six tasks done: one line says how many, and the last four."""
+        """Six tasks done: one line names the last four, after "…" for the others (no count:
+        a task sent only to look is left out, and a reader counting the tasks would not know
+        it)."""
         tasks = [call("Task", {"description": f"Review part {n}"}, call_id=f"t{n}")
                  for n in range(1, 7)]  # fmt: skip
         memory = derive(*[event for task in tasks for event in task])
         assert texts(memory.completed_work) == [
-            "sub-agent tasks done: 6 tasks, the last: Review part 3; Review part 4; "
+            "sub-agent tasks done: \u2026; Review part 3; Review part 4; "
             "Review part 5; Review part 6"
         ]
 
