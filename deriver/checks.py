@@ -517,7 +517,7 @@ def _cut(command: str, output: str) -> bool:
     windows = _WINDOW_RE.findall(command)
     if not windows:
         return False
-    lines = output.count("\n") + 1
+    lines = len(output.splitlines())
     for options in windows:
         found = _LINES_RE.match(options) if options.strip() else None
         if options.strip() and found is None:

@@ -82,7 +82,7 @@ class Commits:
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
             text = f"committed {self.last}"
             if store.get(done_key(text)) is None:
-                store.add("completed_work", "commit", text, stamp, key=done_key(text))
+                store.add("completed_work", "commit", text, self.stamp or stamp, key=done_key(text))
         self.last_pushed = ""
         if found is not None:
             branch = found.group(1) or ""
