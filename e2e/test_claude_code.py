@@ -247,8 +247,8 @@ class TestClaudeCode:
             and TODO_FIX not in resume_text.split("## Completed work")[0]
         )
         assert f"passed: `{TEST_COMMAND}` (1 passed)" in resume_text
-        # The edit is not committed (the project is on a git branch): where the session stands.
-        assert "- files changed and not committed: `" + str(work / "checkout.py") + "`" in (
+        # The edit, in a git work tree by a session that ran no git: where the session stands.
+        assert "- files changed, no commit of them seen: `" + str(work / "checkout.py") + "`" in (
             resume_text
         )
 

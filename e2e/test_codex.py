@@ -180,8 +180,8 @@ class TestCodex:
         assert f"> {GOAL}" in resume_text
         assert f"- [ ] {TODO_SUITE}" in resume_text
         assert f"passed: `{TEST_COMMAND}` (1 passed)" in resume_text
-        # The edit is not committed (the project is on a git branch): where the session stands.
-        assert "- files changed and not committed: `checkout.py`" in resume_text
+        # The edit, in a git work tree by a session that ran no git: where the session stands.
+        assert "- files changed, no commit of them seen: `checkout.py`" in resume_text
 
         (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
         data = rollout.read_bytes()
