@@ -52,6 +52,9 @@ _WHOLE_OUTPUT: Final = 32 * 1024
 # A run seen through a window of its output ("| tail -30", "| head -n 50"): what it does not
 # show may still be there, unless the window was larger than the output.
 _WINDOW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b([^|;&]*)")
+# An output that says part of it was cut ("[3515 characters truncated]", "…1110 tokens
+# truncated…", pytest's "Full output truncated"): what it does not show may still be there.
+_CUT_SHORT_RE: Final = re.compile(r"\btruncated\b", re.IGNORECASE)
 _LINES_RE: Final = re.compile(r"^\s*(?:-n\s*\+?|--lines[= ]|-)(\d+)\s*$")
 _DEFAULT_WINDOW: Final = 10
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
@@ -379,7 +382,7 @@ class CheckRules:
             return
         said = lines_said(output, summary.words if summary is not None else "")
         shown = {quote(text, _CAUSE_CHARS) for text in said if text}
-        if len(output) >= _WHOLE_OUTPUT or excerpt not in shown:
+        if len(output) >= _WHOLE_OUTPUT or excerpt not in shown or _CUT_SHORT_RE.search(output):
             return  # a view cut short, or causes read otherwise than this run's own
         for item in earlier:
             if item.key is not None and item.key[len(prefix) :] not in shown:

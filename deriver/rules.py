@@ -218,8 +218,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "
          "exec; with secrets loaded: op run --), or of a run naming each test it "
          "listed as failing, marks it resolved, and so does a later failing run of the same "
-         "check whose whole output (not a window of it: | grep, | tail -N of N lines) no "
-         "longer says it; "
+         "check whose whole output (not a window of it: | grep, | tail -N of N lines; nor "
+         "one that says it was truncated) no longer says it; "
          "a linter's or formatter's finding so fixed goes (it is in the code now)",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",

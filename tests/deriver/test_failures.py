@@ -366,6 +366,17 @@ class TestCausesFixed:
             lines = texts(memory.failed_attempts)
             assert any("import/order" in line for line in lines) is shown, window
 
+    def test_an_output_that_says_it_was_cut_says_nothing_of_what_it_left_out(self) -> None:
+        """A client or a runner that cut the middle of an output says so ("[3515 characters
+        truncated]"): an earlier cause may be in what it left out."""
+        cut = self.LINT_2.replace("\n\n", "\n\n... [3515 characters truncated] ...\n\n", 1)
+        memory = derive(
+            user("add the context menu"),
+            *self.lint("bun run lint", self.LINT_1, "l1"),
+            *self.lint("bun run lint", cut, "l2"),
+        )
+        assert any("import/order" in line for line in texts(memory.failed_attempts))
+
 
 class TestNoMatch:
     def test_a_search_matching_nothing_is_not_a_failure(self) -> None:
