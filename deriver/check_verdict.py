@@ -214,7 +214,7 @@ def failure_line(output: str, summary: str = "") -> str:
     of it."""
     if not isinstance(output, str) or not output.strip():
         return summary
-    head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
+    head = _head(output)
     match = _first_error(head)
     if match is not None:
         found = match.group(1).strip()
@@ -244,15 +244,20 @@ def failure_line(output: str, summary: str = "") -> str:
     return head.strip().splitlines()[0].strip()
 
 
+def _head(output: str) -> str:
+    """The start of a failed check's output that says why, as read: no colours, and no task
+    runner's label before a line."""
+    return _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
+
+
 def lines_said(output: str, summary: str = "") -> set[str]:
     """Every text :func:`failure_line` may take from a failed check's output: its lines (a
     pytest "E" margin off), the failing tests it names and the runner's ``summary``. A cause
     recorded from an earlier run that none of them is was fixed since."""
     if not isinstance(output, str):
         return {summary}
-    head = _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
     said = {summary, *failing_tests(output, _FAILING_SCAN)}
-    for raw in head.splitlines():
+    for raw in _head(output).splitlines():
         text = raw.strip()
         said.add(text)
         if text.startswith("E "):

@@ -65,34 +65,33 @@ class TestLastMessage:
         [kept] = [t for t in texts(memory.key_decisions) if "trade-offs" in t]
         assert "What would you like" not in kept
 
-    def test_a_kept_closing_message_says_nothing_of_git_state(self) -> None:
+    @pytest.mark.parametrize(
+        ("request_text", "closing", "next_request", "kept_end", "gone"),
+        [
+            ("simplify the push code",
+             "Precomputed the empty packs because they depend only on the hash.\n"
+             "The changes remain uncommitted in the working tree.",
+             "commit and push", "because they depend only on the hash.", "uncommitted"),
+            ("take a look at how the latest version has panned out",
+             "Kept the level as it is, because it already teaches the flow.\n"
+             "Worktree is clean except untracked `.codex/`.",
+             "okay lets update the readme", "because it already teaches the flow.", "clean"),
+            ("fix the loader",
+             "Moved the parser to `src/app.ts` because v1.2 dropped it. The changes in "
+             "`src/app.ts` are uncommitted.", "now the docs",
+             "“Moved the parser to `src/app.ts` because v1.2 dropped it.", "uncommitted"),
+        ],
+    )  # fmt: skip
+    def test_a_kept_closing_message_says_nothing_of_git_state(
+        self, request_text: str, closing: str, next_request: str, kept_end: str, gone: str
+    ) -> None:
         """A closing message kept as a decision loses its sentences on where the work stands
         in git ("The changes remain uncommitted"): the next commit makes them false, and
-        where the session stands says it from the commands."""
-        memory = derive(
-            user("simplify the push code"),
-            final("Precomputed the empty packs because they depend only on the hash.\n"
-                  "The changes remain uncommitted in the working tree."),
-            user("commit and push"),
-        )  # fmt: skip
+        where the session stands says it from the commands. A sentence ends at a mark before
+        a blank, not at the dot of `app.ts`."""
+        memory = derive(user(request_text), final(closing), user(next_request))
         (kept,) = texts(memory.key_decisions)
-        assert "Precomputed the empty packs" in kept and "uncommitted" not in kept
-        memory = derive(
-            user("take a look at how the latest version has panned out"),
-            final("Kept the level as it is, because it already teaches the flow.\n"
-                  "Worktree is clean except untracked `.codex/`."),
-            user("okay lets update the readme"),
-        )  # fmt: skip
-        (kept,) = texts(memory.key_decisions)
-        assert "Kept the level" in kept and "clean" not in kept
-        memory = derive(
-            user("fix the loader"),
-            final("Moved the parser to `src/app.ts` because v1.2 dropped it. The changes in "
-                  "`src/app.ts` are uncommitted."),
-            user("now the docs"),
-        )  # fmt: skip
-        (kept,) = texts(memory.key_decisions)
-        assert kept.endswith("“Moved the parser to `src/app.ts` because v1.2 dropped it.”")
+        assert kept.endswith(f"{kept_end}\u201d") and gone not in kept
 
     @pytest.mark.parametrize(
         ("closing", "kept"),
