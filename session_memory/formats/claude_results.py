@@ -65,7 +65,15 @@ _EXIT_HEADER: Final = re.compile(r"\A(?:Error: )?Exit code -?\d+[ \t]*(?:\n|\Z)"
 
 
 def is_failed(block: JsonObject, structured: object) -> bool:
-    """Whether a ``tool_result`` block (with its record's ``toolUseResult``) says it failed."""
+    """Whether a ``tool_result`` block (with its record's ``toolUseResult``) says it failed.
+
+    A sub-agent that ended with no tokens (``totalTokens: 0``) did not do what it was sent
+    to: its last turn was the model's error ("You've hit your limit"), whatever it ran before.
+    """
+    if isinstance(structured, dict):
+        return block.get("is_error") is True or (
+            "agentId" in structured and structured.get("totalTokens") == 0
+        )
     return block.get("is_error") is True or (
         isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
     )

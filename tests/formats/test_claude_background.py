@@ -158,3 +158,29 @@ class TestAsyncSubAgents:
             tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
         )
         assert [i.status for i in m.todo_items] == ["uncertain"]
+
+
+class TestSubAgentsThatDidNothing:
+    def test_a_sub_agent_ended_by_the_models_error_failed(self) -> None:
+        """A sub-agent whose result has no tokens ended on the model's error (a usage limit),
+        whatever it ran before: its task failed, in its own words, and is not done."""
+        limit = "You've hit your limit · resets 8pm (Europe/Warsaw)"
+        ended = {
+            "status": "completed",
+            "agentId": "ad66786327d6271ac",
+            "content": [{"type": "text", "text": limit}],
+            "totalDurationMs": 21379,
+            "totalTokens": 0,
+            "totalToolUseCount": 12,
+        }
+        done = {**ended, "agentId": "a93393080b39c8224", "totalTokens": 18240}
+        m = memory(
+            prompt(1, "/code-review"),
+            tool_use(2, "Agent", {"description": "Blind Hunter review", "prompt": "..."}),
+            tool_use(3, "Agent", {"description": "Edge Case Hunter review", "prompt": "..."}),
+            tool_result(4, 2, "7 findings: ...", structured=done),
+            tool_result(5, 3, limit, structured=ended),
+        )
+        assert [i.text for i in m.completed_work] == ["sub-agent tasks done: Blind Hunter review"]
+        (failed,) = m.failed_attempts
+        assert "Edge Case Hunter review" in failed.text and "hit your limit" in failed.text
