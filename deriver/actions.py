@@ -180,6 +180,15 @@ def only_looks(kind: ToolKind, key: str | None) -> bool:
     return kind is ToolKind.SHELL and bool(key) and is_read_only_command(key or "")
 
 
+_MISSING_FILE_RE: Final = re.compile(r"no such file|does not exist", re.IGNORECASE)
+
+
+def found_missing(kind: ToolKind, error: str) -> bool:
+    """Whether a failed read or edit says its file is not there (any more)."""
+    missing = _MISSING_FILE_RE.search(error[:_NOT_FOUND_SCAN])
+    return kind in (ToolKind.READ, ToolKind.EDIT) and missing is not None
+
+
 def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: str) -> bool:
     """Whether a failed call only looked: a shell command line that only reads (``ls`` or
     ``cat`` of a missing file, a search that matched nothing), or a read tool that found

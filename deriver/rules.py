@@ -231,7 +231,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create; an issue opened or closed with gh or glab issue create/close) completed, or a "
          "note written into a todo directory (.planning/todos/pending/, todos/, backlog/; "
-         "done once moved into done/)",
+         "done once moved into done/, gone once a read or edit finds it missing)",
          "one todo per issue the session claimed, created or closed, and the "
          "open issues listed under them; a listing alone is a read; closed issues become "
          "completed work", "todo_items", "todo_items"),
@@ -323,7 +323,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "read (changed before the session, or by another agent beside it: an approval "
          "reviewer's look at the reviewed agent's tree); a short status is read first on "
          "its command line (git status -s; git diff --stat), or after others from its branch "
-         "line (git fetch && git status -sb)",
+         "line (git fetch && git status -sb); not a file a later read or edit found missing "
+         "(File does not exist: removed, or reset away)",
          "where the session stands: files changed (and not committed once the session used "
          "git; no commit of them seen when it works on a git branch, payload git_branch, and "
          "ran no git: the user may commit beside it), not those in a temporary or "

@@ -56,13 +56,7 @@ from deriver.recording import bump, decision
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
-from deriver.user_text import (
-    announces,
-    disputes,
-    is_acknowledgement,
-    reports_done,
-    says_next_step,
-)
+from deriver.user_text import announces, disputes, is_acknowledgement, reports_done, says_next_step
 from deriver.wording import code, in_scratch, path_code, quote
 from session_memory.core.outcome import ToolOutcome
 
@@ -327,6 +321,12 @@ class Stands:
             self.changed.append(shown)
         del self.changed[:-CHANGED_KEPT]
         self.changed_stamp = stamp
+
+    def gone(self, path: str) -> None:
+        """A file a read or edit found missing: no change of it is left to commit."""
+        if (shown := self.store.in_project(path)) in self.changed:
+            self.changed.remove(shown)
+            self.refresh()
 
     def _succeeded(
         self, kind: ToolKind, name: str, arg: str | None, outcome: ToolOutcome, stamp: Stamp

@@ -253,6 +253,12 @@ class TodoLists:
         for item in issues[: max(0, len(issues) - _MAX_ISSUES)]:
             store.remove(item, stamp)
 
+    def filed_gone(self, issues: list[str], stamp: Stamp) -> None:
+        """Todos filed as notes whose file a later read or edit found missing: gone with it."""
+        for issue in issues:
+            if (item := self.store.get(issue_key(issue))) is not None:
+                self.store.remove(item, stamp)
+
     def _take_on(self, family: str, stamp: Stamp) -> None:
         """The open issues of a family listed before the session took it on are its todos."""
         for issue, (status, title) in list(self.seen.items()):

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import msgspec
 
-from deriver.actions import only_looked, only_looks
+from deriver.actions import found_missing, only_looked, only_looks
 from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
@@ -365,6 +365,11 @@ class ToolCallRules:
     def _failed(
         self, call: Call, error: str, exit_code: int | None, stamp: Stamp, *, stale: bool = False
     ) -> None:
+        if not stale and call.key and found_missing(call.kind, error):
+            # The file is not there: whatever the session changed in it is gone, and a todo
+            # it filed as that note with it (removed since, or reset away).
+            self.stands.gone(call.key)
+            self.todos.filed_gone([c.issue for c in todo_files_written((call.key,))], stamp)
         if call.check is not None:
             ran = exit_code if exit_code is not None else 1
             self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))

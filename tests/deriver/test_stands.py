@@ -395,6 +395,19 @@ class TestEndState:
         assert "committed and not pushed on `main`: `1a2b3c4` “fix a”" in texts(memory.where_stands)
         assert texts(memory.completed_work) == []
 
+    def test_a_file_a_later_read_or_edit_finds_missing_is_no_change_left(self) -> None:
+        """A file the session wrote that is gone by a later read or edit (removed, or reset
+        away) has no change left to commit: it is not listed, the others stay."""
+        missing = "File does not exist. Note: your current working directory is /p."
+        memory = derive(
+            user("write the plans"),
+            call("Write", {"file_path": "docs/plans/rewrite.md"}, call_id="w1"),
+            call("Write", {"file_path": "docs/backlog/packaging.md"}, call_id="w2"),
+            call("Edit", {"file_path": "docs/backlog/packaging.md"}, "failed", call_id="e1",
+                 error=missing),
+        )  # fmt: skip
+        assert texts(memory.where_stands) == ["files changed: `docs/plans/rewrite.md`"]
+
     @pytest.mark.parametrize(
         ("command", "output"),
         [("git status --short", "## main\n M src/b.py\n"),

@@ -144,3 +144,14 @@ def test_a_note_written_into_a_todo_directory_is_a_filed_todo_until_moved_to_don
     )
     assert memory.todo_items == ()
     assert texts(memory.completed_work) == [f"done: todo {name}"]
+
+
+def test_a_filed_todo_whose_note_is_found_missing_is_gone() -> None:
+    """A todo filed as a note is gone with its file: a later read or edit of the note that
+    finds it missing leaves no todo (it was removed, or reset away)."""
+    memory = derive(
+        call("Write", {"file_path": "/p/docs/backlog/packaging.md", "content": "x"}, call_id="w1"),
+        call("Read", {"file_path": "/p/docs/backlog/packaging.md"}, "failed", call_id="r1",
+             error="File does not exist."),
+    )  # fmt: skip
+    assert memory.todo_items == ()
