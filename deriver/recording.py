@@ -405,18 +405,16 @@ class Failures:
         self._count_shell_actions()
 
     def _staged(self, stamp: Stamp) -> None:
-        """A commit took what was staged: a command line that failed staging, for a path
-        that did not match or a locked index, is moot, nothing learned (what came after the
-        ``git add`` never ran; one refused for paths git ignores is a lesson)."""
-        kept = []
+        """A commit took what was staged: a command line that failed staging is settled.
+        For a path that did not match or a locked index it is moot, nothing learned (what
+        came after the ``git add`` never ran); one refused for paths git ignores is a lesson,
+        resolved: the commit went on without them."""
         for entry in self.by_action.pop(_ADD, []):
             item = self.store.get(ItemKey(entry[1]))
             if item is not None and item.status == "open" and _MOOT_STAGING_RE.search(item.text):
                 self.store.remove(item, stamp)
             else:
-                kept.append(entry)  # git add -f may yet stage what git ignores
-        if kept:
-            self.by_action[_ADD] = kept
+                self._resolve(ItemKey(entry[1]), "", "", stamp, False)
         self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:
