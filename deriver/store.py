@@ -427,9 +427,12 @@ class MemoryStore:
         used = 0
         omitted = dict(self.omitted)
         shown = {s for s, items in self.sections.items() if items}
+        keys = set(self.by_key)
         for item in reversed(self.evicted):
-            if item.key is not None and item.key in self.by_key:
-                continue  # written again since, and shown
+            if item.key is not None and item.key in keys:
+                continue  # written again since, and shown or evicted again after it
+            if item.key is not None:
+                keys.add(item.key)
             section = item.section
             before = self._section_cost(section, section in shown, omitted[section])
             after = self._section_cost(section, True, omitted[section] - 1)

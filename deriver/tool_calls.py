@@ -305,15 +305,15 @@ class ToolCallRules:
         """A compaction: the calls still open may never have their results written."""
         self.cut = {}
         for key, call in list(self.calls.items())[-_CUT_KEPT:]:
-            if call.started and call.kind is not ToolKind.EDIT:
+            if call.started:
                 self.cut.setdefault(_redo(call), []).append(key)
 
     def _done_over(self, done: Call, stamp: Stamp) -> None:
         """Calls open at a compaction, their results cut off, then made again and finished
         (the same tool on the same argument, or a run of the same check that covers theirs):
-        done over, no longer uncertain. Not an edit: another edit of the file may change
-        another part of it."""
-        keys = self.cut.get(_redo(done)) if done.kind is not ToolKind.EDIT else None
+        done over, no longer uncertain. An edit of the same file made after one so cut needed
+        the file's text as it then was: the agent saw whether the cut one took."""
+        keys = self.cut.get(_redo(done))
         if not keys:
             return
         for key in list(keys):

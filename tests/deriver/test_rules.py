@@ -8,10 +8,13 @@ from typing import Any
 import pytest
 
 from deriver import SessionMemoryDeriver
+from deriver.recording import decision
+from deriver.store import MemoryStore
+from deriver.token_budget import TokenArithmetic
 from session_memory.core.errors import ConfigError
 from session_memory.core.memory import SessionMemory
 from session_memory.core.redact import quote_untrusted
-from session_memory.core.tokens import counter
+from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from viewbuilder import render_memory
 
 _ids = count()
@@ -166,6 +169,19 @@ class TestToolCalls:
         narrower = bash("pytest tests/test_a.py", "1 passed in 0.1s", "t3")
         memory = derive(user("test it"), cut, compaction, narrower)
         assert len(memory.todo_items) == 1
+
+    def test_an_edit_cut_off_by_a_compaction_is_settled_by_the_next_edit_of_its_file(
+        self,
+    ) -> None:
+        """An edit whose result a compaction cut off, then another edit of the same file that
+        worked (it matched the file's text as it then was): no longer uncertain. An edit of
+        another file settles nothing."""
+        cut = call("Edit", {"file_path": "src/bookmark.rs"}, call_id="e1")[:2]
+        compaction = event("checkpoint", checkpoint_id="ck-1", summary="Goal: refactor")
+        same = call("Edit", {"file_path": "src/bookmark.rs"}, call_id="e2")
+        other = call("Edit", {"file_path": "src/mod.rs"}, call_id="e3")
+        assert derive(user("refactor"), cut, compaction, same).todo_items == ()
+        assert len(derive(user("refactor"), cut, compaction, other).todo_items) == 1
 
     def test_reused_call_id_across_runs_keeps_calls_apart(self) -> None:
         """Calls are keyed by (run_id, tool_call_id): the same id in two runs is two calls."""
@@ -584,6 +600,25 @@ class TestBudgetAndBookkeeping:
         assert done.tokens_used == counter().count(rendered) <= 250
         shown = [item.text for item in done.earlier_goals]
         assert shown == sorted(shown, key=lambda text: int(text.split()[2]))
+
+    def test_a_decision_evicted_twice_comes_back_once(self) -> None:
+        """The same decision taken again after its item was evicted, and evicted again: the
+        memory read later with room brings it back once, the latest."""
+        store = MemoryStore(TokenArithmetic(counter(DEFAULT_ENCODING)), 150, 40)
+        stamp = ("e", 1)
+
+        def taken(text: str) -> None:
+            decision(store, "decision", text, stamp)
+            store.fit()
+
+        money = "use Decimal with ROUND_HALF_EVEN for all money arithmetic"
+        for batch in range(2):
+            taken(money)
+            for i in range(8):
+                taken(f"keep module {batch}.{i} of the billing service as it is for now")
+        assert [i.text for i in store.evicted].count(money) == 2
+        back, _ = store.returned(10_000)
+        assert [i.text for i in back].count(money) == 1
 
     def test_open_todos_outlive_completed_work(self) -> None:
         """Under pressure completed work goes first; open todos and the goal stay."""
