@@ -27,6 +27,7 @@ __all__ = [
     "quote_head_tail",
     "reports_unfinished",
     "retractions",
+    "sole_question",
     "states_choice",
     "takes_offer",
     "without_git_state",
@@ -84,6 +85,14 @@ def question_of(text: str) -> str:
             start = starts[-1] if starts else 0
             return text_line[start : end + 1].strip().lstrip("-*# ").strip()
     return ""
+
+
+def sole_question(text: str) -> str:
+    """The question a user's message ends by asking, when it asks no other: one that asks
+    several (a list of questions to look into) is a request the agent's next words do not
+    answer."""
+    question = question_of(text)
+    return question if question and len(_QUESTION_END_RE.findall(text)) <= 1 else ""
 
 
 QUESTION_CHARS: Final = 240

@@ -136,7 +136,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "characters (half the budget at a small one); evicted first, with completed work",
          "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "
-         "question, said while working; its first line says no next action (let me, I'm "
+         "question and asks no other (a list of questions to look into is a request), said "
+         "while working; its first line says no next action (let me, I'm "
          "checking)", "key decision: the question and the reply, quoted up to 240 "
          "characters; evicted first, with completed work", "key_decisions", "completed_work"),
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",

@@ -28,6 +28,7 @@ from deriver.agent_text import (
     option_of,
     question_of,
     quote_head_tail,
+    sole_question,
     states_choice,
     without_git_state,
 )
@@ -153,7 +154,7 @@ class Stands:
         self.completed = False
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
-        self.asked = "" if answer else question_of(content)
+        self.asked = "" if answer else sole_question(content)
         self.said = ""
         self.refresh()
 
@@ -285,8 +286,7 @@ class Stands:
         if kind is ToolKind.TASK:  # a sub-agent's changes are the session's
             self.before, self.acted = self.before or [], True
         if kind is ToolKind.PLAN_EXIT:
-            failed = outcome.status == "failed"
-            self.plan_state = "rejected" if failed else ""
+            self.plan_state = "rejected" if outcome.status == "failed" else ""
             self.plan_stamp = stamp
         elif kind is ToolKind.TODO and self.said:
             self.said = ""  # the todo list, written after them, says where the work stands

@@ -296,12 +296,18 @@ class TestAnswers:
             ("how does it index?", "Good question, let me check the source."),
             ("can you open a PR?", "I'm checking the branch state first."),
             ("fix the lexer", "The lexer drops the last token."),
+            (
+                "Find out what is done and write it to a .md file:\nWhich DB (PostgreSQL?)\n"
+                "Is 2FA needed?\nIs multi-tenancy needed?",
+                "Launching the research in parallel.",
+            ),
         ],
     )
     def test_words_that_only_say_what_comes_next_answer_nothing(
         self, asked: str, said: str
     ) -> None:
-        """An announcement is no answer, and a request that asks nothing gets none."""
+        """An announcement is no answer, and a request that asks nothing gets none; nor does
+        one that asks several questions (a list of them to look into)."""
         memory = derive(user(asked), assistant(said), *bash("ls", "a.py", "c1"), final("Done."))
         assert not any(t.startswith("the agent answered") for t in texts(memory.key_decisions))
 
