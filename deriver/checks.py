@@ -18,6 +18,7 @@ from deriver.check_output import CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line, lines_said
+from deriver.git_state import elsewhere
 from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
@@ -258,6 +259,10 @@ class CheckRules:
             passed = None  # "No tests found, exiting with code 0": nothing was checked
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)
+        if place := elsewhere(check.command, self.store.cwd):
+            # Run in another checkout beside the project's: that one's check, shown so.
+            check = dataclasses.replace(check, name=f"{check.name} in {place}")
+            shown = f"cd {place} && {shown}"
         identity = _identity(check)
         self.kinds[check.name] = check.kind
         self._settle(check, identity, stamp)

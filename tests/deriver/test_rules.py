@@ -1104,6 +1104,22 @@ class TestChecks:
             [check] = memory.verification_status
             assert check.status == status
 
+    def test_a_check_run_beside_the_project_is_that_checkouts_own(self) -> None:
+        """The same gate run in a library checked out beside the project (``cd ../lib``) is
+        that library's check: it stands beside the project's run, which it does not replace,
+        shown with the ``cd`` that says where it ran."""
+        gate = "uv run ruff check src/ && uv run pytest tests/"
+        memory = derive(
+            event("message", role="user", content="publish the types", cwd="/home/u/app"),
+            bash(gate, "All checks passed!\n=== 241 passed in 3.1s ===", "c1"),
+            bash(f"cd /home/u/lib && {gate}", "All checks passed!\n=== 1 passed in 0.1s ===",
+                 "c2"),
+        )  # fmt: skip
+        assert texts(memory.verification_status) == [
+            f"`{gate}` (241 passed)",
+            f"`cd ../lib && {gate}` (1 passed)",
+        ]
+
     def test_failed_check_is_a_failed_attempt_with_its_cause(self) -> None:
         """A failed check also records a failed attempt with the line that says why."""
         memory = derive(bash("mix test test/review_live_test.exs 2>&1", EXUNIT_FAILED, "c1", 2))
