@@ -305,14 +305,15 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: the question awaiting the user's answer, whole (up to "
          "240 characters; a longer one stays the end of the message)",
          "where_stands", "never evicted"),
-    Rule("plan_pending", "plan-mode exit left open or rejected",
+    Rule("plan_pending", "plan-mode exit left open, or refused (failed, or rejected by the user)",
          "where the session stands: the plan awaiting approval or not approved",
          "where_stands", "never evicted"),
     Rule("announced", "the agent's last message ends by announcing a step (Let me..., I'll...)",
          "where the session stands: unfinished, the step announced", "where_stands",
          "never evicted"),
     Rule("mid_turn", "the transcript ends inside a turn: the agent spoke while working after "
-         "its last closing message, and no run completed nor todo list was written since",
+         "its last closing message, and no run completed, nor todo list was written or plan "
+         "proposed since",
          "where the session stands: unfinished, the agent's last words (head and tail kept, "
          "240 characters)", "where_stands", "never evicted"),
     Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since, "

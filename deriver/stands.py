@@ -285,9 +285,9 @@ class Stands:
             self.acted = self.acted or (outcome.status == "completed" and not only_reads(arg))
         if kind is ToolKind.TASK:  # a sub-agent's changes are the session's
             self.before, self.acted = self.before or [], True
-        if kind is ToolKind.PLAN_EXIT:
-            self.plan_state = "rejected" if outcome.status == "failed" else ""
-            self.plan_stamp = stamp
+        if kind is ToolKind.PLAN_EXIT:  # it says where the work stands, not the words before it
+            self.plan_state = "rejected" if outcome.status in ("failed", "rejected") else ""
+            self.plan_stamp, self.said = stamp, ""
         elif kind is ToolKind.TODO and self.said:
             self.said = ""  # the todo list, written after them, says where the work stands
         elif outcome.status == "completed" and (

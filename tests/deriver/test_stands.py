@@ -10,6 +10,7 @@ from deriver.agent_text import question_of, quote_head_tail
 from deriver.git_state import commit_line
 from session_memory.core.tokens import counter
 from tests.deriver.test_rules import assistant, bash, call, derive, event, texts, user
+from tests.deriver.test_rules import tool as tool_event
 from viewbuilder import render_memory
 
 
@@ -886,11 +887,23 @@ class TestUnfinished:
         memory = derive(user("plan it"), call("ExitPlanMode", {"plan": "Parse first"})[:2])
         assert "plan awaiting approval: “Parse first”" in texts(memory.where_stands)
 
-    def test_a_rejected_plan_is_not_approved(self) -> None:
+    @pytest.mark.parametrize(
+        ("status", "outcome"),
+        [("failed", {"status": "failed", "error": "denied"}),
+         ("completed", {"status": "rejected", "error": "User rejected tool use"})],
+    )  # fmt: skip
+    def test_a_rejected_plan_is_not_approved(self, status: str, outcome: dict[str, str]) -> None:
+        """A plan the user refused (the call failed, or was rejected) is not approved, and
+        says where the work stands: not what the agent said before proposing it."""
+        args = {"plan": "Parse first"}
         memory = derive(
-            user("plan it"), call("ExitPlanMode", {"plan": "Parse first"}, outcome="failed")
+            user("plan it"),
+            assistant("Now I understand the issue. Let me launch a Plan agent to design it."),
+            tool_event("requested", "ExitPlanMode", "p1", args=args),
+            tool_event("started", "ExitPlanMode", "p1", args=args),
+            tool_event(status, "ExitPlanMode", "p1", outcome=outcome),
         )
-        assert "plan not approved: “Parse first”" in texts(memory.where_stands)
+        assert texts(memory.where_stands) == ["plan not approved: “Parse first”"]
 
     def test_an_announced_step_not_taken(self) -> None:
         """A closing message that ends by announcing a step ended the turn before it."""
