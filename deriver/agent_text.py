@@ -267,9 +267,13 @@ _ASKS_USER_RE: Final = re.compile(
 
 
 # A question that leaves the user to choose: "Which naming do you prefer?", "Which way do
-# you want to go?", "Option A or B?", "Commit them as one, or fold them into the last?".
+# you want to go?", "Option A or B?", "Commit them as one, or fold them into the last?",
+# "What would you like to do?" after the steps the agent recommends (not "… to do about the
+# race?", which asks about one thing).
 _ASKS_TO_CHOOSE_RE: Final = re.compile(
-    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$", re.IGNORECASE
+    r"\b(?:which|prefer|rather|options?|choose|pick)\b|\bor\b[^?]*\?$"
+    r"|\b(?:what|how) (?:would|do) you (?:like|want) to (?:do|proceed|start)(?: next)?\?$",
+    re.IGNORECASE,
 )
 
 

@@ -126,7 +126,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("closing", "the agent's closing message (final action) replaced by a newer one",
          "key decision when it states a choice or its reason (not one it only leaves to the "
          "user: a question, until you tell me which you prefer, nor a message that ends asking "
-         "the user to choose, which or this or that, its recommendation a proposal; a status "
+         "the user to choose, which or this or that or what would you like to do, its "
+         "recommendation a proposal; a status "
          "report is superseded by the newer message; one the user answers is still failing, "
          "or did not work, is not kept, and one the agent's next words own was wrong, I was "
          "sloppy, my mistake, I conflated, good catch, leaves, and a plan (<proposed_plan>) a "

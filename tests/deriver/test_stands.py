@@ -106,6 +106,9 @@ class TestLastMessage:
              "I recommend **Option A** because it is simple.\n\nWhich naming do you prefer?",
              False),
             ("Used a lock file because two hooks race. Want me to commit?", True),
+            ("A fresh project, so you're at the very beginning.\n## Recommended Next Steps\n"
+             "1. **Create Brief** — a guided experience\n2. **Create PRD** (required)\n"
+             "What would you like to do?", False),
             ("Used a lock file because two hooks race. Want me to commit them as one commit, "
              "or fold them into the existing transport commit?", False),
         ],
