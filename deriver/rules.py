@@ -329,7 +329,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "reviewer's look at the reviewed agent's tree); a short status is read first on "
          "its command line (git status -s; git diff --stat), or after others from its branch "
          "line (git fetch && git status -sb); not a file a later read or edit found missing "
-         "(File does not exist: removed, or reset away)",
+         "(File does not exist: removed, or reset away), nor one whose edits since it was last "
+         "unchanged were each undone by an edit that put back what it replaced (a version "
+         "bumped, then set back)",
          "where the session stands: files changed (and not committed once the session used "
          "git; no commit of them seen when it works on a git branch, payload git_branch, and "
          "ran no git: the user may commit beside it), not those in a temporary or "

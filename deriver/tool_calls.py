@@ -10,6 +10,7 @@ work... Reads, searches and other calls that only look are no milestone and leav
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
+from deriver.git_state import CHANGED_KEPT
 from deriver.keys import ItemKey, call_key, done_key
 from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
@@ -61,6 +63,8 @@ _FINISHED: Final = frozenset({"completed", "failed"})
 _ANSWER_CHARS: Final = 400
 _SHIPPED_CHARS: Final = 120
 _CUT_KEPT: Final = 64
+_NET_KEPT: Final = 16
+"""Edits of one file kept to undo: past them the file's start is unknown ("*")."""
 
 
 class ToolEvent(msgspec.Struct, frozen=True, gc=False):
@@ -119,6 +123,8 @@ class Call:
     started: bool = False
     workdir: str = ""
     """Where a command runs when not in the session's directory (:func:`_workdir`)."""
+    replaced: str = ""
+    """What a one-file edit replaced and by what (:func:`_replacement`)."""
 
     @classmethod
     def of(cls, name: str, args: object, cwd: str | None = None) -> Call:
@@ -134,6 +140,7 @@ class Call:
             _call_note(kind, args),
             False,
             _workdir(args, cwd) if kind is ToolKind.SHELL else "",
+            _replacement(args) if kind is ToolKind.EDIT else "",
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -147,6 +154,7 @@ class Call:
             "note": self.note,
             "started": self.started,
             "workdir": self.workdir,
+            "replaced": self.replaced,
         }
 
     @classmethod
@@ -163,7 +171,26 @@ class Call:
             note=state["note"],
             started=state["started"],
             workdir=state["workdir"],
+            replaced=state["replaced"],
         )
+
+
+def _replacement(args: object) -> str:
+    """What an edit of one place in a file replaced and by what, as digests ("old>new"): an
+    edit that puts back what the last one replaced undoes it. Empty for other edits (a
+    whole file written, every occurrence replaced)."""
+    data = as_dict(args)
+    old, new = (
+        data.get("old_string", data.get("oldString")),
+        data.get("new_string", data.get("newString")),
+    )
+    if not isinstance(old, str) or not isinstance(new, str) or data.get("replace_all"):
+        return ""
+    return f"{_digest(old)}>{_digest(new)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _call_note(kind: ToolKind, args: object) -> str | None:
@@ -212,6 +239,9 @@ class ToolCallRules:
         self.cut: dict[str, list[ItemKey]] = {}
         """Calls open at the last compaction, their results maybe cut off from what follows,
         by what a call made again shares with them (:func:`_redo`)."""
+        self.net: dict[str, list[str]] = {}
+        """Per file changed, the edits since it was last unchanged ("*": one that no later
+        edit can undo, or changes of unknown start): an edit undoing the last goes with it."""
         self._did_by_kind: dict[ToolKind, _Did] = {
             ToolKind.SHELL: self._shell_ran,
             ToolKind.EDIT: self._files_changed,
@@ -412,12 +442,36 @@ class ToolCallRules:
         filed = todo_files_written(paths)
         if filed:
             self.todos.track_issues(filed, stamp)
+        shown = [self.store.in_project(p) for p in paths]
+        fresh = [s not in self.stands.changed for s in shown]
         self.stands.edited(paths, stamp)
+        self._net_change(call.replaced if len(paths) == 1 else "", paths, shown, fresh)
         self.stands.refresh()
         if self.store.goal is not None:
             self.store.goal.worked = True
         self.checks.edited(paths, stamp)
         self.failures.files_changed()
+
+    def _net_change(
+        self, replaced: str, paths: tuple[str, ...], shown: list[str], fresh: list[bool]
+    ) -> None:
+        """An edit that puts back what the last edit of its file replaced (a version bumped,
+        then set back), every edit since the file was last unchanged so undone, leaves the
+        file as it was: no change of it to commit."""
+        net = self.net
+        for path, name, unchanged in zip(paths, shown, fresh, strict=True):
+            edits = [] if unchanged else net.pop(name, ["*"])
+            old, _, new = replaced.partition(">")
+            if replaced and edits and edits[-1] == f"{new}>{old}":
+                edits.pop()
+            else:
+                edits.append(replaced or "*")
+            if not edits:
+                self.stands.gone(path)
+                continue
+            net[name] = edits if len(edits) <= _NET_KEPT else ["*", *edits[1 - _NET_KEPT :]]
+            while len(net) > CHANGED_KEPT:
+                del net[next(iter(net))]
 
     def _todo_list_written(self, call: Call, result: str, stamp: Stamp) -> None:
         if call.todos is not None:
@@ -453,6 +507,7 @@ class ToolCallRules:
         return {
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
             "cut": self.cut,
+            "net": self.net,
             "todos_done": self.todos.done,
             "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
@@ -463,6 +518,7 @@ class ToolCallRules:
         self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
         self.cut = {r: [ItemKey(k) for k in keys] for r, keys in state["cut"].items()}
+        self.net = {name: list(edits) for name, edits in state["net"].items()}
         self.todos.done = list(state["todos_done"])
         self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))

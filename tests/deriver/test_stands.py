@@ -405,6 +405,29 @@ class TestEndState:
         assert "committed and not pushed on `main`: `1a2b3c4` “fix a”" in texts(memory.where_stands)
         assert texts(memory.completed_work) == []
 
+    def test_an_edit_that_puts_back_what_the_last_replaced_leaves_no_change(self) -> None:
+        """A version bumped, then set back: the file is as it was, nothing of it to commit.
+        An edit that sets back only part, or undoes an edit committed since, is a change."""
+
+        def edit(old: str, new: str, n: int) -> list[dict[str, Any]]:
+            args = {"file_path": "Makefile", "old_string": old, "new_string": new}
+            return call("Edit", args, call_id=f"e{n}")
+
+        notes = call("Edit", {"file_path": "ReleaseNotes.md", "old_string": "a",
+                              "new_string": "b"}, call_id="n1")  # fmt: skip
+        bump, back = (
+            edit("VERSION := 1.5.4", "VERSION := 1.5.5", 1),
+            edit("VERSION := 1.5.5", "VERSION := 1.5.4", 2),
+        )
+        memory = derive(user("release notes"), bump, notes, back)
+        assert texts(memory.where_stands) == ["files changed: `ReleaseNotes.md`"]
+        partly = edit("VERSION := 1.5.5", "VERSION := 1.5.4 # pinned", 3)
+        memory = derive(user("release notes"), bump, notes, partly)
+        assert texts(memory.where_stands) == ["files changed: `Makefile`, `ReleaseNotes.md`"]
+        commit = bash('git commit -am "bump"', "[main 1a2b3c4] bump\n 1 file changed", "g1")
+        memory = derive(user("release notes"), bump, commit, back)
+        assert "files changed and not committed: `Makefile`" in texts(memory.where_stands)
+
     def test_a_file_a_later_read_or_edit_finds_missing_is_no_change_left(self) -> None:
         """A file the session wrote that is gone by a later read or edit (removed, or reset
         away) has no change left to commit: it is not listed, the others stay."""
