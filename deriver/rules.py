@@ -234,7 +234,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create; an issue opened or closed with gh or glab issue create/close) completed, or a "
-         "note written into a todo directory (.planning/todos/pending/, todos/, backlog/; "
+         "note written into a todo directory (.planning/todos/pending/, todos/; "
          "done once moved into done/, gone once a read or edit finds it missing)",
          "one todo per issue the session claimed, created or closed, and the "
          "open issues listed under them; a listing alone is a read; closed issues become "

@@ -16,7 +16,8 @@ todo only when its issue belongs to an issue the session itself claimed, created
 An issue opened with ``gh issue create`` (``glab issue create``) is the session's own: work
 it filed for later, a todo until ``gh issue close`` closes it. Issue lists and views are reads.
 So is a file the session writes into a todo directory (``.planning/todos/pending/x.md``,
-``todos/x.md``, ``backlog/x.md``): a todo it filed, done once moved into ``done/``.
+``todos/x.md``): a todo it filed, done once moved into ``done/``. A document written into a
+``backlog/`` directory is a document (a plan the user asked for), no todo of the session.
 
 Total, deterministic, free of I/O and bounded on long outputs.
 """
@@ -190,7 +191,7 @@ def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
     return changes if ran else None
 
 
-_TODO_DIRS: Final = frozenset({"todo", "todos", "backlog"})
+_TODO_DIRS: Final = frozenset({"todo", "todos"})
 _DONE_DIRS: Final = frozenset({"done", "completed", "closed", "archive", "archived"})
 _NOTE_SUFFIXES: Final = (".md", ".markdown", ".txt", ".org")
 

@@ -127,8 +127,8 @@ def test_an_issue_the_session_opens_is_its_todo_until_it_closes_it() -> None:
 
 def test_a_note_written_into_a_todo_directory_is_a_filed_todo_until_moved_to_done() -> None:
     """A file the session writes into a todo directory (``.planning/todos/pending/``,
-    ``todos/``, ``backlog/``) is work it filed for later; moved into ``done/`` it is done.
-    Notes already in ``done/``, and other files, are none."""
+    ``todos/``) is work it filed for later; moved into ``done/`` it is done. Notes already in
+    ``done/``, and other files (a plan written into ``docs/backlog/``), are none."""
     name = "2026-02-21-phase14-security-review-deferred.md"
     memory = derive(
         call("Write", {"file_path": f"/p/.planning/todos/pending/{name}", "content": "x"},
@@ -136,11 +136,12 @@ def test_a_note_written_into_a_todo_directory_is_a_filed_todo_until_moved_to_don
         call("Write", {"file_path": "/p/.planning/todos/done/2026-01-01-old.md", "content": "x"},
              call_id="w2"),
         call("Write", {"file_path": "/p/docs/todo-list-design.md", "content": "x"}, call_id="w3"),
+        call("Write", {"file_path": "/p/docs/backlog/packaging.md", "content": "x"}, call_id="w4"),
     )  # fmt: skip
     assert [(i.text, i.status) for i in memory.todo_items] == [(f"todo {name}", "pending")]
     memory = derive(
-        call("Write", {"file_path": f"/p/backlog/{name}", "content": "x"}, call_id="w1"),
-        bd(f"git mv backlog/{name} backlog/done/", "", "c1"),
+        call("Write", {"file_path": f"/p/todos/{name}", "content": "x"}, call_id="w1"),
+        bd(f"git mv todos/{name} todos/done/", "", "c1"),
     )
     assert memory.todo_items == ()
     assert texts(memory.completed_work) == [f"done: todo {name}"]
@@ -150,8 +151,8 @@ def test_a_filed_todo_whose_note_is_found_missing_is_gone() -> None:
     """A todo filed as a note is gone with its file: a later read or edit of the note that
     finds it missing leaves no todo (it was removed, or reset away)."""
     memory = derive(
-        call("Write", {"file_path": "/p/docs/backlog/packaging.md", "content": "x"}, call_id="w1"),
-        call("Read", {"file_path": "/p/docs/backlog/packaging.md"}, "failed", call_id="r1",
+        call("Write", {"file_path": "/p/todos/packaging.md", "content": "x"}, call_id="w1"),
+        call("Read", {"file_path": "/p/todos/packaging.md"}, "failed", call_id="r1",
              error="File does not exist."),
     )  # fmt: skip
     assert memory.todo_items == ()
