@@ -52,9 +52,7 @@ _MERGING: Final = frozenset(
 _STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
 _COMMIT: Final = "$ git commit"
 _ADD: Final = "$ git add"
-# How git add says it staged nothing: a path that did not match, a locked index, paths its
-# ignore files exclude (not a hook that failed the commit after it).
-_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock|ignored by one of your")
+_MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
 # "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
@@ -407,13 +405,16 @@ class Failures:
         self._count_shell_actions()
 
     def _staged(self, stamp: Stamp) -> None:
-        """A commit took what was staged: a command line that failed staging (a path that did
-        not match, a locked index, paths git ignores) is moot, nothing learned: what came
-        after the ``git add`` never ran, and the commit went on without what it refused."""
+        """A commit took what was staged: a command line that failed staging is settled.
+        For a path that did not match or a locked index it is moot, nothing learned (what
+        came after the ``git add`` never ran); one refused for paths git ignores is a lesson,
+        resolved: the commit went on without them."""
         for entry in self.by_action.pop(_ADD, []):
             item = self.store.get(ItemKey(entry[1]))
-            if item is not None and item.status == "open" and _STAGING_RE.search(item.text):
+            if item is not None and item.status == "open" and _MOOT_STAGING_RE.search(item.text):
                 self.store.remove(item, stamp)
+            else:
+                self._resolve(ItemKey(entry[1]), "", "", stamp, False)
         self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:

@@ -697,9 +697,9 @@ class TestSettledByParts:
 
 class TestStaging:
     def test_a_commit_settles_a_failed_attempt_to_stage(self) -> None:
-        """``git add`` of a path that no longer exists, or that git ignores, failed; the commit
-        of what was staged then makes it moot (what followed the ``git add`` never ran). A
-        commit that failed (a hook) is no attempt to stage: it stays."""
+        """``git add`` of a path that no longer exists failed; the commit of what was staged
+        then makes it moot (what followed the ``git add`` never ran). A commit that failed
+        (a hook) is no attempt to stage: it stays."""
         pathspec = "fatal: pathspec 'crates/server/Cargo.toml' did not match any files"
         staging = "git add Cargo.toml crates/server/Cargo.toml && git status --short"
         memory = derive(
@@ -713,7 +713,14 @@ class TestStaging:
             bash("git add docs/plan.md", ignored, "c1", exit_code=1),
             bash("git commit -m 'skill diagrams'", "[main 1a2b3c4] skill diagrams", "c2"),
         )
-        assert memory.failed_attempts == ()  # the commit went on without what git ignores
+        # docs/ is ignored: a lesson, resolved (the commit went on without it)
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+        forced = derive(
+            bash("git add docs/plan.md", ignored, "c1", exit_code=1),
+            bash("git commit -m 'skill diagrams'", "[main 1a2b3c4] skill diagrams", "c2"),
+            bash("git add -f docs/plan.md", "", "c3"),
+        )
+        assert [i.status for i in forced.failed_attempts] == ["resolved"]
         hook = "pre-commit: ruff found 2 errors"
         memory = derive(
             bash("git add . && git commit -m x", hook, "c1", exit_code=1),
