@@ -7,6 +7,7 @@ payload that says nothing to the memory parses to None), then applied to the sto
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
@@ -584,6 +585,8 @@ def _quote(text: str) -> str:
 
 
 def _normal(text: str) -> str:
-    """Text compared loosely: case, quotes and runs of white space do not count."""
+    """Text compared loosely: case, quotes, runs of white space and the memory's own marks
+    (a line break shown as "⏎", a heading's "#" in its full-width form) do not count."""
+    text = unicodedata.normalize("NFKC", text).replace("\u23ce", " ")
     return " ".join(text.casefold().replace("\u201c", " ").replace("\u201d", " ")
                     .replace('"', " ").split())  # fmt: skip

@@ -100,7 +100,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "key decision, quoted; replaced by a later checkpoint", "key_decisions",
          "earlier_goals"),
     Rule("summary_goal", "checkpoint summary section of the user's messages",
-         "earlier goal, quoted, unless a goal in the memory states it",
+         "earlier goal, quoted, unless a goal in the memory states it (in full or its head; "
+         "case, quotes, white space, full-width forms and the memory's ⏎ aside)",
          "earlier_goals", "earlier_goals"),
     Rule("summary_done", "checkpoint summary section of completed milestones",
          "completed work, quoted; replaced by a later checkpoint", "completed_work",

@@ -110,6 +110,18 @@ class TestStatedSections:
         assert len(memory.earlier_goals) == 1
         assert "(summary)" not in memory.earlier_goals[0].text
 
+    def test_a_summarys_first_line_of_a_request_kept_is_not_repeated(self) -> None:
+        """The summary's copy of a request may be its first line only, in plain text where
+        the memory shows the line break as "⏎" and a heading's "#" full-width: the same
+        message."""
+        request = "Implement the following plan:\n# Refactoring R5 + R6\n## Context\nR1-R4 done."
+        listed = CompactionSummary(
+            "", (), (), (), (), ("Implement the following plan: # Refactoring R5 + R6",), ()
+        )
+        stated = checkpoint("Handoff.", summary_sections=summary_payload(listed))
+        memory = derive(user(request), user("now open a PR"), stated)
+        assert not any("(summary)" in t for t in texts(memory.earlier_goals))
+
     def test_the_checkpoint_line_quotes_the_stated_request(self) -> None:
         """The checkpoint's line quotes the stated request, not the text's first line."""
         stated = checkpoint("Handoff.", summary_sections=summary_payload(SECTIONS))
