@@ -45,7 +45,7 @@ COMMIT_RE: Final = re.compile(
 )  # fmt: skip
 _NEAR: Final = 2
 """Another repository at most this many directories up is shown from the session's."""
-DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset)\b", re.DOTALL)
+DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset|stash)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
 _CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
 _SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
@@ -374,6 +374,27 @@ def kept_after(changed: list[str], args: list[str], cwd: str | None) -> list[str
     return changed
 
 
+def _stashed(args: list[str]) -> list[str] | None:
+    """The paths ``git stash`` (``push``) puts aside: those it names, else all (None; ``save``
+    names a message). Not a part of them (``-p``, ``--keep-index``), nor ``list``, ``pop``."""
+    if args and args[0] == "save":
+        args = [word for word in args[1:] if word.startswith("-")]
+    elif args and args[0] == "push":
+        args = args[1:]
+    elif args and not args[0].startswith("-"):
+        return []  # list, show, pop, apply, drop: nothing put aside
+    paths: list[str] = []
+    words = iter(args)
+    for word in words:
+        if word in ("-m", "--message"):
+            next(words, None)
+        elif word in ("-p", "--patch", "-k", "--keep-index", "-S", "--staged"):
+            return []
+        elif word != "--" and not word.startswith("-"):
+            paths.append(word)
+    return None if not paths or "." in paths else paths
+
+
 def _same_path(changed: str, path: str) -> bool:
     """Whether a changed file is ``path`` or under it (an absolute one, kept while the
     session's directory was unknown, by its ending)."""
@@ -383,14 +404,16 @@ def _same_path(changed: str, path: str) -> bool:
 
 
 def _discarded(args: list[str]) -> list[str] | None:
-    """The paths whose changes a git command line (its words after ``git``) throws away:
-    ``checkout -- a.py``, ``restore a.py`` (not ``--staged`` alone, not from another
-    ``--source``); None for all of them (``checkout .``, ``restore .``, ``reset --hard``);
-    empty when it throws none away (``checkout main`` names no changed file: the caller
-    matches)."""
+    """The paths whose changes a git command line (its words after ``git``) throws away, or
+    puts aside: ``checkout -- a.py``, ``restore a.py`` (not ``--staged`` alone, not from
+    another ``--source``), ``stash push a.py``; None for all of them (``checkout .``,
+    ``restore .``, ``reset --hard``, ``stash``); empty when it throws none away
+    (``checkout main`` names no changed file: the caller matches)."""
     sub, rest = (args[0], args[1:]) if args else ("", [])  # git's own options dropped
     if sub == "reset":
         return None if "--hard" in rest else []
+    if sub == "stash":
+        return _stashed(rest)
     if sub == "restore":
         staged_only = bool({"--staged", "-S"} & set(rest)) and not {"--worktree", "-W"} & set(rest)
         if staged_only or any(w in ("-s", "--source") or w.startswith("--source=") for w in rest):

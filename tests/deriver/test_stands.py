@@ -428,6 +428,25 @@ class TestEndState:
         memory = derive(user("release notes"), bump, commit, back)
         assert "files changed and not committed: `Makefile`" in texts(memory.where_stands)
 
+    @pytest.mark.parametrize(
+        ("command", "left"),
+        [("git stash push -m 'wip' src/b.py", ["src/a.py"]), ("git stash", []),
+         ("git stash push -p", ["src/b.py", "src/a.py"]),
+         ("git stash list", ["src/b.py", "src/a.py"])],
+    )  # fmt: skip
+    def test_a_stash_puts_changes_aside(self, command: str, left: list[str]) -> None:
+        """Changes stashed are not in the tree to commit: those of the paths named, else all
+        (not a part of them, ``-p``; not ``git stash list``)."""
+        memory = derive(
+            user("switch branches"),
+            call("Edit", {"file_path": "src/a.py"}, call_id="e1"),
+            call("Edit", {"file_path": "src/b.py"}, call_id="e2"),
+            bash(command, "Saved working directory and index state WIP on main", "g1"),
+        )
+        shown = [t for t in texts(memory.where_stands) if t.startswith("files changed")]
+        files = ", ".join(f"`{path}`" for path in left)
+        assert shown == ([f"files changed and not committed: {files}"] if left else [])
+
     def test_a_file_a_later_read_or_edit_finds_missing_is_no_change_left(self) -> None:
         """A file the session wrote that is gone by a later read or edit (removed, or reset
         away) has no change left to commit: it is not listed, the others stay."""
