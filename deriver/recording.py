@@ -50,6 +50,14 @@ _MERGING: Final = frozenset(
 # How git says such a command stopped: on a conflict, or a commit it could not apply (a
 # rebase's "error: could not apply 669232e… add options", the conflicts listed above it).
 _STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
+# An error that refuses an argument's value ("Invalid --since value: '1d'", "unknown
+# format `yml`"), and the values it quotes: the same command with that value changed is
+# the same action done right.
+_REFUSED_RE: Final = re.compile(
+    r"\b(?:invalid|unknown|unrecognized|unsupported|not a valid|not recognized|bad value)\b",
+    re.IGNORECASE,
+)
+_QUOTED_RE: Final = re.compile(r"'([^'\s]{1,80})'|`([^`\s]{1,80})`|\u201c([^\u201d\s]{1,80})\u201d")
 _COMMIT: Final = "$ git commit"
 _ADD: Final = "$ git add"
 _MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
@@ -337,13 +345,18 @@ class Failures:
                 continue
             kept = []
             for entry in entries:
-                if not resolves(action, Action(action.name, entry[0]), check=check is not None):
+                refused = self._refused(entry) if check is None else frozenset()
+                narrowed = Action(action.name, entry[0] - refused)
+                if not resolves(action, narrowed, check=check is not None):
                     kept.append(entry)
                     continue
                 if check is not None:
                     settled.append((entry[1], entry[2]))
                     continue
-                tried = placed(actions_of(tool, entry[2] or None), place)
+                tried = tuple(
+                    Action(a.name, a.targets - refused)
+                    for a in placed(actions_of(tool, entry[2] or None), place)
+                )
                 if settles(successes, tried):
                     settled.append((entry[1], entry[2]))
                 elif self._redone(entry[1], action.name, tried):
@@ -368,6 +381,15 @@ class Failures:
             else:
                 worked = "" if item_key in by_parts else key or ""
                 self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
+
+    def _refused(self, entry: tuple[frozenset[str], str, str]) -> frozenset[str]:
+        """The arguments a failure's error refused by value ("Invalid --since value: '1d'"):
+        a success that differs from it only in them did what failed, spelled otherwise."""
+        item = self.store.get(ItemKey(entry[1]))
+        if item is None or not entry[0] or _REFUSED_RE.search(item.text) is None:
+            return frozenset()
+        quoted = {"".join(m.groups("")) for m in _QUOTED_RE.finditer(item.text)}
+        return entry[0] & quoted
 
     def _redone(self, item_key: str, name: str, failed: tuple[Action, ...]) -> bool:
         """A part of a failed command line worked again on its own (``uv tool install …``

@@ -239,6 +239,21 @@ class TestResolution:
         )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["open", "open"]
 
+    def test_the_same_command_with_the_value_it_refused_changed_resolves(self) -> None:
+        """An error that refuses an argument's value ("Invalid --since value: '1d'") is
+        settled by the same command with that value changed, a lesson that names what worked;
+        an error that refuses nothing is not (``git add b.py`` after ``git add a.py``)."""
+        refused = "Error parsing --since: Invalid --since value: '1d'. Expected number of days"
+        failed = bash("git-ai prompts --since 1d", refused, "c1", exit_code=1)
+        memory = derive(failed, bash("git-ai prompts --since 1", "3 prompts", "c2"))
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved"
+        assert failure.text.endswith("then `git-ai prompts --since 1` worked")
+        missing = "fatal: could not open 'a.py' for reading: Permission denied"
+        memory = derive(bash("git add a.py", missing, "c1", exit_code=128),
+                        bash("git add b.py", "", "c2"))  # fmt: skip
+        assert [f.status for f in memory.failed_attempts] == ["open"]
+
     def test_the_same_call_succeeding_resolves_without_a_lesson(self) -> None:
         """The same tool on the same file working later resolves the failure and adds nothing
         to it (an edit's key argument is not the whole call: the failure stays as a lesson)."""
