@@ -35,6 +35,7 @@ _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-cre
 # local branch x and switched to branch main".
 _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
 _SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
+_REDIRECT_RE: Final = re.compile(r"\d*[<>]{1,2}&?")
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
 _BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
 _STEP_RE: Final = re.compile(r"\^|~\d*")
@@ -126,7 +127,7 @@ class Commits:
         branch (what git or gh says of one)."""
         if action == "$ git commit":
             self.committed(command, output, stamp)
-        elif action == "$ git push":
+        elif action == "$ git push" and _pushes_branch(command):
             self.pushed_all(stamp)
         elif action == "$ git reset":
             self.reset(command, stamp)
@@ -262,3 +263,25 @@ class Repositories:
         self.by_place = {"": Commits(self.store)}
         for place, commits in state.items():
             self.at(place).load_state(commits)
+
+
+def _pushes_branch(command: str) -> bool:
+    """Whether a ``git push`` sends the branch's commits: not one that names only notes or
+    tags (``git push origin refs/notes/ai``, ``git push --tags``)."""
+    for piped, words in simple_commands(command):
+        if piped or basename(words[0]) != "git" or words[1:2] != ["push"]:
+            continue
+        named, rest = [], iter(words[2:])
+        for word in rest:
+            if _REDIRECT_RE.match(word):
+                if _REDIRECT_RE.fullmatch(word):
+                    next(rest, None)  # "> /dev/null": the file it names is no ref
+            elif not word.startswith("-"):
+                named.append(word)
+        refs = [w.lstrip("+") for w in named[1:]]
+        if refs and all(r.startswith(("refs/notes/", "refs/tags/")) for r in refs):
+            continue
+        if "--tags" in words and not refs:
+            continue
+        return True
+    return False

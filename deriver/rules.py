@@ -268,7 +268,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "the project (cd ../other, a Codex workdir) says where, and that repository has its "
          "own last commit, pushes and branch",
          "completed_work", "completed_work"),
-    Rule("push", "`git push` completed after a commit",
+    Rule("push", "`git push` completed after a commit (not one that names only notes or tags: "
+         "git push origin refs/notes/ai, git push --tags)",
          "the commits' lines say committed and pushed (the last one's a line of its own)",
          "completed_work", "completed_work"),
     Rule("deployed", "a shell command that deploys the work (vercel deploy / --prod, "

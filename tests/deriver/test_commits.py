@@ -26,6 +26,16 @@ class TestCommits:
         assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
         assert not any("not pushed" in t for t in texts(memory.where_stands))
 
+    def test_a_push_of_notes_or_tags_only_pushes_no_commit(self) -> None:
+        """``git push origin refs/notes/ai`` and ``git push --tags`` send no commit of the
+        branch: the last commit is still not pushed."""
+        commit = bash('git commit -m "add marker"', "[main 3e2941c] add marker", "g1")
+        for push in ("git push origin refs/notes/ai 2>&1", "git push --tags > /dev/null"):
+            memory = derive(user("try git-ai"), commit, bash(push, "", "p1"))
+            assert "committed and not pushed on `main`: `3e2941c` “add marker”" in texts(
+                memory.where_stands
+            )
+
     def test_an_amended_commit_replaces_the_last_one(self) -> None:
         """``git commit --amend`` of a commit not pushed: the new hash is the commit, and
         the replaced one is in no line. A commit not pushed is shown where the session
