@@ -393,6 +393,18 @@ class CheckRules:
             if item.key is not None and item.key[len(prefix) :] not in shown:
                 self.failures.settle(item.key, stamp, no_lesson=_no_lesson(check))
 
+    def formatted(self, command: str, stamp: Stamp) -> None:
+        """A formatter run to write (``cargo fmt`` after ``cargo fmt --check`` failed, ``ruff
+        format .``) fixed what its check reported: those FAILED lines go, and their failures
+        with no lesson. Told only while a formatter's check is failing."""
+        failing = [n for n, f in self.failing.items() if f and self.kinds.get(n) is _FORMAT]
+        check = detect_check(f"{command} --check") if failing else None
+        if check is None or check.kind is not _FORMAT or check.name not in failing:
+            return
+        for identity, scope in list(self.failing[check.name].items()):
+            if check.scope.covers(scope):
+                self._settled(check.name, identity, stamp, no_lesson=True)
+
     def _named_tests_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A pass of a run that names each test an earlier run listed as failing (``go test
         -run 'TestA|TestB'``, ``pytest tests/a.py::test_b``, after ``mise run check`` failed
@@ -514,7 +526,8 @@ def _prompted_check(line: str) -> CheckRun | None:
     return detect_check(prompt.group(1)) if prompt is not None else None
 
 
-_STYLE_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT})
+_FORMAT: Final = CheckKind.FORMAT
+_STYLE_KINDS: Final = frozenset({CheckKind.LINT, _FORMAT})
 _SILENT_KINDS: Final = _STYLE_KINDS | {CheckKind.TYPECHECK, CheckKind.BUILD}
 """Checks that print nothing when all is well (``git diff --check``, ``tsc``, ``go build``)."""
 

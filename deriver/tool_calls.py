@@ -430,6 +430,8 @@ class ToolCallRules:
         changes = tracker_changes(call.key, result) if call.key else None
         if changes is not None:
             self.todos.track_issues(changes, stamp)
+        if call.key:
+            self.checks.formatted(call.key, stamp)
         how = shipped(call.key) if call.key else ""
         if how:
             text = f"{how} with {code(call.key, _SHIPPED_CHARS)}"

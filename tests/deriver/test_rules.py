@@ -1120,6 +1120,24 @@ class TestChecks:
             f"`cd ../lib && {gate}` (1 passed)",
         ]
 
+    @pytest.mark.parametrize(
+        ("check", "output", "write"),
+        [("cargo fmt --check", "Diff in /p/src/app.rs at line 3:\n-let x = 1;\n", "cargo fmt"),
+         ("ruff format --check .", "Would reformat: a.py\n1 file would be reformatted",
+          "ruff format .")],
+    )  # fmt: skip
+    def test_a_formatter_run_to_write_fixes_what_its_check_reported(
+        self, check: str, output: str, write: str
+    ) -> None:
+        """``cargo fmt`` after ``cargo fmt --check`` failed wrote the formatting it asked
+        for: the FAILED line goes, and its failure with no lesson. A formatter of another
+        name fixes nothing of it."""
+        failed = bash(check, output, "c1", exit_code=1)
+        memory = derive(user("scroll"), failed, bash(write, "", "c2"))
+        assert memory.verification_status == () and memory.failed_attempts == ()
+        memory = derive(user("scroll"), failed, bash("prettier --write .", "", "c2"))
+        assert [c.status for c in memory.verification_status] == ["failed"]
+
     def test_failed_check_is_a_failed_attempt_with_its_cause(self) -> None:
         """A failed check also records a failed attempt with the line that says why."""
         memory = derive(bash("mix test test/review_live_test.exs 2>&1", EXUNIT_FAILED, "c1", 2))
