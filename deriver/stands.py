@@ -323,7 +323,7 @@ class Stands:
         self.changed_stamp = stamp
 
     def gone(self, path: str) -> None:
-        """A file a read or edit found missing: no change of it is left to commit."""
+        """A file with no change left to commit: found missing, or its edits undone."""
         if (shown := self.store.in_project(path)) in self.changed:
             self.changed.remove(shown)
             self.refresh()

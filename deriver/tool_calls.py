@@ -461,9 +461,9 @@ class ToolCallRules:
         then set back), every edit since the file was last unchanged so undone, leaves the
         file as it was: no change of it to commit."""
         net = self.net
+        old, _, new = replaced.partition(">")
         for path, name, unchanged in zip(paths, shown, fresh, strict=True):
             edits = [] if unchanged else net.pop(name, ["*"])
-            old, _, new = replaced.partition(">")
             if replaced and edits and edits[-1] == f"{new}>{old}":
                 edits.pop()
             else:
