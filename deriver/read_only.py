@@ -65,6 +65,9 @@ READ_ONLY_COMMANDS: Final[tuple[ReadOnlyCommand, ...]] = (
     ReadOnlyCommand(word_set("go"), subcommands=word_set("version env list doc")),
     ReadOnlyCommand(word_set("mise rtx asdf"), subcommands=word_set(
         "current ls list which where version doctor")),
+    # A forge's API asked with GET, its default: no method named, no field sent.
+    ReadOnlyCommand(word_set("gh"), subcommands=word_set("api"), writes=re.compile(
+        r"-X|--method|-f|-F|--field|--raw-field|--input")),
 )  # fmt: skip
 # A program asked only for its version (``node --version``, ``cargo -V``) reads.
 _VERSION_WORDS: Final = frozenset({"--version", "-v", "-V", "version"})

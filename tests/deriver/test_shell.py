@@ -236,7 +236,8 @@ class TestIsReadOnlyCommand:
          "git --no-pager -c color.ui=never log -5", "npx vercel link --help",
          "uv run migrate.py -h", "go help build", "npx vercel help storage",
          "lsof -nP -iTCP:5173 -sTCP:LISTEN", "ps -o pid,command | rg node", "pgrep -f vite",
-         "command -v agent-browser", "sleep 5; cat /tmp/shot.out", "date -u", "uname -a"],
+         "command -v agent-browser", "sleep 5; cat /tmp/shot.out", "date -u", "uname -a",
+         "gh api repos/o/r/contents/CODE_OF_CONDUCT.md", "gh api repos/o/r --jq .name"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -247,7 +248,8 @@ class TestIsReadOnlyCommand:
         ["sed -i s/a/b/ x", "git commit -m x", "git -C ../shop commit -m x", "ls -la > out.txt",
          "echo hi >> f", "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build",
          "cat a | tee b", "", "tool --help > usage.txt", "npx vercel deploy --prod",
-         "command git push", "sleep 2 && npm run build"],
+         "command git push", "sleep 2 && npm run build", "gh api repos/o/r/pulls -X POST",
+         "gh api graphql -f query=q", "gh pr create --fill"],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""
