@@ -28,6 +28,7 @@ __all__ = [
     "is_no_match",
     "only_looked",
     "only_looks",
+    "positional_words",
     "resolves",
     "settles",
 ]
@@ -55,7 +56,7 @@ _MAX_TARGETS: Final = 32
 _MAX_EMPTY_OUTPUT: Final = 256
 
 
-def _targets(words: list[str]) -> list[str]:
+def positional_words(words: list[str]) -> list[str]:
     """Positional words: not flags, not redirections, no whitespace (a message is not one)."""
     found: list[str] = []
     skip = False
@@ -76,7 +77,7 @@ def _targets(words: list[str]) -> list[str]:
 def _command_action(words: list[str]) -> Action:
     program = basename(words[0])
     rest = words[1:]
-    positional = _targets(rest)
+    positional = positional_words(rest)
     name = program
     if positional and _SUBCOMMAND_RE.match(positional[0]):
         name = f"{program} {positional[0]}"

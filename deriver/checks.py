@@ -377,18 +377,25 @@ class CheckRules:
         """A run that fails again, its whole output seen, no longer says the causes of the
         earlier runs it does not show: they were fixed (an import order fixed while other
         errors remain). Each is resolved as a pass would resolve it."""
+        if (
+            len(output) >= _WHOLE_OUTPUT
+            or _GREP_FILTER_RE.search(check.command)
+            or _cut(check.command, output)
+            or _CUT_SHORT_RE.search(output)
+        ):
+            return  # a view cut short: what it does not show may still be there
         prefix = str(failure_key(call_identity(_CHECK_TOOL, identity), ""))
         earlier = [
             item
             for item in self.store.items_of("failed_attempts")
             if item.status == "open" and item.key is not None and item.key.startswith(prefix)
         ]
-        if not earlier or _GREP_FILTER_RE.search(check.command) or _cut(check.command, output):
+        if not earlier:
             return
         said = lines_said(output, summary.words if summary is not None else "")
         shown = {quote(text, _CAUSE_CHARS) for text in said if text}
-        if len(output) >= _WHOLE_OUTPUT or excerpt not in shown or _CUT_SHORT_RE.search(output):
-            return  # a view cut short, or causes read otherwise than this run's own
+        if excerpt not in shown:
+            return  # causes read otherwise than this run's own
         for item in earlier:
             if item.key is not None and item.key[len(prefix) :] not in shown:
                 self.failures.settle(item.key, stamp, no_lesson=_no_lesson(check))

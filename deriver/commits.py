@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from deriver.actions import positional_words
 from deriver.git_state import COMMIT_RE, commit_line
 from deriver.keys import done_key
 from deriver.shell import basename, simple_commands
@@ -35,7 +36,6 @@ _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-cre
 # local branch x and switched to branch main".
 _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
 _SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
-_REDIRECT_RE: Final = re.compile(r"\d*[<>]{1,2}&?")
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
 _BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
 _STEP_RE: Final = re.compile(r"\^|~\d*")
@@ -271,14 +271,7 @@ def _pushes_branch(command: str) -> bool:
     for piped, words in simple_commands(command):
         if piped or basename(words[0]) != "git" or words[1:2] != ["push"]:
             continue
-        named, rest = [], iter(words[2:])
-        for word in rest:
-            if _REDIRECT_RE.match(word):
-                if _REDIRECT_RE.fullmatch(word):
-                    next(rest, None)  # "> /dev/null": the file it names is no ref
-            elif not word.startswith("-"):
-                named.append(word)
-        refs = [w.lstrip("+") for w in named[1:]]
+        refs = [w.lstrip("+") for w in positional_words(words[2:])[1:]]
         if refs and all(r.startswith(("refs/notes/", "refs/tags/")) for r in refs):
             continue
         if "--tags" in words and not refs:

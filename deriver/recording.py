@@ -436,7 +436,7 @@ class Failures:
             if item is not None and item.status == "open" and _MOOT_STAGING_RE.search(item.text):
                 self.store.remove(item, stamp)
             else:
-                self._resolve(ItemKey(entry[1]), "", "", stamp, False)
+                self.settle(ItemKey(entry[1]), stamp)
         self._count_shell_actions()
 
     def _conflicts_resolved(self, stamp: Stamp) -> None:
