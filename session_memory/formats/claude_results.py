@@ -70,13 +70,11 @@ def is_failed(block: JsonObject, structured: object) -> bool:
     A sub-agent that ended with no tokens (``totalTokens: 0``) did not do what it was sent
     to: its last turn was the model's error ("You've hit your limit"), whatever it ran before.
     """
+    if block.get("is_error") is True:
+        return True
     if isinstance(structured, dict):
-        return block.get("is_error") is True or (
-            "agentId" in structured and structured.get("totalTokens") == 0
-        )
-    return block.get("is_error") is True or (
-        isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
-    )
+        return "agentId" in structured and structured.get("totalTokens") == 0
+    return isinstance(structured, str) and structured.startswith(_ERROR_RESULT_PREFIXES)
 
 
 @dataclass(frozen=True, slots=True)
