@@ -509,7 +509,7 @@ class MessageRules:
 
     def _apply_summary(self, summary: CompactionSummary, stamp: Stamp) -> None:
         """A summary's sections as items, quoted: pending tasks as todos, the current work
-        and next step as where work resumes, errors as lessons, decisions, the user's
+        and next step as where work resumes, errors not fixed as lessons, decisions, the user's
         messages as earlier goals, completed milestones as completed work."""
         store = self.store
         if store.goal is None and summary.request:
@@ -524,10 +524,11 @@ class MessageRules:
             store.add("key_decisions", "summary_decision", f"summary: {_quote(text)}", stamp,
                       status="decision", tier="earlier_goals")  # fmt: skip
         for text in summary.errors:
-            # The summary's errors and fixes: resolved when the entry says so ("Fixed by…").
-            status = "resolved" if _FIXED_RE.search(text) else "lesson"
-            store.add("failed_attempts", "summary_lesson", f"summary: {_quote(text)}", stamp,
-                      status=status, tier="earlier_goals")  # fmt: skip
+            # The summary's errors and fixes: one the entry says was fixed ("Fixed by…") is
+            # past, with nothing left open; the others are kept as the summary put them.
+            if not _FIXED_RE.search(text):
+                store.add("failed_attempts", "summary_lesson", f"summary: {_quote(text)}",
+                          stamp, status="lesson", tier="earlier_goals")  # fmt: skip
         for text in self._new_requests(summary.user_messages):
             store.add("earlier_goals", "summary_goal", f"{_quote(text)} (summary)", stamp)
         for text in summary.resume:

@@ -93,8 +93,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "user's next request follows",
          "todo_items", "earlier_goals"),
     Rule("summary_lesson", "checkpoint summary section of errors, fixes or learnings",
-         "failed attempt 'summary:', quoted, resolved when the entry says it was fixed; "
-         "replaced by a later checkpoint",
+         "failed attempt 'summary:', quoted, left out when the entry says it was fixed "
+         "(past, nothing open); replaced by a later checkpoint",
          "failed_attempts", "earlier_goals"),
     Rule("summary_decision", "checkpoint summary section of decisions or problem solving",
          "key decision, quoted; replaced by a later checkpoint", "key_decisions",

@@ -80,16 +80,16 @@ class TestStatedSections:
             "\u201calso keep the JSON export working\u201d (summary)"
         ]
 
-    def test_a_summary_error_is_resolved_when_it_says_it_was_fixed(self) -> None:
-        """The summary's errors come with their fixes: "…: fixed by …" is resolved; an
-        error it lists without a fix ("CURRENT: …") stays as the summary put it."""
+    def test_a_summary_error_it_says_was_fixed_is_left_out(self) -> None:
+        """The summary's errors come with their fixes: "…: fixed by …" is past, nothing is
+        open and the work went on from it; an error it lists without a fix ("CURRENT: …")
+        stays as the summary put it."""
         errors = ("TypeError in export: fixed by passing the encoding", "CURRENT: lint fails")
         listed = CompactionSummary("", (), errors, (), (), (), ())
         memory = derive(
             user("export"), checkpoint("Handoff.", summary_sections=summary_payload(listed))
         )
         assert [(f.status, f.text) for f in memory.failed_attempts] == [
-            ("resolved", "summary: \u201cTypeError in export: fixed by passing the encoding\u201d"),
             ("lesson", "summary: \u201cCURRENT: lint fails\u201d"),
         ]
 
