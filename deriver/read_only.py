@@ -69,6 +69,32 @@ READ_ONLY_COMMANDS: Final[tuple[ReadOnlyCommand, ...]] = (
     ReadOnlyCommand(word_set("gh"), subcommands=word_set("api"), writes=re.compile(
         r"-X|--method|-f|-F|--field|--raw-field|--input")),
 )  # fmt: skip
+# A database's shell given only queries (``sqlite3 app.db "SELECT …"``, ``psql -c "EXPLAIN
+# …"``, ``sqlite3 app.db .schema``): nothing written. ``ANALYZE`` writes the planner's
+# statistics; a pragma with a value sets it; a shell given no query reads its script.
+_DATABASE_SHELLS: Final = word_set("sqlite3 duckdb psql mysql")
+_QUERY_RE: Final = re.compile(
+    r"^\s*(?:select|with|explain|show|describe|desc|pragma\s+[\w.]+\s*(?:\(\s*\w*\s*\))?\s*$|"
+    r"\.(?:schema|tables|indexes|indices|headers|mode|dump)\b|\\d)",
+    re.IGNORECASE,
+)
+_DOT_COMMAND_RE: Final = re.compile(r"\.[a-z]")
+_SQL_WRITES_RE: Final = re.compile(
+    r"\b(?:insert|update|delete|create|drop|alter|replace|attach|detach|vacuum|analyze|"
+    r"reindex|truncate|grant|revoke|begin|commit|into)\b|\.(?:read|import|output|once|save)\b",
+    re.IGNORECASE,
+)
+
+
+def _queries_only(rest: list[str]) -> bool:
+    """Whether a database shell's words give it queries that only read, and at least one."""
+    queries = [w for w in rest if " " in w or _DOT_COMMAND_RE.match(w)]
+    statements = [s for q in queries for s in q.split(";") if s.strip()]
+    return bool(statements) and all(
+        _QUERY_RE.match(s) is not None and _SQL_WRITES_RE.search(s) is None for s in statements
+    )
+
+
 # A program asked only for its version (``node --version``, ``cargo -V``) reads.
 _VERSION_WORDS: Final = frozenset({"--version", "-v", "-V", "version"})
 
@@ -135,6 +161,8 @@ def _command_reads_only(words: list[str], depth: int) -> bool:
         return True
     if head == "git" and rest[:1] == ["remote"]:
         return rest[1:2] in ([], ["-v"], ["show"], ["get-url"])  # not add, set-url, remove
+    if head in _DATABASE_SHELLS:
+        return _queries_only(rest)
     if head == "git" and rest[:1] == ["branch"]:  # listed, not made, moved or deleted
         return all(word in _BRANCH_LISTING for word in rest[1:])
     row = _BY_PROGRAM.get(head)

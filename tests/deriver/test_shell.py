@@ -237,7 +237,10 @@ class TestIsReadOnlyCommand:
          "uv run migrate.py -h", "go help build", "npx vercel help storage",
          "lsof -nP -iTCP:5173 -sTCP:LISTEN", "ps -o pid,command | rg node", "pgrep -f vite",
          "command -v agent-browser", "sleep 5; cat /tmp/shot.out", "date -u", "uname -a",
-         "gh api repos/o/r/contents/CODE_OF_CONDUCT.md", "gh api repos/o/r --jq .name"],
+         "gh api repos/o/r/contents/CODE_OF_CONDUCT.md", "gh api repos/o/r --jq .name",
+         'sqlite3 ./var/job.db "SELECT COUNT(*) FROM sqlite_master WHERE name = 1"',
+         "sqlite3 app.db .schema", 'sqlite3 app.db "PRAGMA table_info(job)"',
+         'psql -d app -c "EXPLAIN SELECT * FROM t" | head', 'mysql -e "SHOW TABLES"'],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -249,7 +252,9 @@ class TestIsReadOnlyCommand:
          "echo hi >> f", "find . -name '*.pyc' -delete", "pytest -q", "rm -rf build",
          "cat a | tee b", "", "tool --help > usage.txt", "npx vercel deploy --prod",
          "command git push", "sleep 2 && npm run build", "gh api repos/o/r/pulls -X POST",
-         "gh api graphql -f query=q", "gh pr create --fill"],
+         "gh api graphql -f query=q", "gh pr create --fill", 'sqlite3 app.db "DELETE FROM t"',
+         'sqlite3 app.db "ANALYZE; EXPLAIN QUERY PLAN SELECT 1"', "sqlite3 app.db < seed.sql",
+         'sqlite3 app.db "PRAGMA journal_mode = WAL"', "sqlite3 app.db", 'psql -c "VACUUM"'],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""
