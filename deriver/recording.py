@@ -82,6 +82,16 @@ _PROSE_PAREN_RE: Final = re.compile(
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
+# A compiler's or type checker's finding of a name declared and never used (TS6133, Go's
+# "declared and not used", Dart's unused_import): a linter's finding in all but the tool
+# that reported it.
+_UNUSED_NAME_RE: Final = re.compile(
+    r"\b(?:declared|assigned|imported)\b[^\n]{0,40}?\b(?:but|and) (?:its value is )?"
+    r"(?:never|not) (?:read|used)\b|\bunused[_ ](?:imports?|variables?|locals?|fields?|"
+    r"elements?)\b",
+    re.IGNORECASE,
+)
+_CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
 
 
 def _reports(line: str) -> bool:
@@ -486,11 +496,14 @@ class Failures:
         if (
             no_lesson
             or item.kind == "stale_edit"
-            or (shell and item.kind == "tool_failed" and worked == failed and not fixed)
-        ):
-            # A linter's finding that now passes, an edit made good once the agent saw the
-            # file as it is, or the same command line that worked when run again with nothing
-            # changed (a flake): nothing learned, nothing open.
+            or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
+            or (shell and item.kind == "tool_failed" and not fixed
+                and (worked == failed or _moved_only(failed, worked)))
+        ):  # fmt: skip
+            # A linter's finding that now passes (or a compiler's that a name is unused), an
+            # edit made good once the agent saw the file as it is, or the same command line
+            # that worked when run again with nothing changed (a flake) or from the directory
+            # it needed: nothing learned, nothing open.
             # (Another tool's key argument is not the whole call: an edit of the same file
             # that works is another edit.)
             self.store.remove(item, stamp)
@@ -543,6 +556,17 @@ class Failures:
             if loaded:
                 self.by_action[name] = loaded
         self._count_shell_actions()
+
+
+def _moved_only(failed: str, worked: str) -> bool:
+    """Whether one command line is the other run from another directory: ``cd web && npm
+    install`` when the shell was in ``web`` already, then ``npm install``; or the other way
+    round."""
+    if not failed or not worked or failed == worked:
+        return False
+    return _CD_RE.sub("", failed, count=1) == _CD_RE.sub("", worked, count=1) and (
+        _CD_RE.match(failed) is not None or _CD_RE.match(worked) is not None
+    )
 
 
 def placed(actions: tuple[Action, ...], place: str) -> tuple[Action, ...]:

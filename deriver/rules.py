@@ -168,7 +168,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "once each of them worked, naming those still open until then): kept as a lesson "
          "when spelled otherwise (what worked instead is named "
          "and kept as long as the decisions) or when a file changed before it worked, gone "
-         "when the same command line simply worked again; what the agent says next, before "
+         "when the same command line simply worked again, or from the directory it needed "
+         "(cd web && npm install, then npm install); what the agent says next, before "
          "acting again, is kept with it as its reading (not an announcement of its next "
          "step), and a failure it says it expected (the red step of test-first: failed "
          "for the expected reason) is none; a read that found nothing (no match, no such "
@@ -229,7 +230,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "listed as failing, marks it resolved, and so does a later failing run of the same "
          "check whose whole output (not a window of it: | grep, | tail -N of N lines; nor "
          "one that says it was truncated) no longer says it; "
-         "a linter's or formatter's finding so fixed goes (it is in the code now)",
+         "a linter's or formatter's finding so fixed goes (it is in the code now), and so "
+         "does a compiler's that a name is declared and never used (TS6133)",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "

@@ -274,6 +274,25 @@ class TestResolution:
         )  # fmt: skip
         assert memory.failed_attempts == ()
 
+    @pytest.mark.parametrize(
+        ("failed", "error", "worked"),
+        [("cd web && npm install", "(eval):cd:1: no such file or directory: web", "npm install"),
+         ("python scripts/build_data.py",
+          "python: can't open file '/p/web/scripts/build_data.py': [Errno 2] No such file",
+          "cd /p && python scripts/build_data.py")],
+    )  # fmt: skip
+    def test_a_command_line_that_needed_another_directory_leaves_nothing(
+        self, failed: str, error: str, worked: str
+    ) -> None:
+        """``cd web && npm install`` failing because the shell was in ``web`` already, then
+        ``npm install`` working (or the other way round): run from where it belonged, it
+        taught nothing."""
+        memory = derive(
+            call("Bash", {"command": failed}, "failed", "c1", error=error, exit_code=1),
+            call("Bash", {"command": worked}, call_id="c2", result="done"),
+        )
+        assert memory.failed_attempts == ()
+
     def test_a_success_of_part_of_a_command_line_does_not_resolve(self) -> None:
         """``make build && make deploy`` failing is not settled by ``cd x && make build``."""
         memory = derive(
@@ -352,6 +371,26 @@ class TestCausesFixed:
         assert not any("import/order" in line or "add-node-dialog" in line for line in shown)
         assert any("node:fs" in line for line in shown)
         assert any(i.status == "failed" for i in memory.verification_status)
+
+    def test_a_name_the_compiler_found_unused_fixed_leaves_nothing(self) -> None:
+        """``tsc`` failing on a name declared and never read (TS6133), then passing: a
+        linter's finding in all but the tool that reported it, so nothing is left; an error
+        of what the code does (a missing export) stays, resolved."""
+        unused = "src/Tabs.tsx(24,40): error TS6133: 'onCollapse' is declared but its value is "
+        unused += "never read.\n"
+        missing = "src/Footer.tsx(1,10): error TS2305: Module 'lucide-react' has no exported "
+        missing += "member 'Github'.\n"
+        for output, kept in ((unused, 0), (missing, 1)):
+            memory = derive(
+                user("build the dashboard"),
+                call("Bash", {"command": "npm run build"}, "failed", "b1", error=output,
+                     exit_code=2),
+                call("Edit", {"file_path": "src/Tabs.tsx"}, call_id="e1"),
+                call("Bash", {"command": "npm run build"}, call_id="b2",
+                     result="vite v5.4.21 building for production...\n✓ built in 1.2s",
+                     exit_code=0),
+            )  # fmt: skip
+            assert [f.status for f in memory.failed_attempts] == ["resolved"] * kept
 
     def test_a_test_failing_otherwise_resolves_its_earlier_cause(self) -> None:
         """A test run whose next failure says something else: the earlier cause was fixed on
