@@ -298,7 +298,8 @@ def states_choice(text: str) -> bool:
 # the session stands tells it from the commands.
 _GIT_STATE_RE: Final = re.compile(
     r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
-    r"|(?:haven't|have not|didn't|did not) (?:yet )?(?:commit|push|stage)"
+    r"|(?:haven['\u2019]t|have not|didn['\u2019]t|did not) (?:yet )?"
+    r"(?:commit|push|stage)(?:ted|ed|d)?"
     r"|(?:working tree|work ?tree|working directory) (?:is )?(?:now )?(?:clean|dirty)"
     r"|nothing (?:left )?to commit)\b",
     re.IGNORECASE,

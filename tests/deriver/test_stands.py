@@ -81,6 +81,9 @@ class TestLastMessage:
              "Moved the parser to `src/app.ts` because v1.2 dropped it. The changes in "
              "`src/app.ts` are uncommitted.", "now the docs",
              "“Moved the parser to `src/app.ts` because v1.2 dropped it.", "uncommitted"),
+            ("harden the session cookie",
+             "Set HttpOnly because the frontend never reads the cookie. I haven't committed.",
+             "yes commit it", "because the frontend never reads the cookie.", "committed"),
         ],
     )  # fmt: skip
     def test_a_kept_closing_message_says_nothing_of_git_state(
