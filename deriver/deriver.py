@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 15
+SNAPSHOT_FORMAT: Final = 16
 """Version 15: what each edit replaced, and the edits of each file changed since it was last
 unchanged (an edit that undoes them leaves no change); version 14: the last commit not pushed
 has no line of completed work (where the session stands shows it); version 13 keeps the

@@ -393,6 +393,7 @@ class MessageRules:
             self._choices(content, message.stamp)  # "we also use migrations in staging"
             return True
         stands.user_said(content, False, message.stamp)
+        self.todos.plan_steps.planned(content, message.stamp, approved=False)
         if goal is not None and goal.text == goal_text(content):
             # The same request sent again (after an interrupt): still the one goal.
             store.set_goal(goal.text, message.stamp, message.run_id, root=goal.root)

@@ -239,6 +239,13 @@ RULES: Final[tuple[Rule, ...]] = (
          "something new; a step that verifies the work (Verify…, Run the tests), in progress, "
          "goes when the agent ends its turn after checks passed since it began (the last too)",
          "todo_items", "todo_items"),
+    Rule("plan_step", "an approved plan (plan-mode exit) or a request that carries a plan, "
+         "with a Verification / Testing / Test plan section listing steps",
+         "one todo of the steps not seen taken (three shown): a step naming a command goes "
+         "when a command line runs it or a broader run of its check; one naming checks "
+         "without a command (all tests pass) when any check runs; one done by hand (manual, "
+         "logs, a browser) stays; the next approved plan replaces them",
+         "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create; an issue opened or closed with gh or glab issue create/close) completed, or a "
          "note written into a todo directory (.planning/todos/pending/, todos/; "

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from deriver.keys import ItemKey, done_key, issue_key
+from deriver.plan_steps import PlanSteps
 from deriver.recording import bump, verification
 from deriver.store import Item, MemoryStore, Stamp
 from deriver.task_tracker import TrackerChange
@@ -95,6 +96,8 @@ class TodoLists:
         self.started: dict[str, int] = {}
         """Each step the lists showed in progress, by text: how many checks had passed
         when it began."""
+        self.plan_steps = PlanSteps(store)
+        """The steps of the latest plan's verification not yet seen taken."""
 
     def replace(self, todos: list[Todo], stamp: Stamp) -> None:
         """The todo list becomes the tool's latest list, verbatim and in order."""
@@ -323,6 +326,7 @@ class TodoLists:
             "last_passed": self.last_passed,
             "started": [[text, count] for text, count in self.started.items()],
             "retracted": sorted(self.retracted),
+            "plan_steps": self.plan_steps.to_state(),
         }
 
     def load_tracker_state(self, state: object) -> None:
@@ -339,6 +343,7 @@ class TodoLists:
         self.last_passed = raw.get("last_passed") is True
         self.started = _step_counts(raw.get("started", ()))
         self.retracted = {t for t in raw.get("retracted", ()) if isinstance(t, str)}
+        self.plan_steps.load_state(raw.get("plan_steps"))
 
 
 _WORD_RE: Final = re.compile(r"[a-z][a-z0-9_-]{3,}")

@@ -381,6 +381,8 @@ class ToolCallRules:
         exit_code = outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
+        if call.kind is ToolKind.SHELL and call.key:
+            self.todos.plan_steps.ran(call.key, stamp)
         if call.check is not None:
             self.todos.checked(self.checks.record(call.name, call.check, exit_code, result, stamp))
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
@@ -483,6 +485,7 @@ class ToolCallRules:
         plan = first_line(call.note or result, _ANSWER_CHARS)
         decision(self.store, "plan", f"approved plan: {quote_untrusted(plan, EXCERPT_CHARS)}",
                  stamp)  # fmt: skip
+        self.todos.plan_steps.planned(call.note or result, stamp, approved=True)
 
     def _question_answered(self, call: Call, result: str, stamp: Stamp) -> None:
         answer = first_line(result, _ANSWER_CHARS) or "(no answer)"

@@ -1,0 +1,112 @@
+"""A plan's verification steps the session was not seen to take stay a todo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from deriver import SessionMemoryDeriver
+from deriver.plan_steps import verification_steps
+from tests.deriver.test_rules import call, derive, texts, user
+
+PLAN = """# Fix the shutdown timeout
+
+## Changes
+1. Skip the drain on shutdown (`walCheckpoint.go`)
+2. Delete each host's WAL after its snapshot
+
+## Verification
+
+1. `go build ./...` — must compile
+2. `go test ./pkg/metricstore/...` — existing tests pass
+3. Manual test: start with sample data, send SIGTERM, verify:
+   - Phase timing logs appear in order
+   - No 60s timeout
+
+## Notes
+- 1. not a step
+"""
+
+
+def shell(command: str, call_id: str, output: str = "ok") -> list[dict[str, Any]]:
+    return call("Bash", {"command": command}, call_id=call_id, result=output, exit_code=0)
+
+
+def plan_todos(memory: Any) -> list[str]:
+    return [t for t in texts(memory.todo_items) if "plan's verification" in t]
+
+
+class TestVerificationSteps:
+    def test_the_first_level_items_of_the_section(self) -> None:
+        """The steps are the list items at the section's first level, up to the next
+        heading: details under a step and other sections are not steps."""
+        assert verification_steps(PLAN) == [
+            "`go build ./...` — must compile",
+            "`go test ./pkg/metricstore/...` — existing tests pass",
+            "Manual test: start with sample data, send SIGTERM, verify:",
+        ]
+
+    @pytest.mark.parametrize(
+        "plan",
+        ["# Plan\n1. Add cache\n2. Test", "## Verification\n\nRun it and see.",
+         "Verification:\n1. `make test`"],
+    )  # fmt: skip
+    def test_no_section_or_no_list_is_no_step(self, plan: str) -> None:
+        assert verification_steps(plan) == []
+
+
+class TestThePlansVerification:
+    def test_steps_not_taken_stay_a_todo(self) -> None:
+        """An approved plan's steps: those a command line took go (a broader run of the
+        same check takes a narrower step); a step done by hand is never seen done."""
+        memory = derive(
+            user("plan the shutdown fix"),
+            call("ExitPlanMode", {"plan": PLAN}, call_id="p1", result="approved"),
+            shell("go build ./... 2>&1 | tail -5", "b1"),
+            shell("go test ./...", "t1", "ok  \tpkg/metricstore\t0.6s"),
+        )
+        (todo,) = plan_todos(memory)
+        assert "send SIGTERM" in todo
+        assert "go build" not in todo and "go test" not in todo
+
+    def test_all_steps_taken_leave_nothing(self) -> None:
+        plan = "## Verification\n1. `make test`\n2. All existing tests pass\n"
+        memory = derive(
+            user("plan it"),
+            call("ExitPlanMode", {"plan": plan}, call_id="p1", result="approved"),
+            shell("cd api && make test", "m1", "12 passed in 0.3s"),
+        )
+        assert plan_todos(memory) == []
+
+    def test_a_request_that_carries_a_plan(self) -> None:
+        """A request with a verification section of its own ("Implement the following
+        plan: …") is a plan too; a later request without one leaves its steps."""
+        memory = derive(
+            user(f"Implement the following plan:\n\n{PLAN}"),
+            shell("go build ./...", "b1"),
+            user("also log the phases"),
+        )
+        (todo,) = plan_todos(memory)
+        assert todo.count("\u201c") == 2 and "go test ./pkg/metricstore/..." in todo
+
+    def test_a_new_approved_plan_replaces_the_steps(self) -> None:
+        memory = derive(
+            call("ExitPlanMode", {"plan": PLAN}, call_id="p1", result="approved"),
+            call("ExitPlanMode", {"plan": "# Smaller plan\n1. Do it"}, call_id="p2",
+                 result="approved"),
+        )  # fmt: skip
+        assert plan_todos(memory) == []
+
+    def test_a_snapshot_keeps_the_steps(self) -> None:
+        """Restored from a snapshot between the plan and the run that takes a step, the
+        memory is the rebuild's."""
+        first = [
+            *call("ExitPlanMode", {"plan": PLAN}, call_id="p1", result="approved"),
+        ]
+        rest = shell("go test ./pkg/metricstore/...", "t1")
+        restored = SessionMemoryDeriver.restore(SessionMemoryDeriver.rebuild(first).snapshot())
+        for event in rest:
+            restored.apply(event)
+        assert restored.memory.todo_items == derive(first, rest).todo_items
+        assert "go build" in plan_todos(restored.memory)[0]
