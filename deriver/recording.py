@@ -92,6 +92,15 @@ _UNUSED_NAME_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
+# A command refused for how it was called: an option or a value it does not take ("unknown
+# flag: --no-pager", "Invalid --since value: '1d'", "unrecognized arguments"). Called
+# right, it did what was asked: a slip, nothing learned.
+_USAGE_RE: Final = re.compile(
+    r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
+    r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
+    r"\bno such option\b",
+    re.IGNORECASE,
+)
 
 
 def _reports(line: str) -> bool:
@@ -498,12 +507,13 @@ class Failures:
             or item.kind == "stale_edit"
             or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
             or (shell and item.kind == "tool_failed" and not fixed
-                and (worked == failed or _moved_only(failed, worked)))
+                and (worked == failed or _moved_only(failed, worked)
+                     or _USAGE_RE.search(item.text) is not None))
         ):  # fmt: skip
             # A linter's finding that now passes (or a compiler's that a name is unused), an
             # edit made good once the agent saw the file as it is, or the same command line
-            # that worked when run again with nothing changed (a flake) or from the directory
-            # it needed: nothing learned, nothing open.
+            # that worked when run again with nothing changed (a flake), from the directory
+            # it needed or called as it takes (a usage slip): nothing learned, nothing open.
             # (Another tool's key argument is not the whole call: an edit of the same file
             # that works is another edit.)
             self.store.remove(item, stamp)

@@ -125,6 +125,8 @@ class Call:
     """Where a command runs when not in the session's directory (:func:`_workdir`)."""
     replaced: str = ""
     """What a one-file edit replaced and by what (:func:`_replacement`)."""
+    sent: str = ""
+    """A digest of an edit's arguments: the same edit sent again is the same call."""
 
     @classmethod
     def of(cls, name: str, args: object, cwd: str | None = None) -> Call:
@@ -141,6 +143,9 @@ class Call:
             False,
             _workdir(args, cwd) if kind is ToolKind.SHELL else "",
             _replacement(args) if kind is ToolKind.EDIT else "",
+            _digest(msgspec.json.encode(args, order="sorted").decode())
+            if kind is ToolKind.EDIT
+            else "",
         )
 
     def to_state(self) -> dict[str, Any]:
@@ -155,6 +160,7 @@ class Call:
             "started": self.started,
             "workdir": self.workdir,
             "replaced": self.replaced,
+            "sent": self.sent,
         }
 
     @classmethod
@@ -172,6 +178,7 @@ class Call:
             started=state["started"],
             workdir=state["workdir"],
             replaced=state["replaced"],
+            sent=state["sent"],
         )
 
 
@@ -239,6 +246,9 @@ class ToolCallRules:
         self.cut: dict[str, list[ItemKey]] = {}
         """Calls open at the last compaction, their results maybe cut off from what follows,
         by what a call made again shares with them (:func:`_redo`)."""
+        self.refused: dict[str, str] = {}
+        """Per file, the edit of it that last failed (:attr:`Call.sent`): the same edit
+        working when sent again (past a hook that stopped it once) taught nothing."""
         self.net: dict[str, list[str]] = {}
         """Per file changed, the edits since it was last unchanged ("*": one that no later
         edit can undo, or changes of unknown start): an edit undoing the last goes with it."""
@@ -391,7 +401,9 @@ class ToolCallRules:
         elif exit_code not in (None, 0) or outcome.status != "completed":
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
-            self.failures.resolve(call.name, call.key, stamp, place=call.workdir)
+            again = bool(call.sent) and self.refused.pop(call.key or "", "") == call.sent
+            self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
+                                  no_lesson=again)  # fmt: skip
             self._did(call, result, stamp)
 
     def _failed(
@@ -402,6 +414,10 @@ class ToolCallRules:
             # it filed as that note with it (removed since, or reset away).
             self.stands.gone(call.key)
             self.todos.filed_gone([c.issue for c in todo_files_written((call.key,))], stamp)
+        if call.sent and call.key:
+            self.refused[call.key] = call.sent
+            while len(self.refused) > MAX_OPEN_CALLS:
+                del self.refused[next(iter(self.refused))]
         if call.check is not None:
             ran = exit_code if exit_code is not None else 1
             self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))
@@ -513,6 +529,7 @@ class ToolCallRules:
             "calls": [{"key": k, "call": c.to_state()} for k, c in self.calls.items()],
             "cut": self.cut,
             "net": self.net,
+            "refused": self.refused,
             "todos_done": self.todos.done,
             "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
@@ -524,6 +541,7 @@ class ToolCallRules:
         self.started_open = sum(c.started for c in self.calls.values())
         self.cut = {r: [ItemKey(k) for k in keys] for r, keys in state["cut"].items()}
         self.net = {name: list(edits) for name, edits in state["net"].items()}
+        self.refused = dict(state["refused"])
         self.todos.done = list(state["todos_done"])
         self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))

@@ -239,16 +239,23 @@ class TestResolution:
         )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["open", "open"]
 
-    def test_the_same_command_with_the_value_it_refused_changed_resolves(self) -> None:
-        """An error that refuses an argument's value ("Invalid --since value: '1d'") is
-        settled by the same command with that value changed, a lesson that names what worked;
-        an error that refuses nothing is not (``git add b.py`` after ``git add a.py``)."""
-        refused = "Error parsing --since: Invalid --since value: '1d'. Expected number of days"
-        failed = bash("git-ai prompts --since 1d", refused, "c1", exit_code=1)
-        memory = derive(failed, bash("git-ai prompts --since 1", "3 prompts", "c2"))
-        (failure,) = memory.failed_attempts
-        assert failure.status == "resolved"
-        assert failure.text.endswith("then `git-ai prompts --since 1` worked")
+    @pytest.mark.parametrize(
+        ("failed", "error", "worked"),
+        [("git-ai prompts --since 1d",
+          "Error parsing --since: Invalid --since value: '1d'. Expected number of days",
+          "git-ai prompts --since 1"),
+         ("entire status --no-pager", "Error: Invalid usage: unknown flag: --no-pager",
+          "entire status")],
+    )  # fmt: skip
+    def test_a_command_called_as_it_takes_settles_its_usage_slip(
+        self, failed: str, error: str, worked: str
+    ) -> None:
+        """An error that refuses an argument ("Invalid --since value: '1d'", "unknown flag:
+        --no-pager") is settled by the same command with that argument changed or gone: a
+        slip in calling it, nothing learned, nothing left; an error that refuses nothing is
+        not settled so (``git add b.py`` after ``git add a.py``)."""
+        memory = derive(bash(failed, error, "c1", exit_code=1), bash(worked, "3 prompts", "c2"))
+        assert memory.failed_attempts == ()
         missing = "fatal: could not open 'a.py' for reading: Permission denied"
         memory = derive(bash("git add a.py", missing, "c1", exit_code=128),
                         bash("git add b.py", "", "c2"))  # fmt: skip
@@ -258,12 +265,31 @@ class TestResolution:
         """The same tool on the same file working later resolves the failure and adds nothing
         to it (an edit's key argument is not the whole call: the failure stays as a lesson)."""
         memory = derive(
-            call("Edit", {"file_path": "a.py"}, "failed", "c1", error="old_string not found"),
-            call("Edit", {"file_path": "a.py"}, call_id="c2", result="ok"),
-        )
+            call("Edit", {"file_path": "a.py", "old_string": "f("}, "failed", "c1",
+                 error="old_string not found"),
+            call("Edit", {"file_path": "a.py", "old_string": "f(x"}, call_id="c2", result="ok"),
+        )  # fmt: skip
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved"
         assert "worked" not in failure.text
+
+    def test_the_same_edit_working_when_sent_again_leaves_nothing(self) -> None:
+        """An edit a hook stopped once ("PreToolUse:Edit hook error: … You are editing a
+        GitHub Actions workflow"), sent again as it was and working, taught nothing; an edit
+        that worked only once changed (``old_string`` fixed) stays, resolved."""
+        args = {"file_path": ".github/workflows/ci.yml", "old_string": "a", "new_string": "b"}
+        hook = "PreToolUse:Edit hook error: [security_reminder_hook.py]: You are editing a workflow"
+        memory = derive(
+            call("Edit", args, "failed", "c1", error=hook),
+            call("Edit", args, call_id="c2", result="ok"),
+        )
+        assert memory.failed_attempts == ()
+        fixed = {**args, "old_string": "a "}
+        memory = derive(
+            call("Edit", args, "failed", "c1", error="String to replace not found in file."),
+            call("Edit", fixed, call_id="c2", result="ok"),
+        )
+        assert [f.status for f in memory.failed_attempts] == ["resolved"]
 
     def test_a_command_line_working_as_it_failed_leaves_nothing(self) -> None:
         """The same command line working when run again taught nothing: the failure goes."""
@@ -838,17 +864,20 @@ class TestStaleEdits:
         assert memory.failed_attempts == ()
         refused = derive(
             call(tool, args, "failed", "c1", error=error),
-            call(tool, args, call_id="c3", result="ok"),
+            call(tool, {**args, "new_string": "b2"}, call_id="c3", result="ok"),
         )
         assert [i.status for i in refused.failed_attempts] == ["resolved"]  # a failure
 
     def test_a_hook_that_blocks_an_edit_is_still_a_lesson(self) -> None:
-        """An edit a hook refused says something of the project: resolved, it stays."""
+        """An edit a hook refused, then changed until it passed, says something of the
+        project: resolved, it stays."""
         blocked = "PreToolUse:Edit hook error: [check-secrets]: blocked: a token in the diff"
         memory = derive(
-            call("Edit", {"file_path": "a.py"}, "failed", "c1", error=blocked),
-            call("Edit", {"file_path": "a.py"}, call_id="c2", result="ok"),
-        )
+            call("Edit", {"file_path": "a.py", "new_string": "k = 'sk-1'"}, "failed", "c1",
+                 error=blocked),
+            call("Edit", {"file_path": "a.py", "new_string": "k = env('K')"}, call_id="c2",
+                 result="ok"),
+        )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["resolved"]
 
 

@@ -226,7 +226,7 @@ class TestToolCalls:
         """A failure whose same call later succeeds is marked resolved."""
         memory = derive(
             call("Write", {"file_path": "x.py"}, "failed", call_id="c1", error="denied"),
-            call("Write", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", {"file_path": "x.py", "content": "v2"}, call_id="c2"),
         )
         [failure] = memory.failed_attempts
         assert failure.status == "resolved"
@@ -659,18 +659,19 @@ class TestFailureLifecycle:
     def test_failure_again_after_success_reopens_and_resolves_again(self) -> None:
         """A resolved failure that recurs is open again, and a later success resolves it."""
         fail = {"error": "denied"}
+        v2 = {"file_path": "x.py", "content": "v2"}
         reopened = derive(
             call("Write", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
-            call("Write", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", v2, call_id="c2"),
             call("Write", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
         )
         [failure] = reopened.failed_attempts
         assert (failure.status, failure.count, failure.provenance.closed_by) == ("open", 2, None)
         resolved = derive(
             call("Write", {"file_path": "x.py"}, "failed", call_id="c1", **fail),
-            call("Write", {"file_path": "x.py"}, call_id="c2"),
+            call("Write", v2, call_id="c2"),
             call("Write", {"file_path": "x.py"}, "failed", call_id="c3", **fail),
-            call("Write", {"file_path": "x.py"}, call_id="c4"),
+            call("Write", v2, call_id="c4"),
         )
         [failure] = resolved.failed_attempts
         assert failure.status == "resolved"
