@@ -118,7 +118,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("user_choice", "user request after the first, of at most 600 characters, with a "
          "clause that sets how the work is done: a name (call it, just say), a constraint "
          "(we don't, we should not, don't push, stop calling), a convention (we use, we're "
-         "…ing) or a preference (instead of saying, use … instead, is also fine, only when); "
+         "…ing, use uv as the package manager) or a preference (instead of saying, use … "
+         "instead, is also fine, only when); "
          "not a clause that asks, nor one that reports (returns 404 instead of 200, we're "
          "getting a 500), nor a line pasted from a program's output (Warning: …, [tag] …)",
          "key decision, once a newer request replaces it as the current goal (which "

@@ -477,6 +477,7 @@ _CHOICE_CLAUSE_RE: Final = re.compile(
     r"|(?:instead of|rather than) \w+ing|(?:use|say|call|keep|go with)\b.{0,60}\b(?:instead|rather)"
     r"|prefer(?:red)?|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
     r"|is (?:also )?fine|i want|^only (?:when|if)|we (?:also )?use"
+    r"|^(?:please |always )?use \S+ (?:as|for) (?:the|our|all|every)\b"
     r"|we(?:['\u2019]?re| are) (?!(?:getting|seeing|having|hitting|experiencing|trying|running"
     r"|facing|looking|working|going)\b)\w+ing)\b",
     re.IGNORECASE,

@@ -274,6 +274,7 @@ class TestChoicesStated:
             ("yes, or amending into one commit in this branch is also fine",
              "yes, or amending into one commit in this branch is also fine"),
             ("fix the flaky test. do not modify the fixtures", "do not modify the fixtures"),
+            (" use uv as the package manager", "use uv as the package manager"),
             ("in the story card lets remove the count\ninstead we should say\nShoot the gold "
              "records.", "instead we should say Shoot the gold records."),
         ],
@@ -299,6 +300,7 @@ class TestChoicesStated:
             "ideas for shortening the tutorial words. dont implement yet",
             "umm dont make any changes..what about the idea of a drone",
             "we should keep the old API for now",
+            "use the search box to find it",
             "Warning: unauthenticated requests.\n[transformers] `torch_dtype` is deprecated! "
             "Use `dtype` instead!是什么问题怎么解决",
         ],
