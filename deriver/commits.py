@@ -39,7 +39,12 @@ _SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
 _BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
 _STEP_RE: Final = re.compile(r"\^|~\d*")
+_HASH_PREFIX_RE: Final = re.compile(r"^`[0-9a-f]{7,40}` ")
 _HASH_RE: Final = re.compile(r"`([0-9a-f]{7,40})`")
+_REWRITES: Final = frozenset({"$ git rebase", "$ git filter-repo", "$ git filter-branch"})
+"""What makes the commits not pushed anew (so does ``git pull --rebase``)."""
+_REBASING_RE: Final = re.compile(r"(?:^|\s)(?:--rebase(?:=\S+)?|-r)(?=\s|$)")
+_NOT_DONE_RE: Final = re.compile(r"(?:^|\s)--(?:abort|quit|edit-todo|show-current-patch)\b")
 
 
 def _same_hash(a: str, b: str) -> bool:
@@ -131,6 +136,9 @@ class Commits:
             self.pushed_all(stamp)
         elif action == "$ git reset":
             self.reset(command, stamp)
+        elif (action in _REWRITES or (action == "$ git pull" and _REBASING_RE.search(command))) \
+                and not _NOT_DONE_RE.search(command):  # fmt: skip
+            self.rewritten(stamp)
         if action in _SWITCHES or (self.made and "witched to" in output):
             self.switched(command, output, stamp)
 
@@ -160,6 +168,21 @@ class Commits:
                 if self.last:  # the last again: shown where the session stands
                     self._take_off(self.last, stamp)
             self.last_pushed = ""
+
+    def rewritten(self, stamp: Stamp) -> None:
+        """A rebase or a history filter (``git pull --rebase``, ``git filter-repo``) made the
+        commits not pushed anew: their hashes name commits no longer on the branch, so their
+        lines name them by subject."""
+        store = self.store
+        for commit in self.earlier:
+            renamed = _HASH_PREFIX_RE.sub("", commit)
+            item = store.get(done_key(f"committed {commit}"))
+            if item is not None and renamed != commit:
+                store.remove(item, stamp)
+                store.add("completed_work", "commit", f"committed {renamed}", item.changed,
+                          key=done_key(f"committed {renamed}"))  # fmt: skip
+        self.earlier = [_HASH_PREFIX_RE.sub("", c) for c in self.earlier]
+        self.last = _HASH_PREFIX_RE.sub("", self.last)
 
     def _take_off(self, commit: str, stamp: Stamp) -> None:
         """A commit amended or reset away: its lines go, pushed or not."""

@@ -276,8 +276,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
          "completed work, once pushed or followed by another commit (the last one not "
          "pushed is where the session stands): hash and subject (the subject alone for a "
-         "quiet one), an amended one (--amend) in place of the last, pushed or not; the files "
-         "changed before it are "
+         "quiet one), an amended one (--amend) in place of the last, pushed or not; those "
+         "not pushed by subject alone once rebased or filtered (git pull --rebase, git "
+         "filter-repo: their hashes are gone); the files changed before it are "
          "committed (also when nothing names the commit); one in another repository beside "
          "the project (cd ../other, a Codex workdir) says where, and that repository has its "
          "own last commit, pushes and branch",

@@ -26,6 +26,30 @@ class TestCommits:
         assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
         assert not any("not pushed" in t for t in texts(memory.where_stands))
 
+    def test_commits_rebased_or_filtered_are_named_by_subject(self) -> None:
+        """``git pull --rebase`` or ``git filter-repo`` made the commits not pushed anew:
+        the hashes ``git commit`` printed name commits no longer on the branch, so the
+        push that follows pushed them by their subjects. An aborted rebase made nothing."""
+        commits = [
+            bash(f'git commit -m "fix {c}"', f"[main {h}] fix {c}", f"g{c}")
+            for c, h in (("a", "1a2b3c4"), ("b", "2b3c4d5"))
+        ]
+        for rewrite in (
+            "git pull --rebase origin main",
+            "git filter-repo --path .claude/worktrees/ --invert-paths --force",
+        ):
+            memory = derive(user("fix it"), *commits, bash(rewrite, "", "r1"),
+                            bash("git push", "", "p1"))  # fmt: skip
+            assert texts(memory.completed_work) == [
+                "committed and pushed \u201cfix a\u201d",
+                "committed and pushed \u201cfix b\u201d",
+            ]
+        memory = derive(user("fix it"), *commits, bash("git rebase --abort", "", "r1"))
+        assert (
+            "committed and not pushed on `main`: `2b3c4d5` \u201cfix b\u201d (and 1 earlier commit)"
+            in texts(memory.where_stands)
+        )
+
     def test_a_push_of_notes_or_tags_only_pushes_no_commit(self) -> None:
         """``git push origin refs/notes/ai`` and ``git push --tags`` send no commit of the
         branch: the last commit is still not pushed."""
