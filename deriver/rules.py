@@ -367,9 +367,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "ahead by N commits leaves the last N)",
          "where_stands", "never evicted"),
     Rule("branch", "git checkout -b / -B, git switch -c / -C completed, and no move to another "
-         "branch since (git switch x, git checkout of the branch it was made from, or git or gh "
-         "saying it switched)", "where the session stands: the branch and the one it was made "
-         "from, unless the line of a commit not pushed names it", "where_stands", "never evicted"),
+         "branch since (git switch x, git checkout of the branch it was made from, git or gh "
+         "saying it switched, or gh pr merge --delete-branch)",
+         "where the session stands: the branch and the one it was made from, unless the line "
+         "of a commit not pushed names it", "where_stands", "never evicted"),
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
          "run view / watch / list, glab ci, glab pipeline), and no look since",
          "where the session stands: the push's CI not seen", "where_stands", "never evicted"),

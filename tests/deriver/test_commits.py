@@ -50,6 +50,16 @@ class TestCommits:
             in texts(memory.where_stands)
         )
 
+    def test_a_branch_whose_pull_request_merged_and_deleted_it_is_left(self) -> None:
+        """``gh pr merge 15 --squash --delete-branch`` deletes the branch the session made
+        and moves to the default branch, whatever it prints (the switch goes to stderr)."""
+        made = bash("git switch -c fix/cask", "Switched to a new branch 'fix/cask'", "s1")
+        merged = bash("gh pr merge 15 --squash --delete-branch", "Fast-forward", "m1")
+        memory = derive(user("fix the cask"), made, merged)
+        assert not any("fix/cask" in t for t in texts(memory.where_stands))
+        kept = derive(user("fix the cask"), made, bash("gh pr merge 15 --squash", "", "m1"))
+        assert any("on branch `fix/cask`" in t for t in texts(kept.where_stands))
+
     def test_a_push_of_notes_or_tags_only_pushes_no_commit(self) -> None:
         """``git push origin refs/notes/ai`` and ``git push --tags`` send no commit of the
         branch: the last commit is still not pushed."""
