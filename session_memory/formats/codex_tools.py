@@ -70,6 +70,8 @@ _SESSION_TOOLS: Final = frozenset({"exec_command", "shell", "local_shell"})
 """The tools whose output may leave a process running, polled by ``write_stdin`` later."""
 _SEEN_CHARS: Final = 4096
 """How much of a running process's output is kept: its latest part."""
+_CTRL_C: Final = "\u0003"
+"""The character a poll writes to stop a running process (Ctrl-C)."""
 _CTRL_C_ECHO: Final = "^C"
 """How a terminal shows the Ctrl-C a poll wrote (``chars: "\\u0003"``) to a running process."""
 _SHELL: Final = "shell"
@@ -85,6 +87,7 @@ class CodexToolCalls(AdapterBase):
         "_open",
         "_sessions",
         "_polls",
+        "_stopping",
         "_seen",
         "_cells",
         "_cell_ids",
@@ -103,6 +106,8 @@ class CodexToolCalls(AdapterBase):
         """Running unified-exec processes: session id -> the call_id that started them."""
         self._polls: dict[str, str] = {}
         """Open ``write_stdin`` polls: their call_id -> the original call_id."""
+        self._stopping: dict[str, str] = {}
+        """The open polls that wrote Ctrl-C to their process: call_id -> the original."""
         self._seen: dict[str, str] = {}
         """What a running process printed so far (its latest part), by its call_id."""
         self._cells: dict[str, Cell] = {}
@@ -130,6 +135,7 @@ class CodexToolCalls(AdapterBase):
                 for mapping in (
                     self._sessions,
                     self._polls,
+                    self._stopping,
                     self._seen,
                     self._cell_ids,
                     self._waits,
@@ -183,6 +189,9 @@ class CodexToolCalls(AdapterBase):
             # (which exec_command_end may have closed already), not to a call of its own.
             self._polls[call_id] = role[1]
             _trim(self._polls, MAX_SESSIONS)
+            if _CTRL_C in (as_str(args.get("chars")) or ""):
+                self._stopping[call_id] = role[1]
+                _trim(self._stopping, MAX_SESSIONS)
 
     def _start(
         self,
@@ -241,12 +250,13 @@ class CodexToolCalls(AdapterBase):
         if call_id in self._tasks:
             failed = failed or not self._spawned(call_id, text)
         original = self._polls.pop(call_id, None)
+        stopping = self._stopping.pop(call_id, None) is not None
         outcome = None
         if original is not None:
             if running is not None or exit_code is None:
                 self._runs_on(original, None, text)
                 return
-            if text.lstrip().startswith(_CTRL_C_ECHO):
+            if stopping or text.lstrip().startswith(_CTRL_C_ECHO):
                 # Stopped with Ctrl-C (a dev server the agent is done with): it did not fail.
                 outcome = ToolOutcome("interrupted", exit_code, text, "")
             seen = self._seen.get(original)
@@ -474,9 +484,10 @@ class CodexToolCalls(AdapterBase):
         for session, owner in list(self._sessions.items()):
             if owner == call_id:
                 del self._sessions[session]
-        for poll, owner in list(self._polls.items()):
-            if owner == call_id:
-                del self._polls[poll]
+        for polls in (self._polls, self._stopping):
+            for poll, owner in list(polls.items()):
+                if owner == call_id:
+                    del polls[poll]
 
 
 def _is_cell(value: object) -> bool:

@@ -253,6 +253,10 @@ class TestRunningProcesses:
         status, _, outcome = tool_events(*records)[-1]
         assert (status, outcome["status"], outcome["exit_code"]) == ("completed", "interrupted", 1)
         assert lines(memory(*records).failed_attempts) == []
+        # The terminal's last screen before the echo (Vite's cleared lines): the Ctrl-C the
+        # poll wrote says it all the same.
+        redrawn = (*records[:-1], exited("call_2", 1, "\x1b[1;1H\x1b[0J12:02:03 PM [vite] hmr\n^C"))
+        assert tool_events(*redrawn)[-1][2]["status"] == "interrupted"
 
     def test_the_same_command_run_again_ends_the_earlier_run(self) -> None:
         """A command run again while an earlier run of it was left running, unpolled, ends
