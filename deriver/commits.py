@@ -137,8 +137,7 @@ class Commits:
             self.pushed_all(stamp)
         elif action == "$ git reset":
             self.reset(command, stamp)
-        elif (action in _REWRITES or (action == "$ git pull" and _REBASING_RE.search(command))) \
-                and not _NOT_DONE_RE.search(command):  # fmt: skip
+        elif _rewrites(action, command):
             self.rewritten(stamp)
         if action in _SWITCHES or (self.made and "witched to" in output):
             self.switched(command, output, stamp)
@@ -289,6 +288,13 @@ class Repositories:
         self.by_place = {"": Commits(self.store)}
         for place, commits in state.items():
             self.at(place).load_state(commits)
+
+
+def _rewrites(action: str, command: str) -> bool:
+    """Whether a command that worked made the commits not pushed anew: a rebase that went
+    through (``git pull --rebase`` too; not ``git rebase --abort``), a history filter."""
+    rebased = action == "$ git pull" and _REBASING_RE.search(command) is not None
+    return (action in _REWRITES or rebased) and _NOT_DONE_RE.search(command) is None
 
 
 def _pushes_branch(command: str) -> bool:

@@ -27,8 +27,10 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 __all__ = ["SessionMemoryDeriver"]
 
 SNAPSHOT_FORMAT: Final = 16
-"""Version 15: what each edit replaced, and the edits of each file changed since it was last
-unchanged (an edit that undoes them leaves no change); version 14: the last commit not pushed
+"""Version 16: the steps of a plan's verification not seen taken, what each edit sent, and
+the last edit of each file that failed; version 15: what each edit replaced, and the edits of
+each file changed since it was last unchanged (an edit that undoes them leaves no change);
+version 14: the last commit not pushed
 has no line of completed work (where the session stands shows it); version 13 keeps the
 session's first directory (files changed are named from it) and the parts of a failed command
 line that worked since; version 12 the commits of other repositories the session worked in

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from deriver.check_commands import detect_check
+from deriver.check_commands import CheckRun, detect_check
 from deriver.keys import ItemKey
 from deriver.store import MemoryStore, Stamp
 from session_memory.core.redact import quote_untrusted
@@ -55,17 +55,17 @@ def verification_steps(plan: str) -> list[str]:
     return steps[:_MAX_STEPS]
 
 
-def _takes(step: str, command: str) -> bool:
-    """Whether a command line takes a step: runs a command the step names (or a broader run
-    of its check), or any check for a step of checks named without a command."""
+def _takes(step: str, command: str, ran: CheckRun | None) -> bool:
+    """Whether a command line (the check it runs: ``ran``) takes a step: runs a command the
+    step names (or a broader run of its check), or any check for a step of checks named
+    without a command."""
     named = _COMMAND_RE.findall(step)
     if not named:
         return (
-            _CHECKED_RE.search(step) is not None
+            ran is not None
+            and _CHECKED_RE.search(step) is not None
             and _BY_HAND_RE.search(step) is None
-            and detect_check(command) is not None
         )
-    ran = detect_check(command)
     for wanted in named:
         if " ".join(wanted.split()) in " ".join(command.split()):
             return True
@@ -94,7 +94,8 @@ class PlanSteps:
         """A command line ran: the steps it takes are done."""
         if not self.steps:
             return
-        left = [step for step in self.steps if not _takes(step, command)]
+        ran = detect_check(command)
+        left = [step for step in self.steps if not _takes(step, command, ran)]
         if len(left) != len(self.steps):
             self.steps = left
             self._show(stamp)
