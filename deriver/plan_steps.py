@@ -35,8 +35,8 @@ _CHECKED_RE: Final = re.compile(
 )
 _BY_HAND_RE: Final = re.compile(r"\b(?:manual\w*|by hand|visual\w*|browser)\b", re.IGNORECASE)
 _MAX_STEPS: Final = 8
-_STEPS_SHOWN: Final = 3
-_STEP_CHARS: Final = 100
+_STEPS_SHOWN: Final = 2
+_STEP_CHARS: Final = 80
 _KEY: Final = ItemKey("plan:verification")
 
 
