@@ -182,6 +182,9 @@ def only_looks(kind: ToolKind, key: str | None) -> bool:
 
 
 _MISSING_FILE_RE: Final = re.compile(r"no such file|does not exist", re.IGNORECASE)
+_MISSING_PROGRAM_RE: Final = re.compile(
+    r"command not found|is not recognized as (?:an internal|the name)|: not found$", re.M
+)
 
 
 def found_missing(kind: ToolKind, error: str) -> bool:
@@ -193,9 +196,13 @@ def found_missing(kind: ToolKind, error: str) -> bool:
 def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: str) -> bool:
     """Whether a failed call only looked: a shell command line that only reads (``ls`` or
     ``cat`` of a missing file, a search that matched nothing), or a read tool that found
-    nothing there (one refused for the file's size failed: that teaches how to read it)."""
+    nothing there (one refused for the file's size failed: that teaches how to read it). A
+    command whose program is not there (``gh: command not found``) says what the machine
+    lacks: a failure."""
     if kind in LOOKING_KINDS:
         return _NOT_FOUND_RE.search(error[:_NOT_FOUND_SCAN]) is not None
     if kind is not ToolKind.SHELL or not key:
+        return False
+    if _MISSING_PROGRAM_RE.search(error[:_NOT_FOUND_SCAN]) is not None:
         return False
     return is_read_only_command(key) or is_no_match(key, exit_code, error)

@@ -95,6 +95,12 @@ def _queries_only(rest: list[str]) -> bool:
     )
 
 
+# A forge's objects looked at: ``gh pr view 5``, ``gh issue list``, ``gh repo view`` (not its
+# CI: ``gh pr checks`` and ``gh run`` fail when the checks do, and that failure says so).
+_FORGE_OBJECTS: Final = word_set("pr issue repo release label search gist")
+_FORGE_LOOKS: Final = word_set("view list status diff")
+
+
 # A program asked only for its version (``node --version``, ``cargo -V``) reads.
 _VERSION_WORDS: Final = frozenset({"--version", "-v", "-V", "version"})
 
@@ -163,6 +169,8 @@ def _command_reads_only(words: list[str], depth: int) -> bool:
         return rest[1:2] in ([], ["-v"], ["show"], ["get-url"])  # not add, set-url, remove
     if head in _DATABASE_SHELLS:
         return _queries_only(rest)
+    if head == "gh" and rest[:1] and rest[0] in _FORGE_OBJECTS:
+        return rest[1:2] != [] and rest[1] in _FORGE_LOOKS
     if head == "git" and rest[:1] == ["branch"]:  # listed, not made, moved or deleted
         return all(word in _BRANCH_LISTING for word in rest[1:])
     row = _BY_PROGRAM.get(head)

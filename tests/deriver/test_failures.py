@@ -471,6 +471,19 @@ class TestNoMatch:
         assert memory.failed_attempts == ()
         assert memory.completed_work == ()
 
+    def test_a_look_whose_program_is_missing_is_a_failure(self) -> None:
+        """``gh repo list`` exiting 127, ``gh: command not found``: the look found nothing
+        because the machine lacks the program, which the next agent must know; a look that
+        found nothing to see (``gh pr view`` of a pull request not there) is dropped."""
+        memory = derive(
+            bash("gh repo list acme --limit 10", "(eval):1: command not found: gh", "c1",
+                 exit_code=127),
+            bash("gh pr view 9 --json state", "no pull requests found for branch", "c2",
+                 exit_code=1),
+        )  # fmt: skip
+        (failure,) = texts(memory.failed_attempts)
+        assert "command not found: gh" in failure
+
     def test_a_read_of_a_missing_file_is_dropped(self) -> None:
         """``cat``/``ls``/``sed -n`` of a missing file, or a Read tool that found no file,
         only looked: neither a failed attempt nor completed work."""

@@ -240,7 +240,8 @@ class TestIsReadOnlyCommand:
          "gh api repos/o/r/contents/CODE_OF_CONDUCT.md", "gh api repos/o/r --jq .name",
          'sqlite3 ./var/job.db "SELECT COUNT(*) FROM sqlite_master WHERE name = 1"',
          "sqlite3 app.db .schema", 'sqlite3 app.db "PRAGMA table_info(job)"',
-         'psql -d app -c "EXPLAIN SELECT * FROM t" | head', 'mysql -e "SHOW TABLES"'],
+         'psql -d app -c "EXPLAIN SELECT * FROM t" | head', 'mysql -e "SHOW TABLES"',
+         "gh pr view 1576 --repo o/r --json number,title", "gh issue list --label bug"],
     )  # fmt: skip
     def test_looking_commands_are_read_only(self, command: str) -> None:
         """Commands that only look at files are read-only."""
@@ -254,7 +255,8 @@ class TestIsReadOnlyCommand:
          "command git push", "sleep 2 && npm run build", "gh api repos/o/r/pulls -X POST",
          "gh api graphql -f query=q", "gh pr create --fill", 'sqlite3 app.db "DELETE FROM t"',
          'sqlite3 app.db "ANALYZE; EXPLAIN QUERY PLAN SELECT 1"', "sqlite3 app.db < seed.sql",
-         'sqlite3 app.db "PRAGMA journal_mode = WAL"', "sqlite3 app.db", 'psql -c "VACUUM"'],
+         'sqlite3 app.db "PRAGMA journal_mode = WAL"', "sqlite3 app.db", 'psql -c "VACUUM"',
+         "gh pr checks 15 --watch", "gh pr merge 15 --squash", "gh issue close 3"],
     )  # fmt: skip
     def test_writing_or_unknown_commands_are_not(self, command: str) -> None:
         """Writes, redirects to files and unknown commands are not read-only."""
