@@ -294,13 +294,15 @@ def states_choice(text: str) -> bool:
 
 
 # A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
-# pushed yet", "I haven't committed", "Worktree is clean except untracked `.codex/`". Where
-# the session stands tells it from the commands.
+# pushed yet", "I haven't committed", "Worktree is clean except untracked `.codex/`", "no
+# code changes were made". Where the session stands tells it from the commands.
 _GIT_STATE_RE: Final = re.compile(
     r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
     r"|(?:haven['\u2019]t|have not|didn['\u2019]t|did not) (?:yet )?"
     r"(?:commit|push|stage)(?:ted|ed|d)?"
-    r"|(?:working tree|work ?tree|working directory) (?:is )?(?:now )?(?:clean|dirty)"
+    r"|(?:working tree|work ?tree|working directory|checkout|repo(?:sitory)?) (?:is )?"
+    r"(?:now )?(?:clean|dirty)"
+    r"|no (?:code |source )?(?:changes|files?) (?:were |was )?(?:made|changed|edited)"
     r"|nothing (?:left )?to commit)\b",
     re.IGNORECASE,
 )

@@ -134,7 +134,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "or did not work, is not kept, and one the agent's next words own was wrong, I was "
          "sloppy, my mistake, I conflated, good catch, leaves, and a plan (<proposed_plan>) a "
          "revised one replaces): quoted without its sentences on where the work stands in "
-         "git (The changes remain uncommitted, Worktree is clean) nor the question it ends "
+         "git (The changes remain uncommitted, Worktree is clean, No code changes were made) "
+         "nor the question it ends "
          "with (the user's next words answered it), head and tail kept, up to 400 "
          "characters (half the budget at a small one); evicted first, with completed work",
          "key_decisions", "completed_work"),

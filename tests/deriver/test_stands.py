@@ -84,6 +84,10 @@ class TestLastMessage:
             ("harden the session cookie",
              "Set HttpOnly because the frontend never reads the cookie. I haven't committed.",
              "yes commit it", "because the frontend never reads the cookie.", "committed"),
+            ("check which beads can close",
+             "Closing av-3 because its fix landed. No code changes were made. Main checkout "
+             "is clean at `main...origin/main`.", "now fix the skill",
+             "because its fix landed.", "clean"),
         ],
     )  # fmt: skip
     def test_a_kept_closing_message_says_nothing_of_git_state(
