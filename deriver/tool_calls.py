@@ -372,6 +372,8 @@ class ToolCallRules:
         because another beside it failed) is neither: it did nothing the memory can name."""
         if outcome.status == "interrupted":
             return
+        if call.kind is ToolKind.SHELL and call.key and outcome.status in _FINISHED:
+            self.todos.plan_steps.ran(call.key, stamp)  # it ran, whatever it found
         if not only_looks(call.kind, call.key):
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
@@ -391,8 +393,6 @@ class ToolCallRules:
         exit_code = outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
-        if call.kind is ToolKind.SHELL and call.key:
-            self.todos.plan_steps.ran(call.key, stamp)
         if call.check is not None:
             self.todos.checked(self.checks.record(call.name, call.check, exit_code, result, stamp))
             self.failures.resolve(call.name, call.key, stamp, call.check.name)

@@ -70,6 +70,20 @@ class TestThePlansVerification:
         assert "send SIGTERM" in todo
         assert "go build" not in todo and "go test" not in todo
 
+    def test_a_run_that_failed_took_its_step_and_one_refused_did_not(self) -> None:
+        """A step is taken by a run, whatever it found (its FAILED line says how it went),
+        however the client marks the failure; a run the user refused never ran."""
+        plan = "## Verification\n1. `go test ./...`\n2. `go build ./...`\n"
+        memory = derive(
+            call("ExitPlanMode", {"plan": plan}, call_id="p1", result="approved"),
+            call("Bash", {"command": "go test ./..."}, "failed", "t1",
+                 error="--- FAIL: TestA\nFAIL\tpkg\t0.1s", exit_code=1),
+            call("Bash", {"command": "go build ./..."}, "rejected", "b1",
+                 error="The user doesn't want to proceed with this tool use."),
+        )  # fmt: skip
+        (todo,) = plan_todos(memory)
+        assert "go build" in todo and "go test" not in todo
+
     def test_all_steps_taken_leave_nothing(self) -> None:
         plan = "## Verification\n1. `make test`\n2. All existing tests pass\n"
         memory = derive(
