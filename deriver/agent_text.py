@@ -295,7 +295,8 @@ def states_choice(text: str) -> bool:
 
 # A sentence that tells where the work stands in git: "The changes remain uncommitted", "Not
 # pushed yet", "I haven't committed", "Worktree is clean except untracked `.codex/`", "no
-# code changes were made". Where the session stands tells it from the commands.
+# code changes were made", "4 commits on the branch". Where the session stands tells it from
+# the commands.
 _GIT_STATE_RE: Final = re.compile(
     r"\b(?:un(?:committed|pushed|staged)|not (?:yet )?(?:been )?(?:committed|pushed|staged)"
     r"|(?:haven['\u2019]t|have not|didn['\u2019]t|did not) (?:yet )?"
@@ -303,7 +304,8 @@ _GIT_STATE_RE: Final = re.compile(
     r"|(?:working tree|work ?tree|working directory|checkout|repo(?:sitory)?) (?:is )?"
     r"(?:now )?(?:clean|dirty)"
     r"|no (?:code |source )?(?:changes|files?) (?:were |was )?(?:made|changed|edited)"
-    r"|nothing (?:left )?to commit)\b",
+    r"|nothing (?:left )?to commit"
+    r"|\d+ (?:new |local )?commits? (?:on|ahead|behind)\b)\b",
     re.IGNORECASE,
 )
 

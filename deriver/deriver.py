@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 16
+SNAPSHOT_FORMAT: Final = 17
 """Version 16: the steps of a plan's verification not seen taken, what each edit sent, and the
 last edit of each file that failed; version 15: what each edit replaced, and the edits of
 each file changed since it was last unchanged (an edit that undoes them leaves no change);
@@ -256,6 +256,11 @@ class SessionMemoryDeriver:
             item = store.stands_item(*wider)
             used += item.body_tokens - stands[0].body_tokens
             stands = [item, *stands[1:]]
+        earlier = self._rules.stands.earlier(store.budget_tokens - used)
+        if earlier is not None:
+            item = store.stands_item(*earlier)
+            used += store.stands_cost([*stands, item]) - store.stands_cost(stands)
+            stands = [*stands, item]
         return SessionMemory(
             schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,

@@ -9,7 +9,10 @@ by cutting the middle of the last message, then dropping its last items. When th
 read, a last message so cut takes the room the rest leaves (:meth:`Stands.widened`).
 
 Earlier closing messages and answers are not lost: when a newer one replaces them here they
-become key decisions (capped), which is where a session states most of its choices.
+become key decisions (capped) when they state a choice, which is where a session states most
+of its choices. The one the latest request followed is what that request answers: when it was
+not kept so, it is quoted as the memory is read, in the room the rest leaves
+(:meth:`Stands.earlier`).
 """
 
 from __future__ import annotations
@@ -37,9 +40,6 @@ from deriver.git_state import (
     CHANGED_KEPT,
     DISCARDS_RE,
     FORGE_PULLS,
-    MERGE_LATER_RE,
-    PULL_URL_RE,
-    PullAction,
     commits_ahead,
     elsewhere,
     git_said,
@@ -49,16 +49,16 @@ from deriver.git_state import (
     looks_at_ci,
     opens_pull,
     pull_action,
-    same_pull,
 )
-from deriver.keys import decision_key, done_key
+from deriver.keys import decision_key
+from deriver.pull_requests import PullRequests
 from deriver.read_only import is_read_only_command as only_reads
-from deriver.recording import bump, decision
+from deriver.recording import decision
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
 from deriver.user_text import announces, disputes, is_acknowledgement, reports_done, says_next_step
-from deriver.wording import code, in_scratch, path_code, quote
+from deriver.wording import in_scratch, longest_cut, path_code, quote
 from session_memory.core.outcome import ToolOutcome
 
 __all__ = ["DECISION_CHARS", "Stands"]
@@ -75,9 +75,11 @@ _FILES_SHOWN: Final = 8
 _CHANGED: Final = {"": "files changed", "ran": "files changed and not committed",
                    "tree": "files changed, no commit of them seen"}  # fmt: skip
 _NOT_STATE: Final = frozenset(
-    {"store", "commits", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
+    {"store", "commits", "pulls", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
 _MIN_MESSAGE_CHARS: Final = 40
+_PREVIOUS_CHARS: Final = 2000
+_MIN_PREVIOUS_CHARS: Final = 80
 _PROPOSED_PLAN: Final = "<proposed_plan>"
 
 
@@ -95,6 +97,10 @@ class Stands:
         self.said = ""
         """What the agent last said while working, until it closes its turn."""
         self.said_stamp: Stamp | None = None
+        self.previous = ""
+        """The closing message the user's latest request followed, when not kept as a key
+        decision: shown as the memory is read, in the room the rest leaves."""
+        self.previous_stamp: Stamp | None = None
         self.concluded = ""
         """The key decision the last closing message became, until the agent speaks again."""
         self.planned = ""
@@ -113,8 +119,7 @@ class Stands:
         self.acted = False
         self.git_used = ""  # "tree": the adapter says git tracks it; "ran": the session ran git
         self.commits = Repositories(store)
-        self.pull_request = ""
-        self.pull_stamp: Stamp | None = None
+        self.pulls = PullRequests(store)
         self.ci = ""
         """"seen" once the session looked at CI (gh pr checks), "unseen" after a push since."""
         self.ci_stamp: Stamp | None = None
@@ -149,7 +154,9 @@ class Stands:
         self._keep_answer()
         if disputes(content):
             self.closing = ""  # "still failing": what it concluded did not hold
-        self._keep_closing()
+        closing, closing_stamp = self.closing, self.closing_stamp
+        kept = self._keep_closing()
+        self.previous, self.previous_stamp = ("", None) if kept else (closing, closing_stamp)
         self.ending = ""
         self.completed = False
         if answer:
@@ -210,22 +217,27 @@ class Stands:
                 self.store.remove(item, stamp)
         self.concluded = ""
 
-    def _keep_closing(self) -> None:
-        # A status report ("All tests pass.", "Working tree is clean.") is only true until
-        # the next one: the newer closing message supersedes it. A message that states a
-        # choice stays true after it and is kept, without the question it ended with (the
-        # user's next words answered it).
-        if self.closing and self.closing_stamp is not None and states_choice(self.closing):
-            # Sized by the budget, evicted before the decisions stated as such.
-            chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
-            kept = without_git_state(before_question(self.closing))
-            text = f"the agent concluded: {quote_head_tail(kept, chars)}"
-            decision(self.store, "closing", text, self.closing_stamp, tier=_CLOSING_TIER)
-            self.concluded = text
-            self.planned = text if _PROPOSED_PLAN in self.closing else self.planned
+    def _keep_closing(self) -> bool:
+        """Whether the closing message is kept as a key decision.
+
+        A status report ("All tests pass.", "Working tree is clean.") is only true until the
+        next one: the newer closing message supersedes it. A message that states a choice
+        stays true after it and is kept, without the question it ended with (the user's next
+        words answered it)."""
+        closing, stamp = self.closing, self.closing_stamp
         self.closing, self.closing_stamp = "", None
         self._quoted.clear()
         self._fits.clear()
+        if not closing or stamp is None or not states_choice(closing):
+            return False
+        # Sized by the budget, evicted before the decisions stated as such.
+        chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
+        said = without_git_state(before_question(closing))
+        text = f"the agent concluded: {quote_head_tail(said, chars)}"
+        decision(self.store, "closing", text, stamp, tier=_CLOSING_TIER)
+        self.concluded = text
+        self.planned = text if _PROPOSED_PLAN in closing else self.planned
+        return True
 
     def _keep_answer(self) -> None:
         # Without the question it answers, an answer ("ok, continue") decides nothing; nor do
@@ -349,7 +361,7 @@ class Stands:
             for piped, words in simple_commands(arg):
                 pull = None if piped else pull_action(words)
                 if pull is not None:
-                    self._pull_ended(pull, outcome.output, stamp)
+                    self.pulls.ended(pull, outcome.output, stamp)
                 elif discards and not piped and basename(words[0]) == "git":
                     # Changes thrown away are no longer there to commit.
                     self.changed[:] = kept_after(self.changed, words[1:], self.store.cwd)
@@ -374,34 +386,7 @@ class Stands:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
         self.commits.at(place).ran(action, command, output, stamp)
         if opened:
-            found = PULL_URL_RE.search(output[:4000])
-            # The client may record the pull request the session opened beside the command's
-            # own output: the same URL is one pull request, opened once. While it is open the
-            # section says so; one opened before it and left open is completed work.
-            if found is not None and code(found.group(0), 160) != self.pull_request:
-                if self.pull_request and self.pull_stamp is not None:
-                    text = f"opened pull request {self.pull_request}"
-                    bump(store, "completed_work", "pull_request", text, self.pull_stamp,
-                         done_key(text))  # fmt: skip
-                self.pull_request = code(found.group(0), 160)
-                self.pull_stamp = stamp
-
-    def _pull_ended(self, pull: PullAction, output: str, stamp: Stamp) -> None:
-        """A merge or close that worked: the pull request it names (by default the one the
-        session opened) is merged or closed, unless the merge is only scheduled; the method
-        a merge chose is a key decision, the project's way of merging."""
-        if pull.method:
-            decision(self.store, "merge_method", f"merge method: {pull.method}", stamp)
-        if pull.verb == "merge" and MERGE_LATER_RE.search(output[:4000]):
-            return  # "will be automatically merged … when all requirements are met": open
-        named, ours = pull.pull_request, self.pull_request
-        if not named or (ours and same_pull(named, ours.strip("`"))):
-            named, self.pull_request = ours, ""
-        else:
-            named = f"#{named}" if named.isdigit() else code(named, 160)
-        if named:
-            text = f"{pull.verb}d pull request {named}"
-            bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
+            self.pulls.opened(output, stamp)
 
     # -- the section ----------------------------------------------------------------------
 
@@ -502,9 +487,7 @@ class Stands:
         if self.ci == "unseen" and self.ci_stamp is not None:
             found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
                           "push not seen", self.ci_stamp))  # fmt: skip
-        if self.pull_request and self.pull_stamp is not None:
-            found.append(("pull_open", f"pull request left open: {self.pull_request}",
-                          self.pull_stamp))  # fmt: skip
+        found.extend(self.pulls.lines())
         return found
 
     def _facts(self) -> tuple[object, ...]:
@@ -515,7 +498,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commits.facts(),
-            self.pull_request, self.pull_stamp, self.ci, self.ci_stamp,
+            self.pulls.facts(), self.ci, self.ci_stamp,
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
 
@@ -559,21 +542,36 @@ class Stands:
         chars = self._fitting_chars(shown.body_tokens + free)
         return self._message(chars) if chars > self._cut_at else None
 
+    def earlier(self, free: int) -> tuple[str, str, Stamp] | None:
+        """The closing message the latest request followed, cut to take up to ``free``
+        tokens: what that request answers. None when there is none or no cut fits."""
+        if not self.previous or self.previous_stamp is None:
+            return None
+        said, stamp = without_git_state(before_question(self.previous)), self.previous_stamp
+        room = free - self.store.tokens.prefix(None, 1, None)
+        room -= 0 if self.store.stands else self.store.tokens.stands_header
+
+        def line(chars: int) -> tuple[str, str, Stamp]:
+            text = f"before the latest request, the agent said: {quote_head_tail(said, chars)}"
+            return ("previous_message", text, stamp)
+
+        body = self.store.tokens.body
+        most = min(_PREVIOUS_CHARS, max(0, room) * 8)
+        chars = longest_cut(lambda n: body(line(n)[1]) <= room, most, _MIN_PREVIOUS_CHARS)
+        return line(chars) if chars else None
+
     def _fitting_chars(self, room: int) -> int:
         """The longest cut of the last message whose line fits ``room`` tokens (0: none)."""
         found = self._fits.get(room)
-        if found is not None:
-            return found
-        body = self.store.tokens.body
-        lo, hi = 0, min(MESSAGE_CHARS, max(0, room) * 8)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            message = self._message(mid)
-            if message is not None and body(message[1]) <= room:
-                lo = mid
-            else:
-                hi = mid - 1
-        found = self._fits[room] = lo if lo >= _MIN_MESSAGE_CHARS else 0
+        if found is None:
+            body = self.store.tokens.body
+
+            def fits(chars: int) -> bool:
+                message = self._message(chars)
+                return message is not None and body(message[1]) <= room
+
+            most = min(MESSAGE_CHARS, max(0, room) * 8)
+            found = self._fits[room] = longest_cut(fits, most, _MIN_MESSAGE_CHARS)
         return found
 
     # -- snapshots ------------------------------------------------------------------------
@@ -581,6 +579,7 @@ class Stands:
     def to_state(self) -> dict[str, Any]:
         return {
             "commits": self.commits.to_state(),
+            "pulls": self.pulls.to_state(),
             **{
                 name: (list(value) if isinstance(value, (tuple, list)) else
                        dict(value) if isinstance(value, dict) else value)
@@ -590,6 +589,7 @@ class Stands:
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.commits.load_state(state["commits"])
+        self.pulls.load_state(state["pulls"])
         for name in vars(self):
             if name in _NOT_STATE:
                 continue

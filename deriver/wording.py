@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from deriver.user_text import first_line
@@ -30,6 +31,7 @@ __all__ = [
     "in_scratch",
     "line",
     "line_uncached",
+    "longest_cut",
     "path_code",
     "quote",
     "relative",
@@ -184,3 +186,16 @@ def failure_target(key: str | None, cwd: str | None) -> str:
     failed call's is); empty when it has none."""
     shown = relative(key, cwd)
     return code(shown, FAILURE_ARG_CHARS) if shown else ""
+
+
+def longest_cut(fits: Callable[[int], bool], most: int, least: int) -> int:
+    """The most characters, up to ``most``, a text may be cut to while its line ``fits``
+    (the shorter a cut, the better it fits); 0 when fewer than ``least`` would."""
+    lo, hi = 0, most
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo if lo >= least else 0

@@ -90,10 +90,12 @@ class TestSnapshotFormat:
         """Items, the goal, calls, where the session stands and diagnostics are saved by name,
         not by position."""
         state = orjson.loads(SessionMemoryDeriver.rebuild(read_records(SAMPLE)).snapshot())
-        assert state["format"] == 16
+        assert state["format"] == 17
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
-        assert {"closing", "answer", "changed", "commits"} <= set(state["rules"]["stands"])
+        assert {"closing", "previous", "answer", "changed", "commits", "pulls"} <= set(
+            state["rules"]["stands"]
+        )
         commits = state["rules"]["stands"]["commits"][""]  # the project's; "../x" another's
         assert {"last", "earlier", "branch", "last_pushed", "made"} <= set(commits)
         assert {"lines_skipped", "skipped", "malformed_payloads"} <= set(state["diagnostics"])

@@ -1090,3 +1090,80 @@ def test_a_cut_last_message_takes_the_room_the_rest_leaves() -> None:
     memory = crowded.memory
     assert memory.where_stands[0].tokens < last.tokens
     assert counter().count(render_memory(memory)) == memory.tokens_used <= 600
+
+
+class TestPreviousMessage:
+    """The closing message the latest request followed, in the room the rest leaves."""
+
+    REPORT = (
+        "Added the `resampling` config with:\n- `resolutions`: `[600, 300, 60]`\n"
+        "- `trigger`: `300`\n\nRestart the backend for the config to take effect."
+    )
+
+    def test_what_the_latest_request_follows_is_shown(self) -> None:
+        """ "What about the policy based approach?" answers the report before it: the report
+        is quoted after the rest of the section, whole when the memory has room."""
+        memory = derive(
+            user("Add resample-config option to the current config"), final(self.REPORT),
+            user("What about the policy based approach?"),
+        )  # fmt: skip
+        (line,) = [i.text for i in memory.where_stands if i.kind == "previous_message"]
+        assert line.startswith("before the latest request, the agent said: “Added the")
+        assert "[600, 300, 60]" in line and "Restart the backend" in line
+        assert memory.where_stands[-1].kind == "previous_message"
+        assert counter().count(render_memory(memory)) == memory.tokens_used
+
+    def test_it_takes_only_the_room_the_rest_leaves(self) -> None:
+        """Cut (both ends kept) to what is left, never evicting anything, within the budget;
+        left out when not even 80 characters fit."""
+        long = "Added the config. " + "Detail of the change. " * 200 + "Restart the backend."
+        turns = [user("add the config"), final(long), user("now the policy")]
+        roomy = derive(*turns, budget=1200)
+        (line,) = [i.text for i in roomy.where_stands if i.kind == "previous_message"]
+        assert "Added the config." in line and "Restart the backend." in line and "…" in line
+        assert counter().count(render_memory(roomy)) == roomy.tokens_used <= 1200
+        crowded = derive(
+            *[user(f"request {n}: " + "detail " * 40) for n in range(12)], *turns, budget=600
+        )
+        assert not any(i.kind == "previous_message" for i in crowded.where_stands)
+        assert crowded.omitted == derive(
+            *[user(f"request {n}: " + "detail " * 40) for n in range(12)],
+            user("add the config"), final("Added."), user("now the policy"), budget=600,
+        ).omitted  # fmt: skip
+
+    def test_a_message_kept_as_a_decision_is_not_repeated(self) -> None:
+        """A closing message that states a choice is a key decision: not shown twice."""
+        memory = derive(
+            user("fix the parser"), final("I went with a real parser instead of regexes."),
+            user("now the lexer"),
+        )  # fmt: skip
+        assert not any(i.kind == "previous_message" for i in memory.where_stands)
+        assert any("instead of regexes" in t for t in texts(memory.key_decisions))
+
+    def test_its_git_state_and_question_are_left_out(self) -> None:
+        """ "4 commits on the branch" and "not pushed yet" go stale at the next commit; the
+        question it ended with is the one the request answered."""
+        memory = derive(
+            user("wrap up the bead"),
+            final("The bead is resolved:\n- 4 commits on the branch\n- PR #29 open\n"
+                  "- Not pushed yet.\nWant me to push it?"),
+            user("and the docs?"),
+        )  # fmt: skip
+        (line,) = [i.text for i in memory.where_stands if i.kind == "previous_message"]
+        assert "PR #29 open" in line
+        assert "4 commits" not in line and "Not pushed" not in line and "push it" not in line
+
+    def test_the_next_request_replaces_it(self) -> None:
+        """Only the closing message of the latest request is shown, and a snapshot restores it."""
+        from deriver import SessionMemoryDeriver
+
+        deriver = SessionMemoryDeriver()
+        deriver.apply_all([
+            user("add the config"), final("Added the config; restart the backend."),
+            user("now the policy"), final("Policy support added to config.go; tests pass."),
+            user("and the docs"),
+        ])  # fmt: skip
+        (line,) = [i.text for i in deriver.memory.where_stands if i.kind == "previous_message"]
+        assert "Policy support" in line and "restart the backend" not in line
+        restored = SessionMemoryDeriver.restore(deriver.snapshot())
+        assert restored.memory.to_json() == deriver.memory.to_json()
