@@ -25,6 +25,7 @@ __all__ = [
     "PullAction",
     "commit_line",
     "commits_ahead",
+    "configures_ci",
     "elsewhere",
     "git_said",
     "ignored",
@@ -317,6 +318,19 @@ def _force_added(command: str) -> list[str]:
 # Looking at a pull request's or a branch's CI: ``gh pr checks``, ``gh run watch``, ``glab ci
 # status``.
 _CI_LOOKS: Final = {"gh": ("run", "checks"), "glab": ("ci", "pipeline")}
+
+
+# A CI service's configuration: a push runs it (GitHub Actions, GitLab, CircleCI, Azure
+# Pipelines, Bitbucket, Drone, Woodpecker).
+_CI_CONFIG_RE: Final = re.compile(
+    r"(?:^|/)(?:\.github/workflows/[^/]+|\.gitlab-ci|\.circleci/config|azure-pipelines"
+    r"|bitbucket-pipelines|\.drone|\.woodpecker(?:/[^/]+)?)\.ya?ml$"
+)
+
+
+def configures_ci(path: str) -> bool:
+    """Whether a file is a CI service's configuration (``.github/workflows/deploy.yml``)."""
+    return _CI_CONFIG_RE.search(path.replace("\\", "/")) is not None
 
 
 def looks_at_ci(command: str) -> bool:

@@ -381,8 +381,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: the branch and the one it was made from, unless the line "
          "of a commit not pushed names it", "where_stands", "never evicted"),
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
-         "run view / watch / list, glab ci, glab pipeline), and no look since",
-         "where the session stands: the push's CI not seen", "where_stands", "never evicted"),
+         "run view / watch / list, glab ci, glab pipeline) or changed its configuration "
+         "(.github/workflows/*.yml, .gitlab-ci.yml, ...), and no look since",
+         "where the session stands: the commit pushed (its hash), its CI checks not seen",
+         "where_stands", "never evicted"),
     Rule("pull_open", "a pull request opened and not merged or closed since (a merge only "
          "scheduled, gh pr merge --auto, leaves it open)",
          "where the session stands: its URL", "where_stands", "never evicted"),

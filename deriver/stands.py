@@ -36,6 +36,7 @@ from deriver.agent_text import (
     without_git_state,
 )
 from deriver.commits import Repositories
+from deriver.forge import Forge
 from deriver.git_state import (
     CHANGED_KEPT,
     DISCARDS_RE,
@@ -46,12 +47,10 @@ from deriver.git_state import (
     in_scratch_dir,
     kept_after,
     listed,
-    looks_at_ci,
     opens_pull,
     pull_action,
 )
 from deriver.keys import decision_key
-from deriver.pull_requests import PullRequests
 from deriver.read_only import is_read_only_command as only_reads
 from deriver.recording import decision
 from deriver.shell import basename, simple_commands
@@ -75,7 +74,7 @@ _FILES_SHOWN: Final = 8
 _CHANGED: Final = {"": "files changed", "ran": "files changed and not committed",
                    "tree": "files changed, no commit of them seen"}  # fmt: skip
 _NOT_STATE: Final = frozenset(
-    {"store", "commits", "pulls", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
+    {"store", "commits", "forge", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
 _MIN_MESSAGE_CHARS: Final = 40
 _PREVIOUS_CHARS: Final = 2000
@@ -119,10 +118,7 @@ class Stands:
         self.acted = False
         self.git_used = ""  # "tree": the adapter says git tracks it; "ran": the session ran git
         self.commits = Repositories(store)
-        self.pulls = PullRequests(store)
-        self.ci = ""
-        """"seen" once the session looked at CI (gh pr checks), "unseen" after a push since."""
-        self.ci_stamp: Stamp | None = None
+        self.forge = Forge(store)
         self.ending = ""
         self.ending_stamp: Stamp | None = None
         self.completed = False
@@ -292,7 +288,7 @@ class Stands:
             if "git" in arg and (ahead := commits_ahead(arg, outcome)) is not None:
                 self.commits.at(place).upstream_has(*ahead, stamp)
                 self.refresh()
-            self.ci = "seen" if looks_at_ci(arg) else self.ci
+            self.forge.ran(arg)
             # A command that does more than read changes files: a status then lists its work.
             self.acted = self.acted or (outcome.status == "completed" and not only_reads(arg))
         if kind is ToolKind.TASK:  # a sub-agent's changes are the session's
@@ -323,6 +319,7 @@ class Stands:
         file, which no commit of it takes, nor a file git ignores)."""
         self.before, self.acted = self.before or [], True  # the next look sees its changes
         for path in paths:
+            self.forge.changed(path)
             if in_scratch(path, self.store.cwd):
                 continue
             shown = self.store.in_project(path)
@@ -354,14 +351,14 @@ class Stands:
         actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
-        if self.ci and any(action.name == "$ git push" for action in actions):
-            self.ci, self.ci_stamp = "unseen", stamp  # CI runs on what was pushed
+        if any(action.name == "$ git push" for action in actions):
+            self.forge.pushed(self.commits.at(place).last_pushed, stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
                 pull = None if piped else pull_action(words)
                 if pull is not None:
-                    self.pulls.ended(pull, outcome.output, stamp)
+                    self.forge.ended(pull, outcome.output, stamp)
                 elif discards and not piped and basename(words[0]) == "git":
                     # Changes thrown away are no longer there to commit.
                     self.changed[:] = kept_after(self.changed, words[1:], self.store.cwd)
@@ -386,7 +383,7 @@ class Stands:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
         self.commits.at(place).ran(action, command, output, stamp)
         if opened:
-            self.pulls.opened(output, stamp)
+            self.forge.opened(output, stamp)
 
     # -- the section ----------------------------------------------------------------------
 
@@ -484,10 +481,7 @@ class Stands:
                 text = self._line(key, f"{_CHANGED[self.git_used]}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
         found.extend(self.commits.lines())
-        if self.ci == "unseen" and self.ci_stamp is not None:
-            found.append(("ci_unseen", "pushed since CI was last looked at: its checks of the "
-                          "push not seen", self.ci_stamp))  # fmt: skip
-        found.extend(self.pulls.lines())
+        found.extend(self.forge.lines())
         return found
 
     def _facts(self) -> tuple[object, ...]:
@@ -498,7 +492,7 @@ class Stands:
             self.plan, self.plan_state, self.plan_stamp,
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commits.facts(),
-            self.pulls.facts(), self.ci, self.ci_stamp,
+            self.forge.facts(),
             self.ending, self.ending_stamp, self.said,
         )  # fmt: skip
 
@@ -579,7 +573,7 @@ class Stands:
     def to_state(self) -> dict[str, Any]:
         return {
             "commits": self.commits.to_state(),
-            "pulls": self.pulls.to_state(),
+            "forge": self.forge.to_state(),
             **{
                 name: (list(value) if isinstance(value, (tuple, list)) else
                        dict(value) if isinstance(value, dict) else value)
@@ -589,7 +583,7 @@ class Stands:
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.commits.load_state(state["commits"])
-        self.pulls.load_state(state["pulls"])
+        self.forge.load_state(state["forge"])
         for name in vars(self):
             if name in _NOT_STATE:
                 continue

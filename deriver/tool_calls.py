@@ -283,9 +283,9 @@ class ToolCallRules:
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
         if call.workdir and argument:
             argument = f"cd {call.workdir} && {argument}"  # where the session's git is not
-        pull_request = self.stands.pulls.open
+        pull_request = self.stands.forge.open
         self.stands.tool(call.kind, call.name, argument, outcome, stamp)
-        if self.stands.pulls.open not in ("", pull_request):
+        if self.stands.forge.open not in ("", pull_request):
             self.failures.pull_opened(stamp)  # whatever opened it: the attempts are settled
         self._finished(call, outcome, stamp)
         return True

@@ -93,7 +93,7 @@ class TestSnapshotFormat:
         assert state["format"] == 17
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
-        assert {"closing", "previous", "answer", "changed", "commits", "pulls"} <= set(
+        assert {"closing", "previous", "answer", "changed", "commits", "forge"} <= set(
             state["rules"]["stands"]
         )
         commits = state["rules"]["stands"]["commits"][""]  # the project's; "../x" another's

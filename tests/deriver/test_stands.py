@@ -642,7 +642,7 @@ class TestEndState:
         """The session looked at CI, then pushed a fix and did not look again: the CI of
         the push is unseen. A look after the push, or no look at all, says nothing."""
         fix = bash('git commit -am "fix ci"', "[main 1a2b3c4] fix ci", "g1")
-        unseen = "pushed since CI was last looked at: its checks of the push not seen"
+        unseen = "pushed `1a2b3c4`; its CI checks not seen"
         failed = bash(look, "test  fail  7m7s", "c1", exit_code=1)
         memory = derive(user("fix the build"), failed, fix, bash("git push", "", "p1"))
         assert unseen in texts(memory.where_stands)
@@ -651,6 +651,25 @@ class TestEndState:
         assert unseen not in texts(memory.where_stands)
         memory = derive(user("fix the build"), fix, bash("git push", "", "p1"))
         assert unseen not in texts(memory.where_stands)
+
+    @pytest.mark.parametrize(
+        "workflow", [".github/workflows/deploy.yml", "web/.gitlab-ci.yml", ".circleci/config.yaml"]
+    )
+    def test_a_push_after_changing_ci_is_not_seen_by_it(self, workflow: str) -> None:
+        """The session changed CI's configuration (the deploy's permissions), then pushed and
+        did not look at CI: whether the push's run passed is unknown. Another file changed,
+        or a look after the push, says nothing."""
+        edit = call("Edit", {"file_path": workflow}, call_id="e1")
+        fix = bash('git commit -am "scope pages: write"', "[main f6856fd] scope pages", "g1")
+        push = bash("git push", "", "p1")
+        unseen = "pushed `f6856fd`; its CI checks not seen"
+        assert unseen in texts(derive(user("fix the deploy"), edit, fix, push).where_stands)
+        other = call("Edit", {"file_path": "deploy.md"}, call_id="e1")
+        assert not any(
+            "CI checks" in t for t in texts(derive(user("fix it"), other, fix, push).where_stands)
+        )
+        looked = derive(user("fix the deploy"), edit, fix, push, bash("gh run watch", "ok", "c1"))
+        assert unseen not in texts(looked.where_stands)
 
     def test_git_run_in_a_scratch_directory_is_another_repository(self) -> None:
         """A probe repository made in /tmp (cd there, git init, commit) commits nothing of

@@ -1,26 +1,54 @@
-"""The pull requests of the session: the one it opened and left open (where the session
-stands), and those it opened earlier, merged or closed (completed work)."""
+"""The forge's side of the session (GitHub, GitLab): the pull request it opened and left open
+and whether CI was seen to check its last push (where the session stands); the pull requests
+it opened earlier, merged or closed (completed work)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from deriver.git_state import MERGE_LATER_RE, PULL_URL_RE, PullAction, same_pull
+from deriver.git_state import (
+    MERGE_LATER_RE,
+    PULL_URL_RE,
+    PullAction,
+    configures_ci,
+    looks_at_ci,
+    same_pull,
+)
 from deriver.keys import done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import code
 
-__all__ = ["PullRequests"]
+__all__ = ["Forge"]
 
 
-class PullRequests:
-    """The pull request the session opened and left open, and what became of others."""
+class Forge:
+    """The pull request the session opened and left open, what became of others, and CI."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.open = ""
         self.stamp: Stamp | None = None
+        self.ci = ""
+        """"seen" once the session looked at CI (gh pr checks) or changed its configuration:
+        CI runs on a push; "unseen" after a push since, of the commit ``ci_pushed`` (if one)."""
+        self.ci_stamp: Stamp | None = None
+        self.ci_pushed = ""
+
+    def ran(self, command: str) -> None:
+        """A command: one that looks at CI's runs (``gh run watch``) sees them."""
+        self.ci = "seen" if looks_at_ci(command) else self.ci
+
+    def changed(self, path: str) -> None:
+        """A file edited: CI's configuration (``.github/workflows/deploy.yml``) says that CI
+        runs on a push."""
+        self.ci = self.ci or ("seen" if configures_ci(path) else "")
+
+    def pushed(self, commit: str, stamp: Stamp) -> None:
+        """A push of ``commit`` ("`1a2b3c4` “subject”", or none known): CI runs on it."""
+        if self.ci:
+            self.ci, self.ci_stamp = "unseen", stamp
+            self.ci_pushed = commit.split(" ", 1)[0] if commit.startswith("`") else ""
 
     def opened(self, output: str, stamp: Stamp) -> None:
         """A command or a forge's tool that opened one: its output's URL names it."""
@@ -53,16 +81,21 @@ class PullRequests:
             bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
 
     def lines(self) -> list[tuple[str, str, Stamp]]:
-        if not self.open or self.stamp is None:
-            return []
-        return [("pull_open", f"pull request left open: {self.open}", self.stamp)]
+        found = []
+        if self.ci == "unseen" and self.ci_stamp is not None:
+            pushed = f"pushed {self.ci_pushed}" if self.ci_pushed else "pushed"
+            found.append(("ci_unseen", f"{pushed}; its CI checks not seen", self.ci_stamp))
+        if self.open and self.stamp is not None:
+            found.append(("pull_open", f"pull request left open: {self.open}", self.stamp))
+        return found
 
     def facts(self) -> tuple[object, ...]:
-        return (self.open, self.stamp)
+        return (self.open, self.stamp, self.ci, self.ci_stamp, self.ci_pushed)
 
     def to_state(self) -> list[Any]:
-        return [self.open, self.stamp]
+        return list(self.facts())
 
     def load_state(self, state: list[Any]) -> None:
-        self.open, stamp = state
+        self.open, stamp, self.ci, ci_stamp, self.ci_pushed = state
         self.stamp = None if stamp is None else (stamp[0], stamp[1])
+        self.ci_stamp = None if ci_stamp is None else (ci_stamp[0], ci_stamp[1])
