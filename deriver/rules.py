@@ -178,7 +178,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "step), and a failure it says it expected (the red step of test-first: failed "
          "for the expected reason) is none; a read that found nothing (no match, no such "
          "file) is no failure and no work (but a program not there, command not found, "
-         "is); a command line whose git add failed for a path that did not match or a "
+         "is), nor is an edit of a text into itself (No changes to make); a command line "
+         "whose git add failed for a path that did not match or a "
          "locked index is gone once a commit works (one refused for paths git ignores is "
          "resolved then, a lesson); once the user moves on to a new "
          "request, a failure still open is history (evicted with the resolved ones)",

@@ -423,6 +423,8 @@ class ToolCallRules:
             self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))
         elif only_looked(call.kind, call.key, exit_code, error):
             pass  # a read that found nothing changed nothing and did no work
+        elif call.replaced and len(set(call.replaced.split(">"))) == 1:
+            pass  # an edit of a text into itself ("No changes to make"): no attempt at the work
         else:
             first = informative_line(error, 400) or "failed"
             shown = relative(call.key, self.store.cwd)

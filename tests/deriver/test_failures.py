@@ -949,3 +949,15 @@ class TestFailuresJoined:
             edit("a.py", 1, unread), edit("b.py", 2, unread), edit("a.py", 3), edit("b.py", 4)
         )
         assert [f.status for f in both.failed_attempts] in ([], ["resolved"])
+
+
+def test_an_edit_of_a_text_into_itself_is_no_failed_attempt() -> None:
+    """An edit whose new text is its old one would change nothing: its refusal ("No changes
+    to make") is no attempt at the work. An edit that would change something, refused, is."""
+    same = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 1"}
+    refused = "<tool_use_error>No changes to make: old_string and new_string are exactly the same."
+    memory = derive(call("Edit", same, "failed", "e1", error=refused))
+    assert memory.failed_attempts == ()
+    other = {**same, "new_string": "x = 2"}
+    memory = derive(call("Edit", other, "failed", "e1", error="String to replace not found"))
+    assert len(memory.failed_attempts) == 1
