@@ -319,9 +319,9 @@ class Stands:
         file, which no commit of it takes, nor a file git ignores)."""
         self.before, self.acted = self.before or [], True  # the next look sees its changes
         for path in paths:
-            self.forge.changed(path)
             if in_scratch(path, self.store.cwd):
                 continue
+            self.forge.changed(path)
             shown = self.store.in_project(path)
             if self.ignored and listed(shown, self.ignored):
                 continue
