@@ -171,6 +171,12 @@ class Commits:
                     self._take_off(self.last, stamp)
             self.last_pushed = ""
 
+    def pushed_hash(self) -> str:
+        """The last commit pushed by its hash as the memory shows it (`` `1a2b3c4` ``); empty
+        when none was, or it is named by its subject only (a quiet commit)."""
+        found = _HASH_RE.match(self.last_pushed)
+        return found.group(0) if found is not None else ""
+
     def rewritten(self, stamp: Stamp) -> None:
         """A rebase or a history filter (``git pull --rebase``, ``git filter-repo``) made the
         commits not pushed anew: their hashes name commits no longer on the branch, so their

@@ -45,10 +45,9 @@ class Forge:
         self.ci = self.ci or ("seen" if configures_ci(path) else "")
 
     def pushed(self, commit: str, stamp: Stamp) -> None:
-        """A push of ``commit`` ("`1a2b3c4` “subject”", or none known): CI runs on it."""
+        """A push of ``commit`` (its hash as shown, or empty: none known): CI runs on it."""
         if self.ci:
-            self.ci, self.ci_stamp = "unseen", stamp
-            self.ci_pushed = commit.split(" ", 1)[0] if commit.startswith("`") else ""
+            self.ci, self.ci_stamp, self.ci_pushed = "unseen", stamp, commit
 
     def opened(self, output: str, stamp: Stamp) -> None:
         """A command or a forge's tool that opened one: its output's URL names it."""

@@ -352,7 +352,7 @@ class Stands:
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
         if any(action.name == "$ git push" for action in actions):
-            self.forge.pushed(self.commits.at(place).last_pushed, stamp)
+            self.forge.pushed(self.commits.at(place).pushed_hash(), stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
