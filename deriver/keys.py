@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal, NewType
 
 __all__ = [
+    "PLAN_STEPS_KEY",
     "ItemKey",
     "Verification",
     "call_identity",
@@ -29,6 +30,8 @@ ItemKey = NewType("ItemKey", str)
 Verification = Literal["final", "stop_hook"]
 """The verification items there is only ever one of."""
 _CHECK: Final = "check:"
+PLAN_STEPS_KEY: Final = ItemKey("plan:verification")
+"""The one todo of a plan's verification steps not seen taken."""
 
 
 def call_key(run_id: str | None, call_id: str | int) -> ItemKey:

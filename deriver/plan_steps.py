@@ -15,7 +15,7 @@ import re
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check
-from deriver.keys import ItemKey
+from deriver.keys import PLAN_STEPS_KEY
 from deriver.store import MemoryStore, Stamp
 from session_memory.core.redact import quote_untrusted
 
@@ -37,7 +37,6 @@ _BY_HAND_RE: Final = re.compile(r"\b(?:manual\w*|by hand|visual\w*|browser)\b", 
 _MAX_STEPS: Final = 8
 _STEPS_SHOWN: Final = 2
 _STEP_CHARS: Final = 80
-_KEY: Final = ItemKey("plan:verification")
 
 
 def verification_steps(plan: str) -> list[str]:
@@ -102,7 +101,7 @@ class PlanSteps:
 
     def _show(self, stamp: Stamp) -> None:
         store = self.store
-        item = store.get(_KEY)
+        item = store.get(PLAN_STEPS_KEY)
         if item is not None:
             store.remove(item, stamp)
         if not self.steps:
@@ -112,7 +111,7 @@ class PlanSteps:
         text = f"the plan's verification, not seen done: {shown}" + (
             f" (+{more} more)" if more > 0 else ""
         )
-        store.add("todo_items", "plan_step", text, stamp, status="pending", key=_KEY)
+        store.add("todo_items", "plan_step", text, stamp, status="pending", key=PLAN_STEPS_KEY)
 
     def to_state(self) -> list[str]:
         return list(self.steps)
