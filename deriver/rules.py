@@ -155,7 +155,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("uncertain", "tool call started, never completed or failed, nor done over: open at "
          "a compaction, then made again (the same argument: an edit of the same file that "
          "worked, which needed its text as it then was; or a run of the same check as wide)",
-         "todo marked uncertain; Edit, Write, Bash, Task... not safe to replay",
+         "todo marked uncertain; Edit, Write, Bash, Task... not safe to replay; a commit names "
+         "its subject",
          "todo_items", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why; the same failure again "

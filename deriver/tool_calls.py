@@ -24,7 +24,7 @@ from deriver.check_commands import CheckRun, detect_check
 from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
-from deriver.git_state import CHANGED_KEPT
+from deriver.git_state import CHANGED_KEPT, commit_line
 from deriver.keys import ItemKey, call_key, done_key
 from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
@@ -293,8 +293,15 @@ class ToolCallRules:
     # -- open calls -----------------------------------------------------------------------
 
     def _describe(self, call: Call) -> str:
-        """The call as the memory names it, paths relative to the session's directory."""
-        return describe(call.name, relative(call.key, self.store.cwd))
+        """The call as the memory names it, paths relative to the session's directory; a
+        command that commits names its commit's subject when the cut command does not (the
+        subject is what says which work an unfinished commit would hold)."""
+        named = describe(call.name, relative(call.key, self.store.cwd))
+        if call.kind is ToolKind.SHELL and call.key and "commit" in call.key:
+            subject = commit_line(call.key).subject
+            if subject and subject not in named:
+                return f"{named}, committing {quote(subject, EXCERPT_CHARS)}"
+        return named
 
     def _requested(self, key: ItemKey | None, call: Call, stamp: Stamp) -> bool:
         if key is None or key in self.calls:

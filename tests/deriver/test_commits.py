@@ -26,6 +26,20 @@ class TestCommits:
         assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
         assert not any("not pushed" in t for t in texts(memory.where_stands))
 
+    def test_a_commit_never_answered_names_its_subject(self) -> None:
+        """A commit whose result the session never saw (it ended first) is uncertain, named
+        by its subject even where the command's cut hides it (files staged before it, a
+        message in a heredoc)."""
+        staged = " ".join(f"src/module_{n}/implementation.py" for n in range(5))
+        message = "\"$(cat <<'EOF'\nfix(io): retry reads\nEOF\n)\""
+        command = f"git add {staged} && git commit -m {message}"
+        memory = derive(user("commit it"), *call("Bash", {"command": command})[:2])
+        [todo] = memory.todo_items
+        assert todo.status == "uncertain"
+        assert todo.text.endswith(", committing \u201cfix(io): retry reads\u201d")
+        short = derive(user("commit it"), *call("Bash", {"command": 'git commit -m "x"'})[:2])
+        assert [t.text for t in short.todo_items] == ['Bash `git commit -m "x"`']
+
     def test_commits_rebased_or_filtered_are_named_by_subject(self) -> None:
         """``git pull --rebase`` or ``git filter-repo`` made the commits not pushed anew:
         the hashes ``git commit`` printed name commits no longer on the branch, so the
