@@ -68,7 +68,9 @@ class Commits:
         """The branch ``git commit`` said the last commit went on."""
         self.stamp: Stamp | None = None
         self.last_pushed = ""
-        """The last commit pushed, until another is made: an amend replaces it."""
+        """The last commit pushed, until another is made: an amend replaces it. Until then
+        it is where the session stands (what the branch's upstream has), no line of its own."""
+        self.pushed_stamp: Stamp | None = None
         self.made = ""
         """The branch the session made and is on, and the one it made it from (if named)."""
         self.made_from = ""
@@ -84,13 +86,14 @@ class Commits:
         if commit.amend and (self.last or self.last_pushed):
             # The amended commit replaces the last one, whether or not it was pushed.
             self._take_off(self.last or self.last_pushed, stamp)
+            self.last_pushed, self.pushed_stamp = "", None
         elif self.last:
             # No longer the last: the stands line counts it, the completed work names it.
             self.earlier = [*self.earlier, self.last][-_MAX_KEPT:]
             text = f"committed {self.last}"
             if store.get(done_key(text)) is None:
                 store.add("completed_work", "commit", text, self.stamp or stamp, key=done_key(text))
-        self.last_pushed = ""
+        self._settle_pushed()
         if found is not None:
             branch = found.group(1) or ""
             self.branch = "" if branch == "detached" else branch  # "[detached HEAD 1a2b3c4]"
@@ -101,19 +104,13 @@ class Commits:
         self.stamp = stamp  # shown where the session stands until pushed: no line of its own
 
     def pushed_all(self, stamp: Stamp) -> None:
-        """A push: one line per commit, the commit's own line says it was pushed, and so do
-        those of the commits before it that the push took along."""
+        """A push: the last commit is shown where the session stands as pushed (until another
+        is made), and the lines of the commits before it that the push took along say so."""
         if not self.last:
             return
-        store = self.store
         self._mark_pushed(self.earlier, stamp)
-        key, text = done_key(f"committed {self.last}"), f"committed and pushed {self.last}"
-        item = store.get(key)
-        if item is None:
-            store.add("completed_work", "commit", text, stamp, key=key)
-        else:
-            store.update(item, stamp, text=text)
         self.last_pushed, self.last, self.earlier = self.last, "", []
+        self.pushed_stamp = stamp
 
     def upstream_has(self, branch: str, ahead: int, stamp: Stamp) -> None:
         """git says ``branch`` has ``ahead`` commits its upstream has not: those before them
@@ -169,7 +166,7 @@ class Commits:
                 self.last, self.earlier = (kept[-1], kept[:-1]) if kept else ("", [])
                 if self.last:  # the last again: shown where the session stands
                     self._take_off(self.last, stamp)
-            self.last_pushed = ""
+            self.last_pushed, self.pushed_stamp = "", None
 
     def pushed_hash(self) -> str:
         """The last commit pushed by its hash as the memory shows it (`` `1a2b3c4` ``); empty
@@ -191,6 +188,19 @@ class Commits:
                           key=done_key(f"committed {renamed}"))  # fmt: skip
         self.earlier = [_HASH_PREFIX_RE.sub("", c) for c in self.earlier]
         self.last = _HASH_PREFIX_RE.sub("", self.last)
+
+    def _settle_pushed(self) -> None:
+        """The last commit pushed is no longer where the session stands (another was made):
+        a line of completed work."""
+        if self.last_pushed and self.pushed_stamp is not None:
+            text = f"committed and pushed {self.last_pushed}"
+            key = done_key(f"committed {self.last_pushed}")
+            item = self.store.get(key)
+            if item is None:
+                self.store.add("completed_work", "commit", text, self.pushed_stamp, key=key)
+            else:
+                self.store.update(item, self.pushed_stamp, text=text)
+        self.last_pushed, self.pushed_stamp = "", None
 
     def _take_off(self, commit: str, stamp: Stamp) -> None:
         """A commit amended or reset away: its lines go, pushed or not."""
@@ -218,13 +228,16 @@ class Commits:
             self.made = ""
 
     def lines(self) -> list[tuple[str, str, Stamp]]:
-        """Where the session stands with its commits: the last one not pushed, and the
-        branch the session made (named once)."""
+        """Where the session stands with its commits: the last one not pushed, or else the
+        last one pushed, and the branch the session made (named once)."""
         found = []
+        on = f" on {code(self.branch, 60)}" if self.branch else ""
+        if self.last_pushed and self.pushed_stamp is not None:
+            found.append(("pushed", f"committed and pushed{on}: {self.last_pushed}",
+                          self.pushed_stamp))  # fmt: skip
         if self.last and self.stamp is not None:
             earlier = len(self.earlier)
             more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
-            on = f" on {code(self.branch, 60)}" if self.branch else ""
             found.append(("unpushed", f"committed and not pushed{on}: {self.last}{more}",
                           self.stamp))  # fmt: skip
         if self.made and self.made_stamp is not None and not (found and self.branch == self.made):
@@ -235,7 +248,8 @@ class Commits:
 
     def facts(self) -> tuple[object, ...]:
         """What the lines of :meth:`lines` are made of."""
-        return (self.last, len(self.earlier), self.stamp, self.branch, self.made, self.made_from)
+        return (self.last, len(self.earlier), self.stamp, self.branch, self.made, self.made_from,
+                self.last_pushed, self.pushed_stamp)  # fmt: skip
 
     def _mark_pushed(self, commits: list[str], stamp: Stamp) -> None:
         for commit in commits:
@@ -252,6 +266,7 @@ class Commits:
             "branch": self.branch,
             "stamp": self.stamp,
             "last_pushed": self.last_pushed,
+            "pushed_stamp": self.pushed_stamp,
             "made": [self.made, self.made_from, self.made_stamp],
         }
 
@@ -262,6 +277,8 @@ class Commits:
         self.stamp = None if stamp is None else (stamp[0], stamp[1])
         self.made, self.made_from, made_stamp = state["made"]
         self.made_stamp = None if made_stamp is None else (made_stamp[0], made_stamp[1])
+        pushed = state["pushed_stamp"]
+        self.pushed_stamp = None if pushed is None else (pushed[0], pushed[1])
 
 
 class Repositories:

@@ -26,7 +26,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 17
+SNAPSHOT_FORMAT: Final = 18
 """Version 16: the steps of a plan's verification not seen taken, what each edit sent, and the
 last edit of each file that failed; version 15: what each edit replaced, and the edits of
 each file changed since it was last unchanged (an edit that undoes them leaves no change);

@@ -79,11 +79,20 @@ class Forge:
             text = f"{pull.verb}d pull request {named}"
             bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
 
-    def lines(self) -> list[tuple[str, str, Stamp]]:
-        found = []
+    def lines(self, commits: list[tuple[str, str, Stamp]]) -> list[tuple[str, str, Stamp]]:
+        """The commits' lines where the session stands, then the forge's: CI not seen to
+        check a push is said on the line that shows the commit pushed, if one does."""
+        found = list(commits)
         if self.ci == "unseen" and self.ci_stamp is not None:
-            pushed = f"pushed {self.ci_pushed}" if self.ci_pushed else "pushed"
-            found.append(("ci_unseen", f"{pushed}; its CI checks not seen", self.ci_stamp))
+            shown = next((i for i, (kind, text, _) in enumerate(found)
+                          if kind == "pushed" and self.ci_pushed and self.ci_pushed in text),
+                         None)  # fmt: skip
+            if shown is not None:
+                kind, text, stamp = found[shown]
+                found[shown] = (kind, f"{text}; its CI checks not seen", stamp)
+            else:
+                pushed = f"pushed {self.ci_pushed}" if self.ci_pushed else "pushed"
+                found.append(("ci_unseen", f"{pushed}; its CI checks not seen", self.ci_stamp))
         if self.open and self.stamp is not None:
             found.append(("pull_open", f"pull request left open: {self.open}", self.stamp))
         return found

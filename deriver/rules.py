@@ -278,8 +278,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("commit", "`git commit` completed, its output naming the commit (or its command "
          "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit)",
-         "completed work, once pushed or followed by another commit (the last one not "
-         "pushed is where the session stands): hash and subject (the subject alone for a "
+         "completed work, once followed by another commit (until then the last one is "
+         "where the session stands, pushed or not): hash and subject (the subject alone for a "
          "quiet one), an amended one (--amend) in place of the last, pushed or not; those "
          "not pushed by subject alone once rebased or filtered (git pull --rebase, git "
          "filter-repo: their hashes are gone); the files changed before it are "
@@ -289,7 +289,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed_work", "completed_work"),
     Rule("push", "`git push` completed after a commit (not one that names only notes or tags: "
          "git push origin refs/notes/ai, git push --tags)",
-         "the commits' lines say committed and pushed (the last one's a line of its own)",
+         "the lines of the commits before the last say committed and pushed; the last one "
+         "is where the session stands (pushed) until another commit is made",
          "completed_work", "completed_work"),
     Rule("deployed", "a shell command that deploys the work (vercel deploy / --prod, "
          "netlify, fly, wrangler or firebase deploy, gcloud … deploy, railway up, terraform "
@@ -377,6 +378,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "them all, and so does a git status of its branch up to date with its upstream; one "
          "ahead by N commits leaves the last N)",
          "where_stands", "never evicted"),
+    Rule("pushed", "a commit pushed, and no commit made since (nor the pushed one taken off "
+         "by an amend or a reset)",
+         "where the session stands: the commit and its branch, committed and pushed; a line "
+         "of completed work once another commit is made", "where_stands", "never evicted"),
     Rule("branch", "git checkout -b / -B, git switch -c / -C completed, and no move to another "
          "branch since (git switch x, git checkout of the branch it was made from, git or gh "
          "saying it switched, or gh pr merge --delete-branch)",
@@ -385,7 +390,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "
          "run view / watch / list, glab ci, glab pipeline) or changed its configuration "
          "(.github/workflows/*.yml, .gitlab-ci.yml, ...), and no look since",
-         "where the session stands: the commit pushed (its hash), its CI checks not seen",
+         "where the session stands: the commit pushed (its hash), its CI checks not seen; "
+         "said on the line of the commit pushed (`pushed`) when one shows it",
          "where_stands", "never evicted"),
     Rule("pull_open", "a pull request opened and not merged or closed since (a merge only "
          "scheduled, gh pr merge --auto, leaves it open)",

@@ -480,8 +480,7 @@ class Stands:
                 more = f" (+{extra} more)" if extra > 0 else ""
                 text = self._line(key, f"{_CHANGED[self.git_used]}: {files}{more}")
             found.append(("uncommitted", text, self.changed_stamp))
-        found.extend(self.commits.lines())
-        found.extend(self.forge.lines())
+        found.extend(self.forge.lines(self.commits.lines()))
         return found
 
     def _facts(self) -> tuple[object, ...]:

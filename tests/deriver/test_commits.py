@@ -54,10 +54,8 @@ class TestCommits:
         ):
             memory = derive(user("fix it"), *commits, bash(rewrite, "", "r1"),
                             bash("git push", "", "p1"))  # fmt: skip
-            assert texts(memory.completed_work) == [
-                "committed and pushed \u201cfix a\u201d",
-                "committed and pushed \u201cfix b\u201d",
-            ]
+            assert texts(memory.completed_work) == ["committed and pushed \u201cfix a\u201d"]
+            assert "committed and pushed on `main`: \u201cfix b\u201d" in texts(memory.where_stands)
         memory = derive(user("fix it"), *commits, bash("git rebase --abort", "", "r1"))
         assert (
             "committed and not pushed on `main`: `2b3c4d5` \u201cfix b\u201d (and 1 earlier commit)"
@@ -111,7 +109,10 @@ class TestCommits:
             memory.where_stands
         )
         memory = derive(*first, bash("git push --force-with-lease", "", "p2"))
-        assert texts(memory.completed_work) == ["committed and pushed `5d6e7f8` “fix a better”"]
+        assert texts(memory.completed_work) == []
+        assert "committed and pushed on `fix`: `5d6e7f8` “fix a better”" in texts(
+            memory.where_stands
+        )
 
 
 class TestUpstream:

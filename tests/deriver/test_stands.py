@@ -624,7 +624,7 @@ class TestEndState:
             bash('git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1"),
             bash("git -c push.default=current --no-pager push", "", "g2"),
         )  # fmt: skip
-        assert "committed and pushed `1a2b3c4` “fix a”" in texts(memory.completed_work)
+        assert "committed and pushed on `main`: `1a2b3c4` “fix a”" in texts(memory.where_stands)
 
     @pytest.mark.parametrize("output", ["", "ok \u2713"])
     def test_a_quiet_commit_takes_the_files_changed(self, output: str) -> None:
@@ -642,15 +642,18 @@ class TestEndState:
         """The session looked at CI, then pushed a fix and did not look again: the CI of
         the push is unseen. A look after the push, or no look at all, says nothing."""
         fix = bash('git commit -am "fix ci"', "[main 1a2b3c4] fix ci", "g1")
-        unseen = "pushed `1a2b3c4`; its CI checks not seen"
+        unseen = "committed and pushed on `main`: `1a2b3c4` “fix ci”; its CI checks not seen"
         failed = bash(look, "test  fail  7m7s", "c1", exit_code=1)
         memory = derive(user("fix the build"), failed, fix, bash("git push", "", "p1"))
         assert unseen in texts(memory.where_stands)
         memory = derive(user("fix the build"), failed, fix, bash("git push", "", "p1"),
                         bash(look, "test  pass  5m1s", "c2"))  # fmt: skip
-        assert unseen not in texts(memory.where_stands)
+        assert "committed and pushed on `main`: `1a2b3c4` “fix ci”" in texts(memory.where_stands)
         memory = derive(user("fix the build"), fix, bash("git push", "", "p1"))
         assert unseen not in texts(memory.where_stands)
+        # A push CI was seen to check, of a commit no line shows, is named by its hash alone.
+        memory = derive(user("fix the build"), failed, bash("git push", "", "p1"))
+        assert "pushed; its CI checks not seen" in texts(memory.where_stands)
 
     @pytest.mark.parametrize(
         "workflow", [".github/workflows/deploy.yml", "web/.gitlab-ci.yml", ".circleci/config.yaml"]
@@ -662,7 +665,7 @@ class TestEndState:
         edit = call("Edit", {"file_path": workflow}, call_id="e1")
         fix = bash('git commit -am "scope pages: write"', "[main f6856fd] scope pages", "g1")
         push = bash("git push", "", "p1")
-        unseen = "pushed `f6856fd`; its CI checks not seen"
+        unseen = "committed and pushed on `main`: `f6856fd` “scope pages”; its CI checks not seen"
         assert unseen in texts(derive(user("fix the deploy"), edit, fix, push).where_stands)
         other = call("Edit", {"file_path": "deploy.md"}, call_id="e1")
         assert not any(
@@ -721,12 +724,18 @@ class TestEndState:
         assert texts(memory.where_stands) == ["files changed: `a.py`"]
 
     def test_a_push_settles_the_commit(self) -> None:
-        memory = derive(
+        """The last commit pushed is where the branch stands until another is made; then it
+        is completed work."""
+        pushed: list[Any] = [
             user("ship it"),
             bash('git commit -m "x"', "[main abcdef1] x", "g1"),
             bash("git push", "To origin\n", "g2"),
-        )
-        assert not any("not pushed" in t for t in texts(memory.where_stands))
+        ]
+        memory = derive(*pushed)
+        assert texts(memory.where_stands) == ["committed and pushed on `main`: `abcdef1` “x”"]
+        assert texts(memory.completed_work) == []
+        memory = derive(*pushed, bash('git commit -m "y"', "[main bcdef12] y", "g3"))
+        assert texts(memory.where_stands) == ["committed and not pushed on `main`: `bcdef12` “y”"]
         assert texts(memory.completed_work) == ["committed and pushed `abcdef1` “x”"]
 
     def test_a_branch_made_in_the_session_is_where_its_work_goes(self) -> None:
