@@ -14,7 +14,7 @@ import re
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check, shown_command
-from deriver.check_output import CheckSummary, script_command, summarize_check
+from deriver.check_output import CheckCounts, CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line, lines_said
@@ -126,9 +126,11 @@ _INVERT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*v[a-zA-Z]*|--invert-m
 _CONTEXT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[ABC]\s*\d*|--(?:after-|before-)?context\b)")
 
 
-def _problems_counted(command: str, output: str) -> int | None:
+def _problems_counted(command: str, output: str) -> CheckSummary | None:
     """How many problem lines a filter that ends the command line counted (its output's last
-    line, a number); None when it counts none (no such filter, or not of problems)."""
+    line, a number), said as the summary of the run: the filter stripped from the command
+    shown, the count is all its output says of it. None when it counts none (no such
+    filter, or not of problems)."""
     found = _COUNTING_RE.search(command.rstrip())
     if found is None:
         return None
@@ -138,7 +140,12 @@ def _problems_counted(command: str, output: str) -> int | None:
     if _INVERT_FLAG_RE.search(stage) or not _PROBLEM_WORDS_RE.search(stage):
         return None
     last = output.strip().rsplit("\n", 1)[-1].strip()
-    return int(last) if last.isdigit() else None
+    if not last.isdigit():
+        return None
+    count = int(last)
+    return CheckSummary(
+        CheckCounts(errors=count), f"{count} problem line{'s' * (count != 1)} counted"
+    )
 
 
 def _suffix(path: str) -> str:
@@ -239,7 +246,8 @@ class CheckRules:
         counted = _problems_counted(check.command, output)
         passed: bool | None
         if counted is not None:
-            passed = counted == 0  # the count is the verdict: grep exits 1 when it counts none
+            # The count is the verdict (grep exits 1 when it counts none), and the summary.
+            passed, summary = counted.counts.errors == 0, summary or counted
         elif kept is not None and _CONTEXT_FLAG_RE.search(kept.group(1)) is not None:
             passed = None  # lines around those the filter kept: neither verdict shows
         else:

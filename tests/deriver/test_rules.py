@@ -925,6 +925,13 @@ class TestChecks:
         memory = derive(bash('npx tsc --noEmit | grep -c "error TS"', "0", "c1", exit_code=1))
         [check] = memory.verification_status
         assert check.status == "passed" and memory.failed_attempts == ()
+        # What the count is, not a line printed before it, says why the run failed.
+        counted = 'echo "schema valid" && npx markdownlint-cli2 a.mdx 2>&1 | grep -c "error "'
+        memory = derive(bash(counted, "schema valid\n25", "c1"))
+        [check] = memory.verification_status
+        assert check.text.endswith("(25 problem lines counted)")
+        [failure] = memory.failed_attempts
+        assert failure.text.endswith(": \u201c25 problem lines counted\u201d")
 
     def test_failed_check_names_its_failing_tests(self) -> None:
         """A failed check's line lists the tests the runner says failed."""
