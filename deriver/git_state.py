@@ -147,11 +147,18 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
         return None
     lines = text.splitlines()
     if at > 0:
-        # After other commands, the listing starts at its branch line (-b: "## main...").
-        start = next((n for n, line in enumerate(lines) if line.startswith("## ")), None)
-        if start is None or not _SHORT_STATUS.intersection(options):
+        # After other commands, the listing starts at its branch line (-b: "## main...";
+        # long, last on its line: "On branch main").
+        short = bool(_SHORT_STATUS.intersection(options))
+        if not short and at < len(commands) - 1:
+            return None
+        head = "## " if short else "On branch "
+        start = next((n for n, line in enumerate(lines) if line.startswith(head)), None)
+        if start is None:
             return None
         lines = lines[start:]
+        if not short:
+            return _long_listing(lines)
     followed = len(commands) > 1
     if _SHORT_STATUS.intersection(options):
         listed = []
@@ -166,8 +173,13 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
         return listed
     if followed:
         return None  # a long listing is not told apart from what follows it
+    return _long_listing(lines)
+
+
+def _long_listing(lines: list[str]) -> list[str] | None:
+    """The files a long ``git status`` lists (each on a tab-indented line)."""
     listed = [_LONG_STATUS_RE.sub("", line.strip()).rsplit(" -> ", 1)[-1]
-              for line in text.splitlines() if line.startswith("\t")]  # fmt: skip
+              for line in lines if line.startswith("\t")]  # fmt: skip
     return listed or None
 
 

@@ -361,7 +361,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "read (changed before the session, or by another agent beside it: an approval "
          "reviewer's look at the reviewed agent's tree); a short status is read first on "
          "its command line (git status -s; git diff --stat), or after others from its branch "
-         "line (git fetch && git status -sb); not a file a later read or edit found missing "
+         "line (git fetch && git status -sb), a long one after others when last on its line "
+         "(git commit -m x && git status: what the commit left); not a file a later read or "
+         "edit found missing "
          "(File does not exist: removed, or reset away), nor one whose edits since it was last "
          "unchanged were each undone by an edit that put back what it replaced (a version "
          "bumped, then set back)",

@@ -349,8 +349,12 @@ class Stands:
         if exit_code is not None and exit_code != 0:
             return
         actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
+        still = list(self.changed)  # what a status on the line listed (read before)
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
+        names = [action.name for action in actions]
+        if "$ git commit" in names and "$ git status" in names[names.index("$ git commit") :]:
+            self.changed[:] = still  # git commit && git status: what the commit left changed
         if any(action.name == "$ git push" for action in actions):
             self.forge.pushed(self.commits.at(place).pushed_hash(), stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))

@@ -549,6 +549,29 @@ class TestEndState:
             memory.where_stands
         )
 
+    def test_a_status_after_a_commit_on_its_line_says_what_it_left(self) -> None:
+        """``git add a.py && git commit -m x && git status``: the commit took what it staged,
+        and the long listing after it, last on the line, names what is still changed (a
+        file an install rewrote, left out of the commit)."""
+        output = (
+            "[main 6dacbd6] fix a\n 1 file changed\nOn branch main\nYour branch is ahead of "
+            "'origin/main' by 1 commit.\n\nChanges not staged for commit:\n"
+            "\tmodified:   src/pkg.egg-info/SOURCES.txt\n\nno changes added to commit\n"
+        )
+        edits = [
+            call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash("pip install -e .", "Successfully installed pkg", "i1"),
+        ]
+        asked = event("message", role="user", content="fix it", cwd="/w/shop")
+        commit = 'git add a.py && git commit -m "fix a"'
+        memory = derive(asked, *edits, bash(f"{commit} && git status", output, "g1"))
+        assert texts(memory.where_stands) == [
+            "files changed and not committed: `src/pkg.egg-info/SOURCES.txt`",
+            "committed and not pushed on `main`: `6dacbd6` “fix a”",
+        ]
+        memory = derive(asked, *edits, bash(commit, output[:30], "g1"))
+        assert not any("files changed" in t for t in texts(memory.where_stands))
+
     @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
     def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
         memory = derive(
