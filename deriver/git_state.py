@@ -176,6 +176,15 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     return _long_listing(lines)
 
 
+def lists_after_commit(actions: list[str], command: str, outcome: ToolOutcome) -> bool:
+    """Whether a command line's ``actions`` (``$ git commit``...) commit and then list the
+    whole tree's status, read (``git commit -m x && git status``): what the commit left."""
+    if "$ git commit" not in actions or "$ git status" not in actions:
+        return False
+    at = actions.index("$ git commit")
+    return "$ git status" in actions[at:] and tree_status(command, outcome) is not None
+
+
 def _long_listing(lines: list[str]) -> list[str] | None:
     """The files a long ``git status`` lists (each on a tab-indented line)."""
     listed = [_LONG_STATUS_RE.sub("", line.strip()).rsplit(" -> ", 1)[-1]

@@ -47,6 +47,7 @@ from deriver.git_state import (
     in_scratch_dir,
     kept_after,
     listed,
+    lists_after_commit,
     opens_pull,
     pull_action,
 )
@@ -352,9 +353,8 @@ class Stands:
         still = list(self.changed)  # what a status on the line listed (read before)
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
-        names = [action.name for action in actions]
-        if "$ git commit" in names and "$ git status" in names[names.index("$ git commit") :]:
-            self.changed[:] = still  # git commit && git status: what the commit left changed
+        if lists_after_commit([action.name for action in actions], arg, outcome):
+            self.changed[:] = still  # git commit && git status: what the commit left
         if any(action.name == "$ git push" for action in actions):
             self.forge.pushed(self.commits.at(place).pushed_hash(), stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))

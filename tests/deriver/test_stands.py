@@ -571,6 +571,9 @@ class TestEndState:
         ]
         memory = derive(asked, *edits, bash(commit, output[:30], "g1"))
         assert not any("files changed" in t for t in texts(memory.where_stands))
+        # A status of some paths lists only some: the commit took what was changed.
+        memory = derive(asked, *edits, bash(f"{commit} && git status src/", output, "g1"))
+        assert not any("files changed" in t for t in texts(memory.where_stands))
 
     @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
     def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
