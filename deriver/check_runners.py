@@ -319,6 +319,9 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
                                word_set("-j --job")), "act", GATE, scoped=False),
     _R(("pre-commit", "prek"), Subcommand(word_set("run"), bare=True, value_flags=_LEAD_FLAGS),
        "pre-commit", GATE, scoped=False),
+    # The project's CI checks, as the forge lists them (deriver/ci_checks.py reads them)
+    _R(("gh",), Script("pr", "checks"), "gh pr checks", GATE, scoped=False),
+    _R(("gh",), Script("run", "watch"), "gh run watch", GATE, scoped=False),
     _R(("npm",), Scripts(GATE_NAMES, _JS_FLAGS | {"-w"}, _JS_RUNNERS, bare=False), "npm", GATE),
     _R(("pnpm",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS), "pnpm", GATE),
     _R(("yarn",), Scripts(GATE_NAMES, _JS_FLAGS, _JS_RUNNERS, workspace="workspace"), "yarn",

@@ -18,6 +18,7 @@ from deriver.check_output import CheckCounts, CheckSummary, script_command, summ
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
 from deriver.check_verdict import check_passed, failing_tests, failure_line, lines_said
+from deriver.ci_checks import CI_CHECKS, ci_verdict
 from deriver.git_state import elsewhere
 from deriver.keys import call_identity, check_key, check_of, failure_key
 from deriver.recording import Failures, verification
@@ -233,7 +234,8 @@ class CheckRules:
     ) -> bool:
         """The check's latest run: passed, failed or unknown, in the runner's own words;
         whether it passed."""
-        summary = summarize_check(check.name, output)
+        ci = ci_verdict(output) if check.name in CI_CHECKS else None
+        summary = ci.summary if ci is not None else summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         kept = _GREP_FILTER_RE.search(check.command) if summary is None else None
         if kept is not None and not _PROBLEM_WORDS_RE.search(kept.group(1)):
@@ -245,7 +247,9 @@ class CheckRules:
             check = dataclasses.replace(check, scope=narrowed)
         counted = _problems_counted(check.command, output)
         passed: bool | None
-        if counted is not None:
+        if ci is not None:
+            passed = ci.passed  # the checks' states, whatever gh's exit (8: some pending)
+        elif counted is not None:
             # The count is the verdict (grep exits 1 when it counts none), and the summary.
             passed, summary = counted.counts.errors == 0, summary or counted
         elif kept is not None and _CONTEXT_FLAG_RE.search(kept.group(1)) is not None:

@@ -93,7 +93,7 @@ class Commits:
             text = f"committed {self.last}"
             if store.get(done_key(text)) is None:
                 store.add("completed_work", "commit", text, self.stamp or stamp, key=done_key(text))
-        self._settle_pushed()
+        self.settle_pushed()
         if found is not None:
             branch = found.group(1) or ""
             self.branch = "" if branch == "detached" else branch  # "[detached HEAD 1a2b3c4]"
@@ -189,9 +189,9 @@ class Commits:
         self.earlier = [_HASH_PREFIX_RE.sub("", c) for c in self.earlier]
         self.last = _HASH_PREFIX_RE.sub("", self.last)
 
-    def _settle_pushed(self) -> None:
-        """The last commit pushed is no longer where the session stands (another was made):
-        a line of completed work."""
+    def settle_pushed(self) -> None:
+        """The last commit pushed is no longer where the session stands (another was made,
+        or the pull request of its branch merged it): a line of completed work."""
         if self.last_pushed and self.pushed_stamp is not None:
             text = f"committed and pushed {self.last_pushed}"
             key = done_key(f"committed {self.last_pushed}")

@@ -62,22 +62,25 @@ class Forge:
                      done_key(text))  # fmt: skip
             self.open, self.stamp = code(found.group(0), 160), stamp
 
-    def ended(self, pull: PullAction, output: str, stamp: Stamp) -> None:
+    def ended(self, pull: PullAction, output: str, stamp: Stamp) -> bool:
         """A merge or close that worked: the pull request it names (by default the one the
         session opened) is merged or closed, unless the merge is only scheduled; the method
-        a merge chose is a key decision, the project's way of merging."""
+        a merge chose is a key decision, the project's way of merging. Whether it merged the
+        session's own (its branch's work is then on the base branch)."""
         if pull.method:
             decision(self.store, "merge_method", f"merge method: {pull.method}", stamp)
         if pull.verb == "merge" and MERGE_LATER_RE.search(output[:4000]):
-            return  # "will be automatically merged … when all requirements are met": open
+            return False  # "will be automatically merged … when all requirements are met"
         named, ours = pull.pull_request, self.open
-        if not named or (ours and same_pull(named, ours.strip("`"))):
+        own = not named or bool(ours and same_pull(named, ours.strip("`")))
+        if own:
             named, self.open = ours, ""
         else:
             named = f"#{named}" if named.isdigit() else code(named, 160)
         if named:
             text = f"{pull.verb}d pull request {named}"
             bump(self.store, "completed_work", "pull_request", text, stamp, done_key(text))
+        return own and pull.verb == "merge"
 
     def lines(self, commits: list[tuple[str, str, Stamp]]) -> list[tuple[str, str, Stamp]]:
         """The commits' lines where the session stands, then the forge's: CI not seen to

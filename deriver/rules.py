@@ -230,6 +230,13 @@ RULES: Final[tuple[Rule, ...]] = (
          "output did not tell, when it reports a result and no next step (All 527 tests "
          "pass), is kept with it",
          "verification_status", "verification_status"),
+    Rule("ci_checks", "gh pr checks or gh run watch completed or failed, listing the CI "
+         "checks of a pull request or a run (a project gate, run by the forge)",
+         "a check's verification line, by the states it lists (not gh's exit: 8 while some are "
+         "pending): failed naming the failing checks (a failed attempt too), a warning while any "
+         "is pending, passed when all pass; a refresh of the table (--watch) says each check's "
+         "later state, a loop over several pull requests lists all of theirs",
+         "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
@@ -384,7 +391,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("pushed", "a commit pushed, and no commit made since (nor the pushed one taken off "
          "by an amend or a reset)",
          "where the session stands: the commit and its branch, committed and pushed; a line "
-         "of completed work once another commit is made", "where_stands", "never evicted"),
+         "of completed work once another commit is made or the session's pull request merged",
+         "where_stands", "never evicted"),
     Rule("branch", "git checkout -b / -B, git switch -c / -C completed, and no move to another "
          "branch since (git switch x, git checkout of the branch it was made from, git or gh "
          "saying it switched, or gh pr merge --delete-branch)",

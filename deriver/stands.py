@@ -361,8 +361,8 @@ class Stands:
         if discards or "merge" in arg or "close" in arg:
             for piped, words in simple_commands(arg):
                 pull = None if piped else pull_action(words)
-                if pull is not None:
-                    self.forge.ended(pull, outcome.output, stamp)
+                if pull is not None and self.forge.ended(pull, outcome.output, stamp):
+                    self.commits.at(place).settle_pushed()  # merged: history
                 elif discards and not piped and basename(words[0]) == "git":
                     # Changes thrown away are no longer there to commit.
                     self.changed[:] = kept_after(self.changed, words[1:], self.store.cwd)
