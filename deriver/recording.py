@@ -445,6 +445,15 @@ class Failures:
                 del self.by_action[name]
         self._count_shell_actions()
 
+    def seen(self, path: str, stamp: Stamp) -> None:
+        """A file read: an edit of it that did not apply because the file was not as last
+        seen (``stale_edit``) is settled, nothing learned: the agent now sees it as it is."""
+        for entries in self.by_action.values():
+            for targets, item_key, failed in list(entries):
+                item = self.store.get(ItemKey(item_key))
+                if path in targets and item is not None and item.kind == "stale_edit":
+                    self._resolve(ItemKey(item_key), failed, "", stamp, False)  # gone
+
     def _staged(self, stamp: Stamp) -> None:
         """A commit took what was staged: a command line that failed staging is settled.
         For a path that did not match or a locked index it is moot, nothing learned (what

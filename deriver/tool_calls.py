@@ -411,6 +411,8 @@ class ToolCallRules:
             again = bool(call.sent) and self.refused.pop(call.key or "", "") == call.sent
             self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
                                   no_lesson=again)  # fmt: skip
+            if call.kind is ToolKind.READ and call.key and self.failures.by_action:
+                self.failures.seen(call.key, stamp)
             self._did(call, result, stamp)
 
     def _failed(

@@ -893,6 +893,21 @@ class TestStaleEdits:
         )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["resolved"]
 
+    def test_a_read_of_the_file_settles_an_edit_refused_for_an_old_view_of_it(self) -> None:
+        """A write refused because the file was not read (another agent had made it since):
+        once the agent reads the file it sees it as it is, and the refusal is gone, written
+        or not. A write refused for another reason stays."""
+        error = "File has not been read yet. Read it first before writing to it."
+        unread = {"status": "stale", "exit_code": None, "output": "", "error": error}
+        args = {"file_path": "/repo/screen.dart"}
+        refused = [*call("Write", args)[:2], tool_event("failed", "Write", outcome=unread)]
+        read = call("Read", args, call_id="c2", result="class Screen {}")
+        assert derive(refused, read).failed_attempts == ()
+        other = call("Read", {"file_path": "/repo/other.dart"}, call_id="c2", result="x")
+        assert len(derive(refused, other).failed_attempts) == 1
+        denied = call("Write", args, "failed", "w1", error="EACCES: permission denied")
+        assert len(derive(denied, read).failed_attempts) == 1
+
 
 def _rejected_edit(path: str, n: int) -> list[dict[str, Any]]:
     return call("Edit", {"file_path": path}, "failed", f"r{n}", error="User rejected tool use")
