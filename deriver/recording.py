@@ -92,13 +92,13 @@ _UNUSED_NAME_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
-# A command refused for how it was called: an option or a value it does not take ("unknown
-# flag: --no-pager", "Invalid --since value: '1d'", "unrecognized arguments"). Called
-# right, it did what was asked: a slip, nothing learned.
+# A call refused for how it was made: an option, a value or a name it does not take ("unknown
+# flag: --no-pager", "Invalid --since value: '1d'", "Unknown skill: commit"). Made right, it
+# did what was asked: a slip, nothing learned.
 _USAGE_RE: Final = re.compile(
     r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
     r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
-    r"\bno such option\b",
+    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type)\b",
     re.IGNORECASE,
 )
 
@@ -515,8 +515,8 @@ class Failures:
             no_lesson
             or item.kind == "stale_edit"
             or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
-            or (shell and item.kind == "tool_failed" and not fixed
-                and (worked == failed or _moved_only(failed, worked)
+            or (item.kind == "tool_failed" and not fixed
+                and ((shell and (worked == failed or _moved_only(failed, worked)))
                      or _USAGE_RE.search(item.text) is not None))
         ):  # fmt: skip
             # A linter's finding that now passes (or a compiler's that a name is unused), an

@@ -261,6 +261,16 @@ class TestResolution:
                         bash("git add b.py", "", "c2"))  # fmt: skip
         assert [f.status for f in memory.failed_attempts] == ["open"]
 
+    def test_a_tool_called_by_a_name_it_knows_settles_the_unknown_one(self) -> None:
+        """A skill asked for by a name the client does not know ("Unknown skill: commit"),
+        then by its full name, worked: a slip, nothing left."""
+        unknown = "<tool_use_error>Unknown skill: commit</tool_use_error>"
+        memory = derive(
+            call("Skill", {"skill": "commit"}, "failed", "s1", error=unknown),
+            call("Skill", {"skill": "commit-commands:commit"}, call_id="s2", result="Launching"),
+        )
+        assert memory.failed_attempts == ()
+
     def test_the_same_call_succeeding_resolves_without_a_lesson(self) -> None:
         """The same tool on the same file working later resolves the failure and adds nothing
         to it (an edit's key argument is not the whole call: the failure stays as a lesson)."""
