@@ -15,6 +15,7 @@ from typing import Any, Final
 import msgspec
 import orjson
 
+from deriver.conclusions import widened
 from deriver.rules import Rules
 from deriver.store import Item, MemoryStore
 from deriver.token_budget import TokenArithmetic
@@ -261,6 +262,11 @@ class SessionMemoryDeriver:
             item = store.stands_item(*earlier)
             used += store.stands_cost([*stands, item]) - store.stands_cost(stands)
             stands = [*stands, item]
+        # Then the newest closing messages kept as decisions say more, while room is left.
+        sections["key_decisions"], taken = widened(
+            store, sections["key_decisions"], self._rules.stands.whole, store.budget_tokens - used
+        )
+        used += taken
         return SessionMemory(
             schema_version=MEMORY_SCHEMA_VERSION,
             session_id=self._session_id,

@@ -137,7 +137,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "git (The changes remain uncommitted, Worktree is clean, No code changes were made) "
          "nor the question it ends "
          "with (the user's next words answered it), head and tail kept, up to 400 "
-         "characters (half the budget at a small one); evicted first, with completed work",
+         "characters (half the budget at a small one); evicted first, with completed work; as "
+         "the memory is read, the newest three say more (up to 2,000 characters) in the room "
+         "the rest leaves, never evicting anything",
          "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "
          "question and asks no other (a list of questions to look into is a request), said "

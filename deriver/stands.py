@@ -36,6 +36,7 @@ from deriver.agent_text import (
     without_git_state,
 )
 from deriver.commits import Repositories
+from deriver.conclusions import KEPT_WHOLE, concluded
 from deriver.forge import Forge
 from deriver.git_state import (
     CHANGED_KEPT,
@@ -103,6 +104,7 @@ class Stands:
         self.previous_stamp: Stamp | None = None
         self.concluded = ""
         """The key decision the last closing message became, until the agent speaks again."""
+        self.whole: dict[str, str] = {}  # the newest of them -> its words (deriver.conclusions)
         self.planned = ""
         """The key decision the last plan the agent proposed (Codex's ``<proposed_plan>``)
         became: a revised plan replaces it."""
@@ -228,10 +230,10 @@ class Stands:
         if not closing or stamp is None or not states_choice(closing):
             return False
         # Sized by the budget, evicted before the decisions stated as such.
-        chars = min(DECISION_CHARS, self.store.budget_tokens // 2)
         said = without_git_state(before_question(closing))
-        text = f"the agent concluded: {quote_head_tail(said, chars)}"
+        text = concluded(said, min(DECISION_CHARS, self.store.budget_tokens // 2))
         decision(self.store, "closing", text, stamp, tier=_CLOSING_TIER)
+        self.whole = dict([*self.whole.items(), (text, said)][-KEPT_WHOLE:])
         self.concluded = text
         self.planned = text if _PROPOSED_PLAN in closing else self.planned
         return True

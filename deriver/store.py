@@ -382,6 +382,14 @@ class MemoryStore:
         item.prefix_tokens = self.tokens.prefix(None, 1, None)
         return item
 
+    def retexted(self, item: Item, text: str) -> Item:
+        """A copy of ``item`` saying ``text`` (as the memory is read), its tokens counted."""
+        copy = Item(item.id, item.section, item.kind, text, item.status, item.created,
+                    item.key, item.safe_to_replay, item.tier, self.tokens.body(text),
+                    item.prefix_tokens)  # fmt: skip
+        copy.count, copy.changed, copy.closed = item.count, item.changed, item.closed
+        return copy
+
     # -- goal ---------------------------------------------------------------------------
 
     def set_goal(self, text: str, stamp: Stamp, run_id: str | None, *, root: bool = False) -> None:

@@ -1035,11 +1035,29 @@ def test_quote_head_tail_keeps_both_ends() -> None:
 
 class TestEarlierClosingMessages:
     def test_an_earlier_closing_message_is_sized_by_the_budget(self) -> None:
-        """At budget 600 an earlier closing message keeps about 300 characters, both ends."""
+        """The fold keeps an earlier closing message at a share of the budget, both ends (at
+        600, about 300 characters); as the memory is read, the room the rest leaves lets it
+        say more, the longest cut that fits, never past the budget."""
         long = "I chose the parser. " + "More detail here. " * 100 + "Tail of the message."
-        memory = derive(user("fix the parser"), final(long), user("now the lexer"), budget=600)
-        [kept] = [i.text for i in memory.key_decisions if i.kind == "closing"]
-        assert len(kept) < 360 and "I chose the parser." in kept and "Tail of the message." in kept
+        turns = (user("fix the parser"), final(long), user("now the lexer"))
+        for budget, whole in ((600, True), (300, False)):
+            memory = derive(*turns, budget=budget)
+            [kept] = [i.text for i in memory.key_decisions if i.kind == "closing"]
+            assert "I chose the parser." in kept and "Tail of the message." in kept
+            assert (long in kept) is whole and memory.tokens_used <= budget
+
+    def test_the_newest_closing_messages_say_more_as_the_memory_is_read(self) -> None:
+        """Four earlier closing messages kept as decisions, each longer than its share: in
+        the room left, the newest three are quoted whole, the oldest stays cut."""
+        turns: list[Any] = []
+        for n in range(4):
+            said = f"I chose plan {n}. " + "Because of the load. " * 40 + f"End of {n}."
+            turns += [user(f"task {n}"), final(said)]
+        memory = derive(*turns, user("next"), budget=4000)
+        kept = [i.text for i in memory.key_decisions if i.kind == "closing"]
+        assert len(kept) == 4
+        assert ["Because of the load. " * 40 in t for t in kept] == [False, True, True, True]
+        assert memory.tokens_used <= 4000
 
     def test_an_earlier_closing_message_goes_before_a_stated_decision(self) -> None:
         """Under pressure earlier closing messages are evicted before decisions stated as such."""

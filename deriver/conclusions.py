@@ -1,0 +1,60 @@
+"""The closing messages kept as key decisions, quoted longer as the memory is read.
+
+A closing message that states a choice is kept as a key decision, cut to a share of the
+budget when the fold keeps it (:meth:`deriver.stands.Stands._keep_closing`). When the memory
+is read, the room the rest leaves lets the newest of them say more (head and tail kept):
+the earlier closing messages, "while the budget allows". Nothing is evicted for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from deriver.agent_text import quote_head_tail
+from deriver.store import Item, MemoryStore
+from deriver.wording import longest_cut
+
+__all__ = ["CONCLUDED", "KEPT_WHOLE", "concluded", "widened"]
+
+CONCLUDED: Final = "the agent concluded: "
+KEPT_WHOLE: Final = 8
+"""The closing messages kept as decisions whose whole words are remembered (the newest)."""
+_WIDENED: Final = 3
+"""How many of the newest are quoted longer."""
+_MOST_CHARS: Final = 2000
+
+
+def concluded(said: str, chars: int) -> str:
+    """The key decision a closing message becomes, its words cut to ``chars``."""
+    return CONCLUDED + quote_head_tail(said, chars)
+
+
+def widened(
+    store: MemoryStore, items: list[Item], whole: Mapping[str, str], free: int
+) -> tuple[list[Item], int]:
+    """The key decisions with the newest closing messages among them (``whole``: each one's
+    line as kept -> its whole words) quoted longer, into up to ``free`` tokens: the items in
+    their order, and the tokens taken."""
+    shown, used, left = list(items), 0, _WIDENED
+    body = store.tokens.body
+    for i in reversed(range(len(shown))):
+        item = shown[i]
+        said = whole.get(item.text) if item.kind == "closing" else None
+        if said is None or left == 0:
+            continue
+        left -= 1
+        room = item.body_tokens + free - used
+        text = concluded(said, _MOST_CHARS)
+        if text == item.text:
+            continue  # kept whole
+        if body(text) > room:  # only a shorter cut fits: the longest
+            most = min(_MOST_CHARS, max(0, room) * 8)
+            chars = longest_cut(lambda n: body(concluded(said, n)) <= room, most, 1)  # noqa: B023
+            text = concluded(said, chars) if chars else ""
+            if len(text) <= len(item.text):
+                continue
+        wider = store.retexted(item, text)
+        used += wider.body_tokens - item.body_tokens
+        shown[i] = wider
+    return shown, used
