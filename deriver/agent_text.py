@@ -304,7 +304,7 @@ _GIT_STATE_RE: Final = re.compile(
     r"|(?:working tree|work ?tree|working directory|checkout|repo(?:sitory)?) (?:is )?"
     r"(?:now )?(?:clean|dirty)"
     r"|no (?:code |source )?(?:changes|files?) (?:were |was )?(?:made|changed|edited)"
-    r"|nothing (?:left )?to commit"
+    r"|nothing (?:left )?to commit|nothing (?:is |was |has been )?(?:yet )?(?:committed|pushed)"
     r"|\d+ (?:new |local )?commits? (?:on|ahead|behind)\b)\b",
     re.IGNORECASE,
 )

@@ -88,6 +88,9 @@ class TestLastMessage:
              "Closing av-3 because its fix landed. No code changes were made. Main checkout "
              "is clean at `main...origin/main`.", "now fix the skill",
              "because its fix landed.", "clean"),
+            ("address the review",
+             "Bound the tools in the middleware because the fallback leaked. Nothing committed "
+             "yet.", "commit and push", "because the fallback leaked.", "Nothing"),
         ],
     )  # fmt: skip
     def test_a_kept_closing_message_says_nothing_of_git_state(
