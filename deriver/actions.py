@@ -165,10 +165,12 @@ def _is_search(words: list[str]) -> bool:
     return program in _SEARCH_PROGRAMS or (program == "git" and words[1:2] == ["grep"])
 
 
-# An error that says the thing looked for is not there (the words of the OS and of tools).
+# An error that says the thing looked for is not there (the words of the OS and of tools),
+# or that a directory is there instead of the file ("EISDIR: illegal operation on a
+# directory, read", "Is a directory").
 _NOT_FOUND_RE: Final = re.compile(
     r"no such file|does not exist|not found|cannot find|could not find|no matches|"
-    r"did not match|cannot access|nothing found",
+    r"did not match|cannot access|nothing found|\bEISDIR\b|\bis a directory\b",
     re.IGNORECASE,
 )
 _NOT_FOUND_SCAN: Final = 1024

@@ -510,6 +510,10 @@ class TestNoMatch:
         read = derive(call("Read", {"file_path": "x.py"}, "failed", error="File does not exist."))
         assert read.failed_attempts == ()
         assert read.completed_work == ()
+        # A directory where the file was looked for: nothing read there either.
+        eisdir = "EISDIR: illegal operation on a directory, read '/p/scripts/os/wsl'"
+        read = derive(call("Read", {"file_path": "/p/scripts/os/wsl"}, "failed", error=eisdir))
+        assert read.failed_attempts == ()
 
     def test_a_probe_that_finds_nothing_running_is_dropped(self) -> None:
         """``lsof`` of a port nobody listens on, ``pgrep`` or ``command -v`` of what is not
