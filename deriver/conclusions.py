@@ -15,9 +15,9 @@ from deriver.agent_text import quote_head_tail
 from deriver.store import Item, MemoryStore
 from deriver.wording import longest_cut
 
-__all__ = ["CONCLUDED", "KEPT_WHOLE", "concluded", "widened"]
+__all__ = ["KEPT_WHOLE", "concluded", "widened"]
 
-CONCLUDED: Final = "the agent concluded: "
+_CONCLUDED: Final = "the agent concluded: "
 KEPT_WHOLE: Final = 8
 """The closing messages kept as decisions whose whole words are remembered (the newest)."""
 _WIDENED: Final = 3
@@ -27,7 +27,7 @@ _MOST_CHARS: Final = 2000
 
 def concluded(said: str, chars: int) -> str:
     """The key decision a closing message becomes, its words cut to ``chars``."""
-    return CONCLUDED + quote_head_tail(said, chars)
+    return _CONCLUDED + quote_head_tail(said, chars)
 
 
 def widened(
@@ -41,8 +41,10 @@ def widened(
     for i in reversed(range(len(shown))):
         item = shown[i]
         said = whole.get(item.text) if item.kind == "closing" else None
-        if said is None or left == 0:
+        if said is None:
             continue
+        if left == 0:
+            break
         left -= 1
         room = item.body_tokens + free - used
         text = concluded(said, _MOST_CHARS)

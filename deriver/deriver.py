@@ -28,7 +28,10 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 __all__ = ["SessionMemoryDeriver"]
 
 SNAPSHOT_FORMAT: Final = 18
-"""Version 16: the steps of a plan's verification not seen taken, what each edit sent, and the
+"""Version 18: the last commit pushed and when (where the session stands shows it until
+another is made), and the whole words of the newest closing messages kept as decisions;
+version 17: the closing message the latest request followed, and the forge's state as one
+entry; version 16: the steps of a plan's verification not seen taken, what each edit sent, and the
 last edit of each file that failed; version 15: what each edit replaced, and the edits of
 each file changed since it was last unchanged (an edit that undoes them leaves no change);
 version 14: the last commit not pushed has no line of completed work (where the session

@@ -352,11 +352,12 @@ class Stands:
         if exit_code is not None and exit_code != 0:
             return
         actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
-        still = list(self.changed)  # what a status on the line listed (read before)
+        # git commit && git status: what the status listed (read before) the commit left.
+        left = lists_after_commit([a.name for a in actions], arg, outcome) and list(self.changed)
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
-        if lists_after_commit([action.name for action in actions], arg, outcome):
-            self.changed[:] = still  # git commit && git status: what the commit left
+        if left is not False:
+            self.changed[:] = left
         if any(action.name == "$ git push" for action in actions):
             self.forge.pushed(self.commits.at(place).pushed_hash(), stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
