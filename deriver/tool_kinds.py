@@ -72,9 +72,9 @@ _TOOL_KINDS: Final[Mapping[str, ToolKind]] = {
     **_kinds(
         ToolKind.SHELL,
         "bash bashoutput bash_output killshell killbash kill_shell taskoutput shell "
-        "exec_command write_stdin local_shell unified_exec run_command run_shell_command "
-        "execute_command run_terminal_cmd run_terminal_command terminal exec execute sh "
-        "powershell",
+        "exec_command shell_command write_stdin local_shell unified_exec run_command "
+        "run_shell_command execute_command run_terminal_cmd run_terminal_command terminal "
+        "exec execute sh powershell",
     ),
     **_kinds(
         ToolKind.TASK,

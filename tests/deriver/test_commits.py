@@ -26,6 +26,16 @@ class TestCommits:
         assert all(t.startswith("committed and pushed") for t in texts(memory.completed_work))
         assert not any("not pushed" in t for t in texts(memory.where_stands))
 
+    def test_codex_shell_command_tool_commits(self) -> None:
+        """Codex 0.118's ``shell_command`` (Codex Desktop) is a shell: its ``git commit``,
+        run where the session is (``workdir``), is the session's commit."""
+        args = {"command": 'git commit -m "remove recovery view"', "workdir": "/w/p"}
+        commit = call("shell_command", args, call_id="g1", result="[main d566928] remove")
+        memory = derive(event("message", role="user", content="commit", cwd="/w/p"), commit)
+        assert "committed and not pushed on `main`: `d566928` \u201cremove\u201d" in texts(
+            memory.where_stands
+        )
+
     def test_a_commit_never_answered_names_its_subject(self) -> None:
         """A commit whose result the session never saw (it ended first) is uncertain, named
         by its subject even where the command's cut hides it (files staged before it, a

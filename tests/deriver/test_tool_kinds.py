@@ -63,6 +63,7 @@ class TestClassifyTool:
         [
             ("shell", ToolKind.SHELL),
             ("exec_command", ToolKind.SHELL),
+            ("shell_command", ToolKind.SHELL),  # Codex 0.118 (Desktop, Windows)
             ("write_stdin", ToolKind.SHELL),
             ("local_shell", ToolKind.SHELL),
             ("apply_patch", ToolKind.EDIT),
