@@ -267,7 +267,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "logs, a browser) stays; the next approved plan replaces them",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
-         "create; an issue opened or closed with gh or glab issue create/close) completed, or a "
+         "create; an issue opened or closed with gh or glab issue create/close, each create "
+         "numbered by the URL it printed in turn) completed, or a "
          "note written into a todo directory (.planning/todos/pending/, todos/; "
          "done once moved into done/, gone once a read or edit finds it missing)",
          "one todo per issue the session claimed, created or closed, and the "

@@ -147,15 +147,16 @@ def _output_changes(output: str) -> list[TrackerChange]:
     return found
 
 
-def _forge_changes(words: list[str], output: str) -> list[TrackerChange]:
-    """``gh issue create --title T``: the issue its URL numbers, opened; ``gh issue close 12``
-    (or its URL): closed."""
+def _forge_changes(words: list[str], output: str, made: int) -> list[TrackerChange]:
+    """``gh issue create --title T``: the issue its URL numbers, opened (the ``made``-th
+    create of its command line, the ``made``-th URL printed); ``gh issue close 12`` (or its
+    URL): closed."""
     verb = words[2] if len(words) > 2 and words[1] == "issue" else ""
     if verb == "create":
-        found = _ISSUE_URL_RE.search(output[:_MAX_SCAN])
+        urls = _ISSUE_URL_RE.findall(output[:_MAX_SCAN])
         titles = [b for a, b in itertools.pairwise(words) if a in _TITLE_FLAGS]
         title = titles[-1] if titles else None
-        return [TrackerChange(f"#{found.group(1)}", "pending", title)] if found else []
+        return [TrackerChange(f"#{urls[made]}", "pending", title)] if made < len(urls) else []
     if verb == "close":
         numbers = [m.group(1) or m.group(2) for w in words[3:] if (m := _NUMBER_RE.search(w))]
         closed = _CLOSED_RE.search(output[:_MAX_SCAN])
@@ -174,13 +175,15 @@ def tracker_changes(command: str, output: str) -> list[TrackerChange] | None:
         return None
     changes: list[TrackerChange] = []
     ran = beads = False
+    made = 0  # issues created so far on the line: each prints its URL in turn
     for _piped, words in simple_commands(command):
         program = basename(words[0])
         if program in _PROGRAMS:
             changes.extend(_command_changes(words))
             ran = beads = True
         elif program in _FORGES:
-            changes.extend(_forge_changes(words, output))
+            changes.extend(_forge_changes(words, output, made))
+            made += words[1:3] == ["issue", "create"]
             ran = True
         elif program == "mv" or (program == "git" and words[1:2] == ["mv"]):
             moved = _todo_files_moved(words[2 if program == "git" else 1 :])

@@ -125,6 +125,18 @@ def test_an_issue_the_session_opens_is_its_todo_until_it_closes_it() -> None:
     assert texts(memory.completed_work) == ["done: #14: Flaky upload test", "done: #9: Old bug"]
 
 
+def test_issues_opened_on_one_command_line_are_numbered_in_turn() -> None:
+    """Two ``gh issue create`` on one line print their URLs in turn: the first title is the
+    first number's, the second the second's."""
+    two = (
+        "gh issue create --title 'Header comment is stale' --body x; echo ---; "
+        "gh issue create --title 'No label taxonomy' --body y"
+    )
+    output = "https://github.com/o/r/issues/2\n---\nhttps://github.com/o/r/issues/3\n"
+    memory = derive(bd(two, output, "c1"))
+    assert texts(memory.todo_items) == ["#2: Header comment is stale", "#3: No label taxonomy"]
+
+
 def test_a_note_written_into_a_todo_directory_is_a_filed_todo_until_moved_to_done() -> None:
     """A file the session writes into a todo directory (``.planning/todos/pending/``,
     ``todos/``) is work it filed for later; moved into ``done/`` it is done. Notes already in
