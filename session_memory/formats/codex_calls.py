@@ -2,8 +2,8 @@
 
 ``function_call`` arguments are a JSON object encoded as a string; a ``custom_tool_call``
 (``apply_patch``) has a raw input, whose patch headers name the files it touches. An output
-is text ("Process exited with code N", "Process running with session ID N" above an
-``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in some
+is text ("Process exited with code N" or "Exit code: N", "Process running with session ID
+N" above an ``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in some
 builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end`` events say
 how a command or a patch ended with authority, and ``mcp_tool_call_end`` how an MCP call
 did. A result reported as completed may still say the call did not succeed
@@ -55,7 +55,9 @@ RESULT_MARKERS: Final = ResultMarkers(
 )
 """How a result Codex reports as completed says the call did not succeed."""
 _RUNNING: Final = re.compile(r"^Process running with session ID (\d+)", re.M)
-_EXITED: Final = re.compile(r"^Process exited with code (-?\d+)", re.M)
+_EXITED: Final = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)", re.M)
+"""How an output's header gives the exit code: exec_command's "Process exited with code 1",
+shell_command's "Exit code: 1" (Codex 0.118)."""
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _NOT_IDENTIFIER: Final = re.compile(r"[^\w$]")
 _SHELL_PATCH: Final = re.compile(

@@ -194,6 +194,18 @@ class TestCodex:
         outcome = codex_result("Process exited with code 1\nOutput:\n1 failed, 2 passed")
         assert outcome == ToolOutcome("failed", 1, "", "1 failed, 2 passed")
 
+    def test_shell_command_says_its_exit_code_in_its_own_words(self) -> None:
+        """Codex 0.118's ``shell_command`` heads its output "Exit code: N": 0 completed, with
+        its exit code; N != 0 a failure."""
+        done = codex_result(
+            "Exit code: 0\nWall time: 1.2 seconds\nOutput:\nok", name="shell_command"
+        )
+        assert done == ToolOutcome("completed", 0, "ok", "")
+        failed = codex_result(
+            "Exit code: 1\nWall time: 0.1 seconds\nOutput:\nboom", name="shell_command"
+        )
+        assert failed == ToolOutcome("failed", 1, "", "boom")
+
     def test_a_failed_command_that_printed_nothing_has_no_error_text(self) -> None:
         """Its exit code says how it ended: the adapter adds no words of its own."""
         outcome = codex_result("Process exited with code 1\nOutput:\n")
