@@ -189,6 +189,12 @@ _MISSING_PROGRAM_RE: Final = re.compile(
 )
 
 
+def lacks_program(text: str) -> bool:
+    """Whether a command's output says a program it runs is not there (``zsh: command not
+    found: nx``): what the machine lacks."""
+    return _MISSING_PROGRAM_RE.search(text[:_NOT_FOUND_SCAN]) is not None
+
+
 def found_missing(kind: ToolKind, error: str) -> bool:
     """Whether a failed read or edit says its file is not there (any more)."""
     missing = _MISSING_FILE_RE.search(error[:_NOT_FOUND_SCAN])
@@ -205,6 +211,6 @@ def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: s
         return _NOT_FOUND_RE.search(error[:_NOT_FOUND_SCAN]) is not None
     if kind is not ToolKind.SHELL or not key:
         return False
-    if _MISSING_PROGRAM_RE.search(error[:_NOT_FOUND_SCAN]) is not None:
+    if lacks_program(error):
         return False
     return is_read_only_command(key) or is_no_match(key, exit_code, error)

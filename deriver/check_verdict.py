@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from deriver.actions import lacks_program
 from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
 from deriver.output_scan import tail, without_colours
 
@@ -54,8 +55,14 @@ def check_passed(
     has_exit = isinstance(exit_code, int) and not isinstance(exit_code, bool)
     if not (has_exit and exit_is_the_checks) and _says_run_failed(output):
         return False  # "./gradlew test | tail" exits 0 after "BUILD FAILED in 3s"
-    if not exit_is_the_checks and counts is None and _lists_errors(output):
-        return False  # "tsc | head -30" exits 0 with the type errors it printed
+    if (
+        not exit_is_the_checks
+        and counts is None
+        and (_lists_errors(output) or lacks_program(output))
+    ):
+        # "tsc | head -30" exits 0 with the type errors it printed; "nx lint | tail" with
+        # "command not found: nx": the check did not run.
+        return False
     if has_exit:
         return exit_code == 0
     verdict = _counts_verdict(counts, no_errors_passes=False) if counts is not None else None
@@ -208,7 +215,8 @@ def _says_why(line: str) -> bool:
 
 def failure_line(output: str, summary: str = "") -> str:
     """The first line of a failed check's output that says why it failed: an error line
-    (not a warning), else the first failing test's name, else the error under the header of
+    (not a warning), else the first failing test's name, else the line that says a program
+    is not there, else the error under the header of
     a go package that did not build, else the runner's ``summary``, else
     the first line that is not boilerplate; a task runner's label before a line is not part
     of it."""
@@ -222,6 +230,9 @@ def failure_line(output: str, summary: str = "") -> str:
     names = failing_tests(output, 1)
     if names:
         return names[0]
+    missing = next((line.strip() for line in head.splitlines() if lacks_program(line)), "")
+    if missing:
+        return missing  # the program not there ("zsh: command not found: nx")
     if _GO_NOT_BUILT_RE.search(head) and (built := _GO_HEADER_RE.search(head)) is not None:
         return built.group(1).strip()
     if summary:

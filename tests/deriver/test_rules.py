@@ -933,6 +933,16 @@ class TestChecks:
         [failure] = memory.failed_attempts
         assert failure.text.endswith(": \u201c25 problem lines counted\u201d")
 
+    def test_a_piped_check_whose_program_is_not_there_did_not_run(self) -> None:
+        """``nx lint api | tail`` exits as tail does (0) after "command not found: nx": the
+        check did not run, a failure of what the machine lacks, not a pass."""
+        output = "zoxide: detected a possible configuration issue.\n\nzsh: command not found: nx"
+        memory = derive(bash("nx lint api 2>&1 | tail -40", output, "c1"))
+        [check] = memory.verification_status
+        assert check.status == "failed" and check.text.endswith(
+            "\u201czsh: command not found: nx\u201d"
+        )
+
     def test_failed_check_names_its_failing_tests(self) -> None:
         """A failed check's line lists the tests the runner says failed."""
         memory = derive(bash("mix test", EXUNIT_FAILED, "c1", exit_code=2))
