@@ -136,7 +136,7 @@ class Call:
             name,
             kind,
             key,
-            detect_check(key) if kind is ToolKind.SHELL and key else None,
+            detect_check(relative(key, cwd) or key) if kind is ToolKind.SHELL and key else None,
             edited_paths(name, args) if kind is ToolKind.EDIT else (),
             todo_list(args) if kind is ToolKind.TODO else None,
             _call_note(kind, args),

@@ -985,6 +985,20 @@ class TestChecks:
             ("passed", "`pytest -q` (40 passed)")
         ]
 
+    def test_a_run_that_goes_into_the_sessions_own_directory_runs_there(self) -> None:
+        """``cd /w/p && ruff check`` is a run in the session's own directory, as ``ruff check``
+        is: it covers a narrower run in ``/w/p/api`` whose failure it settles."""
+        memory = derive(
+            event("message", role="user", content="lint it", cwd="/w/p"),
+            bash(
+                "cd /w/p/api && ruff check a.py", "a.py:1:1: F401 unused\nFound 1 error.", "c1", 1
+            ),
+            bash("cd /w/p && ruff check", "All checks passed!", "c2"),
+        )
+        assert [(c.status, c.text) for c in memory.verification_status] == [
+            ("passed", "`ruff check` (All checks passed!)")
+        ]
+
     @pytest.mark.parametrize(
         ("output", "said"),
         [("> jest --passWithNoTests\n\nNo tests found, exiting with code 0", "ran no test"),
