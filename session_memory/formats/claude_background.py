@@ -9,7 +9,8 @@ work ends. The work ends later, in one of two records:
 * a ``<task-notification>`` (a ``user`` record, or queued by ``queue-operation``) with the
   task's ``<task-id>``, the launching call's ``<tool-use-id>``, its ``<status>``
   (``completed``, ``failed``, ``killed``), a ``<summary>`` ("Background command "…" failed
-  with exit code 1") and, for an agent, its report in ``<result>``;
+  with exit code 1") and, for an agent, its report in ``<result>`` (an agent "completed"
+  whose report is the model's error, "API Error: …", failed);
 * the result of a poll (``TaskOutput``, 2.0's ``BashOutput``) that finds the task finished:
   ``toolUseResult.task`` (``status``, ``exitCode``, ``output``) or the same as tags in its
   text (``<status>``, ``<exit_code>``, ``<output>``).
@@ -42,6 +43,9 @@ __all__ = [
 ]
 
 NOTIFICATION: Final = "<task-notification>"
+_API_ERROR: Final = "API Error:"
+"""How Claude Code words the model's error as a turn's text (a sub-agent's last report when
+its model refused: "API Error: … Rate limited")."""
 STOP_TOOLS: Final = frozenset({"TaskStop", "KillShell", "KillBash"})
 """Calls that stop a background task: never work of their own, even of a task that already
 ended ("Task … is not running")."""
@@ -100,6 +104,8 @@ def read_notification(text: str) -> TaskEnd | None:
         return None
     summary = tags.get("summary", "")
     found = _EXIT_CODE.search(summary)
+    if tags.get("result", "").startswith(_API_ERROR):
+        status = "failed"  # "completed", its report the model's error: it did not do the work
     return TaskEnd(
         task_id=tags.get("task-id") or None,
         call_id=tags.get("tool-use-id") or None,

@@ -159,6 +159,24 @@ class TestAsyncSubAgents:
         )
         assert [i.status for i in m.todo_items] == ["uncertain"]
 
+    def test_a_sub_agent_completed_on_the_models_error_failed(self) -> None:
+        """A notification that says "completed" with the model's error as the agent's whole
+        report ("API Error: … Rate limited") ends a task that did not do its work: failed,
+        not done."""
+        note = notification(
+            "afbbfe19b42de49b9", "toolu_2", "completed", 'Agent "Security audit" finished',
+            "API Error: Server is temporarily limiting requests · Rate limited",
+        )  # fmt: skip
+        m = memory(
+            prompt(1, "Audit the new tools"),
+            tool_use(2, "Agent", {"description": "Security audit", "prompt": "..."}),
+            tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+            prompt(4, note),
+        )
+        assert m.completed_work == ()
+        (failed,) = m.failed_attempts
+        assert "Security audit" in failed.text and "Rate limited" in failed.text
+
 
 class TestSubAgentsThatDidNothing:
     def test_a_sub_agent_ended_by_the_models_error_failed(self) -> None:
