@@ -164,14 +164,14 @@ class Call:
         }
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Call:
-        check = state["check"]
+    def from_state(cls, state: dict[str, Any], cwd: str | None = None) -> Call:
+        check, key = state["check"], state["key"]
         todos = state["todos"]
         return cls(
             name=state["name"],
             kind=classify_tool(state["name"]),
-            key=state["key"],
-            check=None if check is None else detect_check(state["key"] or check["command"]),
+            key=key,
+            check=None if check is None else detect_check(relative(key, cwd) or check["command"]),
             edited=tuple(state["edited"]),
             todos=None if todos is None else [(c, s) for c, s in todos],
             note=state["note"],
@@ -548,7 +548,8 @@ class ToolCallRules:
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.calls = {ItemKey(c["key"]): Call.from_state(c["call"]) for c in state["calls"]}
+        cwd = self.store.cwd
+        self.calls = {ItemKey(c["key"]): Call.from_state(c["call"], cwd) for c in state["calls"]}
         self.started_open = sum(c.started for c in self.calls.values())
         self.cut = {r: [ItemKey(k) for k in keys] for r, keys in state["cut"].items()}
         self.net = {name: list(edits) for name, edits in state["net"].items()}

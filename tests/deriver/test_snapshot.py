@@ -14,6 +14,7 @@ import pytest
 from deriver import SessionMemoryDeriver
 from session_memory.core.errors import SnapshotError
 from session_memory.formats.reader import read_records
+from tests.deriver.test_rules import bash, event
 
 SAMPLE = Path(__file__).parents[2] / "examples" / "sample_transcript.jsonl"
 
@@ -42,6 +43,23 @@ class TestSnapshot:
         )
         full = SessionMemoryDeriver.rebuild(records).memory
         assert child.stdout == full.to_json()
+
+    def test_a_check_open_at_the_snapshot_is_the_same_check_restored(self) -> None:
+        """A check that goes into the session's own directory (``cd /w/p && ruff check``),
+        started before the snapshot and finished after: restored, it is the check it was,
+        and settles the same narrower failure."""
+        failed = bash("cd /w/p/api && ruff check a.py", "a.py:1:1: F401\nFound 1 error.", "c1", 1)
+        whole = bash("cd /w/p && ruff check", "All checks passed!", "c2")
+        events: list[Any] = [
+            event("message", role="user", content="lint it", cwd="/w/p"),
+            *failed,
+            *whole[:2],
+        ]
+        half = SessionMemoryDeriver.rebuild(events)
+        restored = SessionMemoryDeriver.restore(half.snapshot())
+        restored.apply_all(whole[2:])
+        assert restored.memory == SessionMemoryDeriver.rebuild([*events, *whole[2:]]).memory
+        assert [c.status for c in restored.memory.verification_status] == ["passed"]
 
     @pytest.mark.parametrize("data", [b"", b"{}", b"[1]", b'{"format": 1}', b"\xff"])
     def test_corrupt_snapshot_is_a_snapshot_error(self, data: bytes) -> None:
