@@ -352,13 +352,13 @@ class Stands:
         if exit_code is not None and exit_code != 0:
             return
         actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
-        # git commit && git status: what the status listed (read before) the commit left.
-        left = lists_after_commit([a.name for a in actions], arg, outcome) and list(self.changed)
+        names = [action.name for action in actions]
+        left = list(self.changed) if lists_after_commit(names, arg, outcome) else None
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
-        if left is not False:
-            self.changed[:] = left
-        if any(action.name == "$ git push" for action in actions):
+        if left is not None:  # git commit && git status: the status (read before) says
+            self.changed[:] = left  # what the commit left
+        if "$ git push" in names:
             self.forge.pushed(self.commits.at(place).pushed_hash(), stamp)
         discards = bool(self.changed and DISCARDS_RE.search(arg))
         if discards or "merge" in arg or "close" in arg:
