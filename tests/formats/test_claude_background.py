@@ -37,6 +37,15 @@ def background_test_run() -> list[dict[str, object]]:
     ]
 
 
+def background_agent(request: str, description: str) -> list[dict[str, object]]:
+    """A request, and the asynchronous sub-agent launched for it (its result says only that)."""
+    return [
+        prompt(1, request),
+        tool_use(2, "Agent", {"description": description, "prompt": "..."}),
+        tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+    ]
+
+
 class TestBackgroundCommands:
     def test_a_background_command_stays_open_until_it_ends(self) -> None:
         """ "Command running in background" is no result: the call is still running."""
@@ -128,9 +137,7 @@ class TestAsyncSubAgents:
             report,
         )  # fmt: skip
         m = memory(
-            prompt(1, "Fix the parse failures"),
-            tool_use(2, "Agent", {"description": "Surface parse failures", "prompt": "..."}),
-            tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+            *background_agent("Fix the parse failures", "Surface parse failures"),
             prompt(4, note),
         )
         assert any("3 still fail" in i.text for i in m.failed_attempts)
@@ -142,9 +149,7 @@ class TestAsyncSubAgents:
             "Parse failures are now warnings; mise run check is green.",
         )  # fmt: skip
         records = [
-            prompt(1, "Fix the parse failures"),
-            tool_use(2, "Agent", {"description": "Surface parse failures", "prompt": "..."}),
-            tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+            *background_agent("Fix the parse failures", "Surface parse failures"),
             prompt(4, note),
         ]
         (end,) = [e for e in events(*records) if e.payload.get("status") == "completed"]
@@ -153,9 +158,7 @@ class TestAsyncSubAgents:
     def test_a_sub_agent_still_running_at_the_end_stays_open(self) -> None:
         """No notification before the file ends: the work's outcome is unknown."""
         m = memory(
-            prompt(1, "Fix the parse failures"),
-            tool_use(2, "Agent", {"description": "Surface parse failures", "prompt": "..."}),
-            tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+            *background_agent("Fix the parse failures", "Surface parse failures"),
         )
         assert [i.status for i in m.todo_items] == ["uncertain"]
 
@@ -168,9 +171,7 @@ class TestAsyncSubAgents:
             "API Error: Server is temporarily limiting requests · Rate limited",
         )  # fmt: skip
         m = memory(
-            prompt(1, "Audit the new tools"),
-            tool_use(2, "Agent", {"description": "Security audit", "prompt": "..."}),
-            tool_result(3, 2, "Async agent launched successfully.", structured=AGENT_STARTED),
+            *background_agent("Audit the new tools", "Security audit"),
             prompt(4, note),
         )
         assert m.completed_work == ()
