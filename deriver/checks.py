@@ -42,6 +42,7 @@ _CAUSE_TIER: Final = (
     "resolved_failures"  # failures of a check are keyed by the check, whatever ran it
 )
 _PASTED_TOOL: Final = "user"
+_PUSHED_SINCE: Final = "; pushed again since"
 # A test run that found nothing to run (and counted nothing): jest's "No tests found, exiting
 # with code 0", pytest's "no tests ran", go's "[no tests to run]".
 _NO_TESTS_RE: Final = re.compile(
@@ -459,6 +460,23 @@ class CheckRules:
                 self.failed_tests.pop(identity, None)
                 self.failures.resolve(_CHECK_TOOL, identity, stamp, no_lesson=_no_lesson(check))
 
+    def pushed(self, stamp: Stamp) -> None:
+        """A push since CI's checks were listed: what they said is of an earlier commit. Their
+        lines say so, and the failures they listed are history (the push may hold the fix)
+        until CI's checks are listed again."""
+        for item in self.store.items_of("verification_status"):
+            if item.kind == "check" and item.key and _by_ci(_name_of(check_of(item.key))):
+                self.store.update(item, stamp, status="earlier_push", touch=False)
+        prefixes = tuple(
+            str(failure_key(call_identity(_CHECK_TOOL, identity), ""))
+            for name, failing in self.failing.items() if _by_ci(name)
+            for identity in failing
+        )  # fmt: skip
+        for item in self.store.items_of("failed_attempts") if prefixes else ():
+            if item.status == "open" and str(item.key).startswith(prefixes):
+                text = item.text.removesuffix(_PUSHED_SINCE) + _PUSHED_SINCE
+                self.store.update(item, stamp, text=text, touch=False)
+
     def pasted(self, text: str, stamp: Stamp) -> bool:
         """A check the user ran and pasted into a message, its prompt line (``$ pytest``,
         ``\u276f mise run test``) and then its output: its run as any other, the last one pasted
@@ -565,6 +583,11 @@ def _cut(command: str, output: str) -> bool:
         if lines >= (int(found.group(1)) if found else _DEFAULT_WINDOW):
             return True
     return False
+
+
+def _by_ci(name: str) -> bool:
+    """Whether a check's name (``gh pr checks``, ``gh pr checks in ../lib``) is CI's."""
+    return name.split(" in ", 1)[0] in CI_CHECKS
 
 
 def _no_lesson(check: CheckRun) -> bool:

@@ -243,7 +243,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "a check's verification line, by the states it lists (not gh's exit: 8 while some are "
          "pending): failed naming the failing checks (a failed attempt too), a warning while any "
          "is pending, passed when all pass; a refresh of the table (--watch) says each check's "
-         "later state, a loop over several pull requests lists all of theirs",
+         "later state, a loop over several pull requests lists all of theirs; a push since "
+         "(git push) makes the verdict, and the failures it listed, an earlier push's (of an "
+         "earlier push: …; pushed again since) until CI's checks are listed again",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why, one per cause, and the agent's reading; a "

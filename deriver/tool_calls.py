@@ -283,10 +283,13 @@ class ToolCallRules:
         argument = call.note if call.kind is ToolKind.PLAN_EXIT else call.key
         if call.workdir and argument:
             argument = f"cd {call.workdir} && {argument}"  # where the session's git is not
-        pull_request = self.stands.forge.open
+        forge = self.stands.forge
+        pull_request, pushed = forge.open, forge.ci_stamp
         self.stands.tool(call.kind, call.name, argument, outcome, stamp)
-        if self.stands.forge.open not in ("", pull_request):
+        if forge.open not in ("", pull_request):
             self.failures.pull_opened(stamp)  # whatever opened it: the attempts are settled
+        if forge.ci_stamp != pushed:
+            self.checks.pushed(stamp)  # CI's checks seen so far are of an earlier commit
         self._finished(call, outcome, stamp)
         return True
 

@@ -47,6 +47,7 @@ SECTION_TAGS: dict[SectionName, tuple[str, ...]] = {
         "passed:",
         "FAILED:",
         "stale (passed before later edits):",
+        "of an earlier push:",
         "blocked:",
         "warning:",
         "run ended:",

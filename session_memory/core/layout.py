@@ -76,6 +76,7 @@ _STATUS_TAGS: Final[dict[str | None, str]] = {
     "passed": "passed:",
     "failed": "FAILED:",
     "stale": "stale (passed before later edits):",
+    "earlier_push": "of an earlier push:",
     "blocked": "blocked:",
     "warning": "warning:",
     "ended": "run ended:",

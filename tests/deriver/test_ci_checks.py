@@ -60,6 +60,39 @@ class TestCiChecks:
             "`gh run watch 24583811088 --exit-status` (run CI: success)",
         )
 
+    def test_a_push_after_ci_was_listed_makes_its_verdict_an_earlier_pushs(self) -> None:
+        """CI failed, the fix was committed and pushed: the FAILED verdict is of the commit
+        before, and so is the failure it listed (the push may hold its fix). CI's checks
+        listed again say how the new commit stands."""
+        failing = rows(("test", "fail", "1"), ("lint", "pass", "2"))
+        events: list[Any] = [
+            user("CI fails on the PR"),
+            bash("gh pr checks 183", failing, "c1", exit_code=1),
+            bash('git commit -am "add tests"', "[fix/a 68ba6a5] add tests", "g1"),
+            bash("git push", "", "p1"),
+        ]
+        memory = derive(*events)
+        [check] = memory.verification_status
+        assert (check.status, check.text) == (
+            "earlier_push",
+            "`gh pr checks 183` (1 failing: test; 1 pass)",
+        )
+        assert texts(memory.failed_attempts) == [
+            "Bash `gh pr checks 183` exited 1: \u201c1 failing: test; 1 pass\u201d"
+            "; pushed again since"
+        ]
+        passing = rows(("test", "pass", "3"), ("lint", "pass", "4"))
+        memory = derive(*events, bash("gh pr checks 183", passing, "c2"))
+        [check] = memory.verification_status
+        assert check.status == "passed"
+        assert [item.status for item in memory.failed_attempts] == ["resolved"]
+        # A local check is no CI verdict: a push leaves it as it was.
+        local = derive(user("fix"), bash("pytest", "1 failed, 2 passed", "t1", exit_code=1),
+                       bash("gh pr checks 183", failing, "c1", exit_code=1),
+                       bash("git push", "", "p1"))  # fmt: skip
+        statuses = sorted(str(check.status) for check in local.verification_status)
+        assert statuses == ["earlier_push", "failed"]
+
     def test_a_merge_of_the_sessions_pull_request_makes_its_last_push_history(self) -> None:
         """The commit pushed is where the session stands until its pull request merges:
         then its work is on the base branch, and the commit a line of completed work."""
