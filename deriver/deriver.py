@@ -27,9 +27,11 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 18
-"""Version 18: the last commit pushed and when (where the session stands shows it until
-another is made), and the whole words of the newest closing messages kept as decisions;
+SNAPSHOT_FORMAT: Final = 19
+"""Version 19: the key decision the closing message the latest request followed became (shown
+where the session stands instead); version 18: the last commit pushed and when (where the
+session stands shows it until another is made), and the whole words of the newest closing
+messages kept as decisions;
 version 17: the closing message the latest request followed, and the forge's state as one
 entry; version 16: the steps of a plan's verification not seen taken, what each edit sent, and the
 last edit of each file that failed; version 15: what each edit replaced, and the edits of
@@ -260,8 +262,17 @@ class SessionMemoryDeriver:
             item = store.stands_item(*wider)
             used += item.body_tokens - stands[0].body_tokens
             stands = [item, *stands[1:]]
-        earlier = self._rules.stands.earlier(store.budget_tokens - used)
+        # The closing message the latest request followed is where the session stands: kept
+        # as a key decision, its line there makes room for it.
+        kept, decisions = self._rules.stands.previous_kept, sections["key_decisions"]
+        rest = [item for item in decisions if item.text != kept] if kept else decisions
+        left_out = omitted.get("key_decisions", 0)
+        freed = store.shown_cost("key_decisions", decisions, left_out) - store.shown_cost(
+            "key_decisions", rest, left_out
+        )
+        earlier = self._rules.stands.earlier(store.budget_tokens - used + freed)
         if earlier is not None:
+            sections["key_decisions"], used = rest, used - freed
             item = store.stands_item(*earlier)
             used += store.stands_cost([*stands, item]) - store.stands_cost(stands)
             stands = [*stands, item]

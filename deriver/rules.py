@@ -335,12 +335,14 @@ RULES: Final[tuple[Rule, ...]] = (
          "question it ends with (its awaiting line shows it); a run that completed after it "
          "says so", "where_stands", "never evicted"),
     Rule("previous_message", "the agent's closing message the user's latest request "
-         "followed, when it was not kept as a key decision (it states no choice)",
+         "followed",
          "where the session stands, only as the memory is read and only in the room the rest "
-         "leaves (never evicting anything): what the latest request answers, head and tail "
-         "kept (up to 2,000 characters, at least 80), without the question it ended with and "
-         "its sentences on where the work stands in git (4 commits on the branch, not "
-         "pushed)", "where_stands", "never evicted"),
+         "leaves (never evicting anything), and when it was kept as a key decision (it states "
+         "a choice) in the room that decision's line leaves, shown there instead (a key "
+         "decision again once another request follows): what the latest request answers, "
+         "head and tail kept (up to 2,000 characters, at least 80), without the question it "
+         "ended with and its sentences on where the work stands in git (4 commits on the "
+         "branch, not pushed)", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
          "proper fix), or opens by picking an option of an agent's message that ends asking "

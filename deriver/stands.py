@@ -8,11 +8,9 @@ never evicted: it is fitted to its own share of the budget (:attr:`MemoryStore.s
 by cutting the middle of the last message, then dropping its last items. When the memory is
 read, a last message so cut takes the room the rest leaves (:meth:`Stands.widened`).
 
-Earlier closing messages and answers are not lost: when a newer one replaces them here they
-become key decisions (capped) when they state a choice, which is where a session states most
-of its choices. The one the latest request followed is what that request answers: when it was
-not kept so, it is quoted as the memory is read, in the room the rest leaves
-(:meth:`Stands.earlier`).
+Earlier closing messages and answers are not lost: replaced here, they become key decisions
+(capped) when they state a choice, where a session states most of its choices. The one the
+latest request followed, what that request answers, is quoted here as the memory is read.
 """
 
 from __future__ import annotations
@@ -98,9 +96,9 @@ class Stands:
         self.said = ""
         """What the agent last said while working, until it closes its turn."""
         self.said_stamp: Stamp | None = None
-        self.previous = ""
-        """The closing message the user's latest request followed, when not kept as a key
-        decision: shown as the memory is read, in the room the rest leaves."""
+        self.previous = self.previous_kept = ""
+        """The closing message the user's latest request followed, and the key decision it
+        became, if one: shown as the memory is read (:meth:`earlier`) instead of it."""
         self.previous_stamp: Stamp | None = None
         self.concluded = ""
         """The key decision the last closing message became, until the agent speaks again."""
@@ -154,8 +152,8 @@ class Stands:
         if disputes(content):
             self.closing = ""  # "still failing": what it concluded did not hold
         closing, closing_stamp = self.closing, self.closing_stamp
-        kept = self._keep_closing()
-        self.previous, self.previous_stamp = ("", None) if kept else (closing, closing_stamp)
+        self.previous_kept = self.concluded if self._keep_closing() else ""
+        self.previous, self.previous_stamp = closing, closing_stamp
         self.ending = ""
         self.completed = False
         if answer:
@@ -214,6 +212,8 @@ class Stands:
             item = self.store.get(decision_key(self.concluded))
             if item is not None:
                 self.store.remove(item, stamp)
+            if self.previous_kept == self.concluded:  # nor is it where the session stands
+                self.previous = self.previous_kept = ""
         self.concluded = ""
 
     def _keep_closing(self) -> bool:

@@ -452,6 +452,10 @@ class MemoryStore:
                 shown.add(section)
         return back, used
 
+    def shown_cost(self, section: SectionName, items: list[Item], omitted: int) -> int:
+        """What a section costs shown with ``items`` and ``omitted`` more left out."""
+        return self._section_cost(section, bool(items), omitted) + sum(i.tokens for i in items)
+
     def _section_cost(self, section: SectionName, has_items: bool, omitted: int) -> int:
         """A section's heading and marker: what :meth:`_restructure` counts."""
         if not (has_items or omitted):

@@ -18,6 +18,11 @@ def final(content: str) -> dict[str, object]:
     return assistant(content, action_type="final")
 
 
+LATER = (final("Done."), user("next"))
+"""Another turn: the closing message before it is no longer what the latest request follows
+(shown where the session stands), but history."""
+
+
 class TestLastMessage:
     def test_the_closing_message_is_quoted_in_full(self) -> None:
         """Every sentence of the agent's closing message is kept, not only the first."""
@@ -45,14 +50,19 @@ class TestLastMessage:
         assert texts(only.where_stands) == ["awaiting the user's answer to: “Which do you prefer?”"]
 
     def test_an_earlier_closing_message_becomes_a_decision(self) -> None:
-        """A new turn moves the closing message it follows into Key decisions."""
-        memory = derive(
-            user("fix the parser"), final("The heuristic is too brittle, so I parse."),
-            user("now the lexer"),
-        )  # fmt: skip
+        """A closing message that states a choice is a key decision once a new turn follows
+        it; while the latest request is the one that followed it, it says where the session
+        stands (what that request answers), there and not twice."""
+        turns = (user("fix the parser"), final("The heuristic is too brittle, so I parse."),
+                 user("now the lexer"))  # fmt: skip
+        memory = derive(*turns)
+        said = "“The heuristic is too brittle, so I parse.”"
+        assert texts(memory.where_stands) == [f"before the latest request, the agent said: {said}"]
+        assert not any("too brittle" in t for t in texts(memory.key_decisions))
+        assert not any("final answer" in t for t in texts(memory.completed_work))
+        memory = derive(*turns, final("Lexed."), user("and the printer"))
         assert any("too brittle" in t for t in texts(memory.key_decisions))
         assert not any("too brittle" in t for t in texts(memory.where_stands))
-        assert not any("final answer" in t for t in texts(memory.completed_work))
 
     def test_a_kept_closing_message_leaves_out_the_question_answered(self) -> None:
         """The question a closing message ended with was the user's to answer, and the next
@@ -61,7 +71,7 @@ class TestLastMessage:
             user("review the connection manager"),
             final("Issues #2 and #4 are acceptable trade-offs, so no action is needed.\n\n"
                   "What would you like to do about the race condition?"),
-            user("Guard it"), final("Added the isConnecting guard."),
+            user("Guard it"), final("Added the isConnecting guard."), user("now the docs"),
         )  # fmt: skip
         [kept] = [t for t in texts(memory.key_decisions) if "trade-offs" in t]
         assert "What would you like" not in kept
@@ -100,8 +110,8 @@ class TestLastMessage:
         in git ("The changes remain uncommitted"): the next commit makes them false, and
         where the session stands says it from the commands. A sentence ends at a mark before
         a blank, not at the dot of `app.ts`."""
-        memory = derive(user(request_text), final(closing), user(next_request))
-        (kept,) = texts(memory.key_decisions)
+        memory = derive(user(request_text), final(closing), user(next_request), *LATER)
+        (kept,) = [t for t in texts(memory.key_decisions) if t.startswith("the agent concluded")]
         assert kept.endswith(f"{kept_end}\u201d") and gone not in kept
 
     @pytest.mark.parametrize(
@@ -127,7 +137,7 @@ class TestLastMessage:
         """A closing message whose only words of choice ask the user to choose ("until you
         tell me which approach you prefer", a question) decided nothing: the user's answer
         does, and the message is overtaken by it."""
-        memory = derive(user("fix the install"), final(closing), user("go with the symlink"))
+        memory = derive(user("fix the install"), final(closing), user("go with it"), *LATER)
         assert any(t.startswith("the agent concluded") for t in texts(memory.key_decisions)) is (
             kept
         )
@@ -144,6 +154,7 @@ class TestLastMessage:
                   "because the token belongs in subject_token.\n</proposed_plan>"),
             user("ok"),
             final("Noted."),
+            user("next"),
         )  # fmt: skip
         decisions = " ".join(texts(memory.key_decisions))
         assert "Reject Authorization" in decisions
@@ -167,6 +178,7 @@ class TestLastMessage:
             final("Used a lock file because two hooks race; on a first sync it just works."),
             user("on a first sync it would not work for pull refs"),
             final(reply),
+            user("next"),
         )
         assert any("two hooks race" in t for t in texts(memory.key_decisions)) is kept
 
@@ -1042,7 +1054,7 @@ class TestEarlierClosingMessages:
         600, about 300 characters); as the memory is read, the room the rest leaves lets it
         say more, the longest cut that fits, never past the budget."""
         long = "I chose the parser. " + "More detail here. " * 100 + "Tail of the message."
-        turns = (user("fix the parser"), final(long), user("now the lexer"))
+        turns = (user("fix the parser"), final(long), user("now the lexer"), *LATER)
         for budget, whole in ((600, True), (300, False)):
             memory = derive(*turns, budget=budget)
             [kept] = [i.text for i in memory.key_decisions if i.kind == "closing"]
@@ -1056,7 +1068,7 @@ class TestEarlierClosingMessages:
         for n in range(4):
             said = f"I chose plan {n}. " + "Because of the load. " * 40 + f"End of {n}."
             turns += [user(f"task {n}"), final(said)]
-        memory = derive(*turns, user("next"), budget=4000)
+        memory = derive(*turns, user("next"), *LATER, budget=4000)
         kept = [i.text for i in memory.key_decisions if i.kind == "closing"]
         assert len(kept) == 4
         assert ["Because of the load. " * 40 in t for t in kept] == [False, True, True, True]
@@ -1096,7 +1108,7 @@ class TestSuperseded:
         """A closing message that states a choice and its reason stays a key decision."""
         memory = derive(
             user("fix the parser"), final("I went with a real parser instead of regexes."),
-            user("now the lexer"), final("Lexer fixed."),
+            user("now the lexer"), final("Lexer fixed."), user("now the printer"),
         )  # fmt: skip
         assert any("instead of regexes" in t for t in texts(memory.key_decisions))
 
@@ -1207,12 +1219,15 @@ class TestPreviousMessage:
         ).omitted  # fmt: skip
 
     def test_a_message_kept_as_a_decision_is_not_repeated(self) -> None:
-        """A closing message that states a choice is a key decision: not shown twice."""
-        memory = derive(
-            user("fix the parser"), final("I went with a real parser instead of regexes."),
-            user("now the lexer"),
-        )  # fmt: skip
-        assert not any(i.kind == "previous_message" for i in memory.where_stands)
+        """A closing message that states a choice, shown here, is not also a key decision;
+        once another request follows, it is one, and no longer shown here."""
+        turns = (user("fix the parser"), final("I went with a real parser instead of regexes."),
+                 user("now the lexer"))  # fmt: skip
+        memory = derive(*turns)
+        assert [i.kind for i in memory.where_stands] == ["previous_message"]
+        assert not any("instead of regexes" in t for t in texts(memory.key_decisions))
+        memory = derive(*turns, *LATER)
+        assert not any("instead of regexes" in t for t in texts(memory.where_stands))
         assert any("instead of regexes" in t for t in texts(memory.key_decisions))
 
     def test_its_git_state_and_question_are_left_out(self) -> None:
