@@ -515,16 +515,16 @@ class Failures:
             no_lesson
             or item.kind == "stale_edit"
             or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
-            or (item.kind == "tool_failed" and not fixed
-                and ((shell and (worked == failed or _moved_only(failed, worked)))
-                     or _USAGE_RE.search(item.text) is not None))
+            or (item.kind in ("tool_failed", "check_failed") and _USAGE_RE.search(item.text))
+            or (item.kind == "tool_failed" and not fixed and shell
+                and (worked == failed or _moved_only(failed, worked)))
         ):  # fmt: skip
             # A linter's finding that now passes (or a compiler's that a name is unused), an
-            # edit made good once the agent saw the file as it is, or the same command line
-            # that worked when run again with nothing changed (a flake), from the directory
-            # it needed or called as it takes (a usage slip): nothing learned, nothing open.
-            # (Another tool's key argument is not the whole call: an edit of the same file
-            # that works is another edit.)
+            # edit made good once the agent saw the file as it is, a call whose arguments were
+            # refused called as it takes (a usage slip: no edit fixed it), or the same command
+            # line that worked when run again with nothing changed (a flake) or from the
+            # directory it needed: nothing learned, nothing open. (Another tool's key argument
+            # is not the whole call: an edit of the same file that works is another edit.)
             self.store.remove(item, stamp)
             return
         text = None

@@ -261,6 +261,18 @@ class TestResolution:
                         bash("git add b.py", "", "c2"))  # fmt: skip
         assert [f.status for f in memory.failed_attempts] == ["open"]
 
+    def test_a_usage_slip_is_settled_whatever_changed_since(self) -> None:
+        """A test run whose own arguments were refused ("unexpected argument
+        'rustup_component' found": cargo test takes one filter) ran no test: files edited
+        before the run that works did not fix it, and nothing is learned."""
+        slip = "error: unexpected argument 'rustup_component' found"
+        memory = derive(
+            bash("cargo test rust_options rustup_component", slip, "c1", exit_code=1),
+            call("Edit", {"file_path": "src/rust.rs"}, call_id="e1", result="ok"),
+            bash("cargo test", "test result: ok. 3 passed; 0 failed", "c2"),
+        )
+        assert memory.failed_attempts == ()
+
     def test_a_tool_called_by_a_name_it_knows_settles_the_unknown_one(self) -> None:
         """A skill asked for by a name the client does not know ("Unknown skill: commit"),
         then by its full name, worked: a slip, nothing left."""
