@@ -5,7 +5,8 @@ notifications and hook output come wrapped in tags of their own; a slash command
 ``<command-name>`` wrapper; an interruption is a marker text; hook output and client
 reminders are appended to a real prompt inside ``<system-reminder>``; an attached image
 leaves an ``[Image #N]`` placeholder in the text; an IDE extension puts the file open, the
-lines selected and its diagnostics before a prompt (``<ide_opened_file>``...).
+lines selected and its diagnostics before a prompt (``<ide_opened_file>``...), an app that
+runs the agent its instructions (``<system_instruction>``).
 
 A slash command is the user's request when it expands into a prompt (a custom command, a
 skill: ``/security:review all of phase 14 work``); it is not when the client runs it itself
@@ -83,8 +84,10 @@ WRAPPER_PREFIXES: Final = (
 )
 """How text that is not a prompt (command output, shell input, notifications, hook
 feedback) starts."""
-_SYSTEM_REMINDER: Final = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
-"""Hook output and client reminders Claude Code appends to a prompt's text."""
+_SYSTEM_BLOCK: Final = re.compile(r"<(system[_-][a-z_-]+)>.*?(?:</\1>|\Z)", re.S)
+"""Hook output and client reminders Claude Code appends to a prompt's text
+(``<system-reminder>``), and the instructions an app that runs the agent puts before it
+(``<system_instruction>``: the workspace it set up, the files attached)."""
 _IDE_CONTEXT: Final = re.compile(
     r"<(ide_opened_file|ide_selection|ide_diagnostics)>(.*?)(?:</\1>|\Z)", re.S
 )
@@ -122,8 +125,8 @@ def prompt_text(text: str) -> str:
     asks this session for work is."""
     if text.startswith("<teammate-message"):
         text = _BLANK_LINES.sub("\n\n", _TEAMMATE_MESSAGE.sub(_team_request, text))
-    if "<system-reminder>" in text:
-        text = _SYSTEM_REMINDER.sub("", text)
+    if "<system" in text:
+        text = _SYSTEM_BLOCK.sub("", text)
     if "[Image #" in text:
         text = _IMAGE_PLACEHOLDER.sub("", text)
     if "<ide_" in text:

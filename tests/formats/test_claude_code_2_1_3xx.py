@@ -111,6 +111,18 @@ class TestKnownRecords:
         text = "Fix checkout\n<system-reminder>\nUserPromptSubmit hook: memory…\n</system-reminder>"
         assert prompts(prompt(1, text)) == ["Fix checkout"]
 
+    def test_an_apps_instructions_before_a_prompt_are_not_the_users(self) -> None:
+        """An app that runs the agent (Conductor) puts its instructions and the files the user
+        attached in `<system_instruction>` blocks before the prompt: the prompt is the rest."""
+        text = (
+            "<system_instruction>\nYou are working inside Conductor, a Mac app that lets the "
+            "user run many coding agents in parallel.\n</system_instruction>\n\n\n"
+            "<system_instruction>\nThe user has attached these files. Read them before "
+            "proceeding.\n- /w/.context/attachments/plan.md\n</system_instruction>\n\n\n"
+            "implement the plan"
+        )
+        assert prompts(prompt(1, text)) == ["implement the plan"]
+
     def test_a_prompt_that_is_only_a_reminder_is_no_prompt(self) -> None:
         """A user record holding nothing but hook output gives no message."""
         assert (
