@@ -479,17 +479,17 @@ class CheckRules:
 
     def pasted(self, text: str, stamp: Stamp) -> bool:
         """A check the user ran and pasted into a message, its prompt line (``$ pytest``,
-        ``\u276f mise run test``) and then its output: its run as any other, the last one pasted
-        (the runner's summary decides: there is no exit code)."""
-        found = None
+        ``\u276f mise run test``) and then its output: its run as any other, when it is the
+        last command pasted (the runner's summary decides: there is no exit code). After it,
+        another command's prompt line (a script's next step: ``$ bun publish``) says that what
+        follows is not its output."""
+        check, start = None, 0
         lines = text[:_PASTE_SCAN].splitlines()
         for i, text_line in enumerate(lines):
-            check = _prompted_check(text_line)
-            if check is not None:
-                found = (check, i)
-        if found is None:
+            if (prompt := _PROMPT_RE.match(text_line)) is not None:
+                check, start = detect_check(prompt.group(1)), i
+        if check is None:
             return False
-        check, start = found
         output = "\n".join(lines[start + 1 :])
         if not output.strip():
             return False

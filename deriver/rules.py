@@ -235,9 +235,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "(cargo fmt, ruff format .) after its check failed (cargo fmt --check) fixed it: the "
          "FAILED lines go, their failures with no lesson; a run "
          "the user pasted into a message (its prompt line, then its output) counts, run by the "
-         "user; the agent's first sentence after a pass, or after a run whose outcome its "
-         "output did not tell, when it reports a result and no next step (All 527 tests "
-         "pass), is kept with it",
+         "user, when it is the last command pasted (after it, a script's next step, $ bun "
+         "publish, says what follows is not its output); the agent's first sentence after a "
+         "pass, or after a run whose outcome its output did not tell, when it reports a "
+         "result and no next step (All 527 tests pass), is kept with it",
          "verification_status", "verification_status"),
     Rule("ci_checks", "gh pr checks or gh run watch completed or failed, listing the CI "
          "checks of a pull request or a run (a project gate, run by the forge)",

@@ -853,6 +853,24 @@ class TestGatesAndPastedRuns:
         assert line.text.endswith(", run by the user")
         assert [i.status for i in memory.failed_attempts] == ["resolved"]
 
+    def test_a_check_a_pasted_script_went_on_from_is_not_its_failure(self) -> None:
+        """A script's output pasted whole: its first step is a check (``$ turbo run typecheck
+        lint test``), then other steps run (``$ bun publish``) and one fails. What follows the
+        check is not its output: no check failed; the error is the one the user reports."""
+        pasted = (
+            "i tried to publish via `bun release:manual` but got this error:\n"
+            "$ doppler run -- turbo run typecheck lint test\n\u2022 turbo 2.8.9\n"
+            "$ bun publish --tag beta --access public\n"
+            "404 Not Found: https://registry.example/-/v1/done\n"
+            "ERROR: Command failed (1): bun publish --tag beta --access public\n"
+            + "".join(f"packed {n}KB dist/file{n}.js\n" for n in range(6))
+            + 'error: script "release:manual" exited with code 1\n'
+        )
+        memory = derive(user(pasted))
+        assert memory.verification_status == ()
+        assert [f.kind for f in memory.failed_attempts] == ["user_reported"]
+        assert "turbo" not in texts(memory.failed_attempts)[0]
+
     def test_a_pasted_run_is_no_earlier_goal(self) -> None:
         """A message that is a pasted run (it opens with the prompt line) is the current goal
         while it is the latest; once replaced, the run is in the checks, not a request among
