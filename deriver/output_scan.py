@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["LinePattern", "error_lines", "tail", "without_colours"]
+__all__ = ["LinePattern", "cause_line", "error_lines", "tail", "without_colours"]
 
 _ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -35,6 +35,20 @@ def error_lines(text: str, limit: int, chars: int) -> tuple[tuple[int, str], ...
     with where each starts."""
     found = [(m.start(), m.group(0).strip()[:chars]) for m in _REPORTS_ERROR_RE.finditer(text)]
     return tuple(found[-limit:])
+
+
+# A line that says only that a process ended with an exit code: a script runner's or a CI
+# step's last word on a failure ("error: script "release" exited with code 1", "Error:
+# Process completed with exit code 1."), not why it failed.
+_EXIT_ONLY_RE: Final = re.compile(
+    r"\b(?:exited|completed|failed|finished) with (?:exit )?code \d+\W*$", re.IGNORECASE
+)
+
+
+def cause_line(lines: list[str]) -> str:
+    """The last of ``lines`` (lines that report an error) that says why, not only that a
+    process exited with a code; the last of them when none does."""
+    return next((line for line in reversed(lines) if not _EXIT_ONLY_RE.search(line)), lines[-1])
 
 
 def tail(text: str, limit: int) -> str:

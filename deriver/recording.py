@@ -12,7 +12,7 @@ from typing import Final
 from deriver.actions import Action, actions_of, resolves, settles
 from deriver.git_state import FORGE_PULLS
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
-from deriver.output_scan import error_lines
+from deriver.output_scan import cause_line, error_lines
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
@@ -276,7 +276,7 @@ class Failures:
             if _reports(line)
         ]
         if found:
-            line = found[-1]
+            line = cause_line(found)
             item_key = failure_key(call_identity(_USER, None), line)
             if self.store.get(item_key) is None:
                 shown = f"reported by the user: {quote_untrusted(line, _REPORTED_CHARS)}"

@@ -68,7 +68,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "Exception:), nor a line of a document (a Markdown heading, table row or list "
          "item), nor a sentence that describes an error (a hard error (all orders blocked); "
          "not failed (exit 1)), nor a message's template (failed: ...)",
-         "failed attempt: its last such line, reported by the user; "
+         "failed attempt: its last such line that says why (not only that a process exited "
+         "with a code: error: script \"release\" exited with code 1), reported by the user; "
          "resolved when the agent closes a turn that changed files after it",
          "failed_attempts", "open_failures, then resolved_failures"),
     Rule("root_goal", "the session's first goal, replaced by a later one",
