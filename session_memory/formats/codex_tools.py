@@ -76,6 +76,8 @@ _CTRL_C_ECHO: Final = "^C"
 """How a terminal shows the Ctrl-C a poll wrote (``chars: "\\u0003"``) to a running process."""
 _SHELL: Final = "shell"
 _POLL: Final = "poll"
+_STOP: Final = "stop"
+"""A cell's poll that wrote Ctrl-C to the command it looks at: the agent stopped it."""
 _CALL: Final = "call"
 
 
@@ -345,6 +347,9 @@ class CodexToolCalls(AdapterBase):
         else:
             for n, call in enumerate(c for c in calls if c is not None):
                 role = self._start(out, f"{eid}#{n}", call[0], f"{call_id}#{n}", call[1], ts)
+                if role is not None and role[0] == _POLL:
+                    stops = _CTRL_C in (as_str(call[1].get("chars")) or "")
+                    role = [_STOP, role[1]] if stops else role
                 if role is not None:
                     roles.append(role)
         self._cells[call_id] = Cell(calls=roles, items=[])
@@ -370,7 +375,7 @@ class CodexToolCalls(AdapterBase):
         if result.state == "failed":
             error = script_error(cell["items"])
             for n, (role, call_id) in enumerate(cell["calls"]):
-                if role != _POLL:  # the process a poll looks at runs on
+                if role not in (_POLL, _STOP):  # the process a poll looks at runs on
                     self._end_call(out, f"{eid}#{n}", call_id, Output(error, None, None, True), ts)
             return
         self._settle_cell(cell, eid, ts, out)
@@ -389,13 +394,18 @@ class CodexToolCalls(AdapterBase):
             if shell and exit_code is None and session is not None:
                 self._runs_on(call_id, session, text)  # open until a poll or the turn's end
                 continue
-            if role == _POLL:
-                if exit_code is None:
-                    self._runs_on(call_id, None, text)  # a later poll may say how it ended
-                    continue
+            outcome = None
+            if role == _STOP:  # stopped with Ctrl-C (a watch the agent is done with): no failure
+                outcome = ToolOutcome("interrupted", exit_code, text, "")
+            elif role == _POLL and exit_code is None:
+                self._runs_on(call_id, None, text)  # a later poll may say how it ended
+                continue
+            if role != _SHELL:
                 self._forget_session(call_id)
             failed = exit_code is not None and exit_code != 0
-            self._end_call(out, f"{eid}#{n}", call_id, Output(text, exit_code, None, failed), ts)
+            self._end_call(
+                out, f"{eid}#{n}", call_id, Output(text, exit_code, None, failed), ts, outcome
+            )
 
     def _end_call(
         self,

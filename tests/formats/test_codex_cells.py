@@ -178,6 +178,26 @@ class TestCommands:
             "error": "[test:ci] FAIL\n",
         }
 
+    def test_ctrl_c_written_in_a_cell_stops_the_command_it_polls(self) -> None:
+        """``write_stdin({session_id, chars: "\\u0003"})`` stops a watch the agent is done
+        with (``gh run watch``): the command ends interrupted, not failed, nor left open,
+        whatever the poll's output shows."""
+        stop = POLL_CELL.replace('chars: ""', 'chars: "\\u0003"')
+        events = tool_events(
+            *START,
+            cell("call_1", one_command("gh run watch 29280597410", "JSON.stringify(r)")),
+            script_output(
+                "call_1", "Script completed", result("Refreshing run status\n", session_id=61293)
+            ),
+            cell("call_2", stop),
+            script_output("call_2", "Script completed", "Refreshing run status every 3 seconds."),
+        )
+        assert [(status, name) for status, name, _ in events] == [
+            ("requested", "exec_command"),
+            ("completed", "exec_command"),
+        ]
+        assert events[1][2]["status"] == "interrupted"
+
     def test_the_result_s_fields_printed_by_name_are_its_exit_and_session(self) -> None:
         """``text(r.output); text(`SESSION_ID=${r.session_id}`); text(`exit=${r.exit_code}`)``:
         the command runs on in that session, and the poll that sees it end ends it; a label
