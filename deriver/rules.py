@@ -265,7 +265,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
          "when the agent worked on past its last update, ended the turn and the user asks for "
          "something new; a step that verifies the work (Verify…, Run the tests), in progress, "
-         "goes when the agent ends its turn after checks passed since it began (the last too)",
+         "goes when the agent ends its turn after checks passed since it began (the last too), "
+         "and one that names its checks by their programs (Run ruff, mypy, and pytest; not one "
+         "that also commits or pushes) as soon as each of them passed since it began",
          "todo_items", "todo_items"),
     Rule("plan_step", "an approved plan (plan-mode exit) or a request that carries a plan, "
          "with a Verification / Testing / Test plan section listing steps",

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from deriver.check_commands import detect_check
 from deriver.keys import ItemKey, done_key, issue_key
 from deriver.plan_steps import PlanSteps
 from deriver.recording import bump, verification
@@ -41,6 +42,23 @@ _VERIFYING_RE: Final = re.compile(
     r"lint|build|type ?checks?))\b",
     re.IGNORECASE,
 )
+_NAMES_CHECKS_RE: Final = re.compile(r"^(?:run|verify|check)\b(.*)", re.IGNORECASE)
+_CHECK_WORD_RE: Final = re.compile(r"[\w./:-]+")
+_SHIPS_RE: Final = re.compile(r"\b(?:commit|push|merge|deploy|release|publish)", re.IGNORECASE)
+
+
+def checks_named(step: str) -> frozenset[str]:
+    """The checks a step names by their programs ("Run ruff, mypy, and pytest" names mypy,
+    pytest and ruff), none for a step that also ships the work ("commit and push")."""
+    said = _NAMES_CHECKS_RE.match(step)
+    if said is None or _SHIPS_RE.search(step):
+        return frozenset()
+    words = _CHECK_WORD_RE.findall(said.group(1))[:8]
+    found = {
+        detect_check(" ".join(words[i : i + 2])) or detect_check(w) for i, w in enumerate(words)
+    }
+    return frozenset(check.name for check in found if check is not None)
+
 
 Todo = tuple[str, str]
 """A todo's content and status."""
@@ -96,6 +114,8 @@ class TodoLists:
         self.started: dict[str, int] = {}
         """Each step the lists showed in progress, by text: how many checks had passed
         when it began."""
+        self.passed_last: dict[str, int] = {}
+        """Each check, by name: how many checks had passed when it last passed."""
         self.plan_steps = PlanSteps(store)
         """The steps of the latest plan's verification not yet seen taken."""
 
@@ -153,11 +173,28 @@ class TodoLists:
                 stamp,
             )
 
-    def checked(self, passed: bool) -> None:
-        """A check ran (a test, a build, a linter): it passed or not."""
+    def checked(self, passed: bool, names: tuple[str, ...], stamp: Stamp) -> None:
+        """A check ran (a test, a build, a linter): it passed or not, and with it the
+        ``names`` of the checks its command line passed. A step in progress that names its
+        checks ("Run ruff, mypy, and pytest") is done once each passed since it began."""
         self.checks_run += 1
         self.passes += passed
         self.last_passed = passed
+        if not passed:
+            return
+        last, started = self.passed_last, self.started
+        for name in names:
+            last.pop(name, None)
+            last[name] = self.passes
+            if len(last) > MAX_TODOS * 2:
+                del last[next(iter(last))]
+
+        def done(item: Item) -> bool:
+            named = checks_named(item.text) if item.status == "in_progress" else frozenset()
+            begun = started.get(item.text, self.passes)
+            return bool(named) and all(last.get(name, 0) > begun for name in named)
+
+        self._drop(done, stamp)
 
     def _drop(self, which: Callable[[Item], bool], stamp: Stamp) -> None:
         store = self.store
@@ -325,6 +362,7 @@ class TodoLists:
             "passes": self.passes,
             "last_passed": self.last_passed,
             "started": [[text, count] for text, count in self.started.items()],
+            "passed_last": [[name, count] for name, count in self.passed_last.items()],
             "retracted": sorted(self.retracted),
             "plan_steps": self.plan_steps.to_state(),
         }
@@ -342,6 +380,7 @@ class TodoLists:
         self.passes = _count(raw.get("passes"))
         self.last_passed = raw.get("last_passed") is True
         self.started = _step_counts(raw.get("started", ()))
+        self.passed_last = _step_counts(raw.get("passed_last", ()))
         self.retracted = {t for t in raw.get("retracted", ()) if isinstance(t, str)}
         self.plan_steps.load_state(raw.get("plan_steps"))
 

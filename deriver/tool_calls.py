@@ -404,10 +404,13 @@ class ToolCallRules:
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
         if call.check is not None:
-            self.todos.checked(self.checks.record(call.name, call.check, exit_code, result, stamp))
+            passed = self.checks.record(call.name, call.check, exit_code, result, stamp)
             self.failures.resolve(call.name, call.key, stamp, call.check.name)
-            for check in call.check.before if exit_code == 0 else ():
+            on_the_way = call.check.before if exit_code == 0 else ()
+            for check in on_the_way:
                 self.checks.passed_on_the_way(check, stamp)
+            names = (*(check.name for check in on_the_way), call.check.name)
+            self.todos.checked(passed, names, stamp)
         elif exit_code not in (None, 0) or outcome.status != "completed":
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
@@ -432,7 +435,9 @@ class ToolCallRules:
                 del self.refused[next(iter(self.refused))]
         if call.check is not None:
             ran = exit_code if exit_code is not None else 1
-            self.todos.checked(self.checks.record(call.name, call.check, ran, error, stamp))
+            self.todos.checked(
+                self.checks.record(call.name, call.check, ran, error, stamp), (), stamp
+            )
         elif only_looked(call.kind, call.key, exit_code, error):
             pass  # a read that found nothing changed nothing and did no work
         elif call.replaced and len(set(call.replaced.split(">"))) == 1:

@@ -421,6 +421,24 @@ class TestTodoTools:
         other = "Update the changelog"
         assert texts(derive(plan(other, 4), passed, closing).todo_items) == [other]
 
+    def test_a_step_naming_its_checks_is_done_once_each_passed(self) -> None:
+        """A step in progress that names its checks by their programs ("Run ruff, mypy, and
+        pytest") is done once each passed after it began, though the list never said so and
+        the turn goes on; one of them alone, or a step that also pushes, stays open."""
+        step = "Run ruff, mypy, and pytest to verify all fixes"
+
+        def plan(text: str) -> list[dict[str, Any]]:
+            return call("update_plan", {"plan": [{"step": text, "status": "in_progress"}]},
+                        call_id="p1")  # fmt: skip
+
+        lint = bash("uv run ruff check . && echo --- && uv run mypy .", "Success", "c1")
+        tests = bash("uv run pytest", "354 passed, 7 skipped in 9.1s", "c2")
+        assert derive(plan(step), lint, tests).todo_items == ()
+        assert texts(derive(plan(step), lint).todo_items) == [step]
+        assert texts(derive(lint, tests, plan(step)).todo_items) == [step]
+        pushing = "Run pytest, then commit and push"
+        assert texts(derive(plan(pushing), tests).todo_items) == [pushing]
+
     def test_passing_test_command_is_verification(self) -> None:
         """A pytest run that passed is a passed check with its counts."""
         memory = derive(
