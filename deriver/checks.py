@@ -38,9 +38,8 @@ from session_memory.core.redact import contain_trusted_line
 __all__ = ["CheckRules", "covered_by_checks"]
 
 _CHECK_TOOL: Final = "check"
-_CAUSE_TIER: Final = (
-    "resolved_failures"  # failures of a check are keyed by the check, whatever ran it
-)
+# Failures of a check are keyed by the check, whatever ran it.
+_CAUSE_TIER: Final = "resolved_failures"
 _PASTED_TOOL: Final = "user"
 _PUSHED_SINCE: Final = "; pushed again since"
 # A test run that found nothing to run (and counted nothing): jest's "No tests found, exiting
@@ -239,7 +238,8 @@ class CheckRules:
         summary = ci.summary if ci is not None else summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         kept = _GREP_FILTER_RE.search(check.command) if summary is None else None
-        if kept is not None and not _PROBLEM_WORDS_RE.search(kept.group(1)):
+        narrow = kept is not None and not _PROBLEM_WORDS_RE.search(kept.group(1))
+        if narrow and kept is not None:
             # "tsc | grep ezoic": the run shows only the lines the filter kept, so it stands
             # for no broader run. A summary that shows ("5 passed") is the whole run's, and a
             # filter for problems ("grep -iE 'error|issue'") keeps all of them.
@@ -253,6 +253,8 @@ class CheckRules:
         elif counted is not None:
             # The count is the verdict (grep exits 1 when it counts none), and the summary.
             passed, summary = counted.counts.errors == 0, summary or counted
+        elif narrow and not output.strip():
+            passed = None  # "cargo test | grep 'test result'" printed nothing: no verdict shows
         elif kept is not None and _CONTEXT_FLAG_RE.search(kept.group(1)) is not None:
             passed = None  # lines around those the filter kept: neither verdict shows
         else:
@@ -500,7 +502,8 @@ class CheckRules:
     def run_pasted(text: str) -> bool:
         """Whether a message opens with the prompt line of a check the user ran: it is the
         run's output, pasted, with no request of its own before it."""
-        return _prompted_check(text.lstrip()[:_PASTE_SCAN].split("\n", 1)[0]) is not None
+        prompt = _PROMPT_RE.match(text.lstrip()[:_PASTE_SCAN].split("\n", 1)[0])
+        return prompt is not None and detect_check(prompt.group(1)) is not None
 
     def edited(self, paths: tuple[str, ...], stamp: Stamp) -> None:
         """An edit after a passing check: the check no longer says the code passes, unless
@@ -555,12 +558,6 @@ class CheckRules:
         self.failing = load(state.get("failing", {}))
         self.kinds = dict(state.get("kinds", {}))
         self.failed_tests = {k: list(v) for k, v in state.get("failed_tests", {}).items()}
-
-
-def _prompted_check(line: str) -> CheckRun | None:
-    """The check a shell prompt line runs (``$ pytest``, ``\u276f mise run test``), if any."""
-    prompt = _PROMPT_RE.match(line)
-    return detect_check(prompt.group(1)) if prompt is not None else None
 
 
 _FORMAT: Final = CheckKind.FORMAT

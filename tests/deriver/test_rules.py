@@ -939,6 +939,14 @@ class TestChecks:
         [check] = memory.verification_status
         assert check.status == "warning" and memory.failed_attempts == ()
 
+    def test_a_filter_that_kept_nothing_tells_no_verdict(self) -> None:
+        """``cargo test --lib | grep -E "(test result|passed)"`` printed nothing, its exit 0:
+        the summary it looked for never showed, so neither verdict does ("Tests pass." is
+        the agent's word, not the run's)."""
+        memory = derive(bash('cargo test --lib | grep -E "(test result|passed)"', "", "c1"))
+        [check] = memory.verification_status
+        assert check.status == "warning" and check.text.endswith("(outcome unknown)")
+
     def test_ci_run_locally_is_a_check_of_its_job(self) -> None:
         """``act -j lint`` runs the project's CI job in a container: a check, one per job;
         ``act --list`` only lists the jobs."""
