@@ -331,7 +331,7 @@ def first_line(text: str, max_chars: int = 200) -> str:
 _ERROR_RE: Final = re.compile(
     r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
     r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
-    r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing to commit|panicked at"
+    r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing (?:added )?to commit|panicked at"
     r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b",
     re.IGNORECASE,
 )

@@ -96,6 +96,9 @@ class TestInformativeLine:
              "The following paths are ignored by one of your .gitignore files:"),
             ("On branch main\nnothing to commit, working tree clean\n",
              "nothing to commit, working tree clean"),
+            ("\u2705 Pre-commit check passed\n\nOn branch f\nUntracked files:\n\t.env\n\n"
+             "nothing added to commit but untracked files present",
+             "nothing added to commit but untracked files present"),
             ('Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
              "    main()\nKeyError: 'user_id'\n", "KeyError: 'user_id'"),
             ("Running ExUnit with seed: 1\n\n  1) test mount (AppWeb.PageTest)\n"
