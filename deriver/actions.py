@@ -25,6 +25,7 @@ __all__ = [
     "Action",
     "actions_of",
     "actions_of_uncached",
+    "feeds_all",
     "is_no_match",
     "only_looked",
     "only_looks",
@@ -132,6 +133,18 @@ def resolves(success: Action, failure: Action, *, check: bool) -> bool:
     if check:
         return not success.targets or (bool(failure.targets) and failure.targets <= success.targets)
     return failure.targets <= success.targets
+
+
+def feeds_all(success: str, failure: str) -> bool:
+    """Whether a command line runs every program a failed one fed text to that does more
+    than read it (``cat log | python3 -c …``: python3), so that its success can stand for
+    the failure (``cat log | grep x`` did not do what failed)."""
+    ran = {basename(words[0]) for _, words in simple_commands(success)}
+    return all(
+        basename(words[0]) in ran
+        for piped, words in simple_commands(failure)
+        if piped and not is_read_only_command(" ".join(words))
+    )
 
 
 def settles(successes: tuple[Action, ...], failures: tuple[Action, ...]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.actions import Action, actions_of, resolves, settles
+from deriver.actions import Action, actions_of, feeds_all, resolves, settles
 from deriver.git_state import FORGE_PULLS
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.output_scan import cause_line, error_lines
@@ -376,7 +376,7 @@ class Failures:
                     Action(a.name, a.targets - refused)
                     for a in placed(actions_of(tool, entry[2] or None), place)
                 )
-                if settles(successes, tried):
+                if settles(successes, tried) and feeds_all(key or "", entry[2]):
                     settled.append((entry[1], entry[2]))
                 elif self._redone(entry[1], action.name, tried):
                     settled.append((entry[1], entry[2]))

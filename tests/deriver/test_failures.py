@@ -231,6 +231,19 @@ class TestResolution:
         )  # fmt: skip
         assert [i.status for i in memory.failed_attempts] == ["resolved"]
 
+    def test_a_line_that_did_not_run_what_failed_does_not_resolve_it(self) -> None:
+        """``cat log | python3 -c …`` failed in python3: ``cat log | grep x`` reads the same
+        file but never ran what failed, so it settles nothing (nor ``ls build | head`` what
+        ``ls build | xargs rm`` failed at); the same line working again does."""
+        parse = 'cat /tmp/run.log | python3 -c "import json,sys; json.load(sys.stdin)"'
+        failed = bash(parse, "json.decoder.JSONDecodeError: Expecting value", "c1", exit_code=1)
+        memory = derive(failed, bash('cat /tmp/run.log | grep -A20 "Check formatting"', "ok", "c2"))
+        assert [i.status for i in memory.failed_attempts] == ["open"]
+        assert derive(failed, bash(parse, "", "c2")).failed_attempts == ()  # again: a flake
+        listed = bash("ls build | xargs rm", "rm: build/a: Permission denied", "c1", exit_code=1)
+        memory = derive(listed, bash("ls build | head -3", "a", "c2"))
+        assert [i.status for i in memory.failed_attempts] == ["open"]
+
     def test_a_success_on_another_target_does_not_resolve(self) -> None:
         """An edit of another file, or ``git add`` of other paths, leaves the failure open."""
         memory = derive(
