@@ -59,8 +59,8 @@ class MemoryItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     """One line of memory: its text, a stable id, what kind of fact it is, and provenance.
 
     ``status`` is section specific: ``pending``/``in_progress``/``completed``/``replan``/
-    ``uncertain`` for todos, ``passed``/``failed``/``stale``/``blocked``/``warning``/``ended``
-    for verification, ``open``/``resolved`` for failures.
+    ``uncertain`` for todos, ``passed``/``failed``/``stale``/``earlier_push``/``blocked``/
+    ``warning``/``ended`` for verification, ``open``/``resolved`` for failures.
     """
 
     id: str
