@@ -36,6 +36,8 @@ _CHECKED_RE: Final = re.compile(
 _BY_HAND_RE: Final = re.compile(r"\b(?:manual\w*|by hand|visual\w*|browser)\b", re.IGNORECASE)
 _MAX_STEPS: Final = 8
 _STEPS_SHOWN: Final = 2
+_TOKENS_PER_STEP: Final = 240
+"""A step shown for each share of the budget this size, two at least (five at 1200)."""
 _STEP_CHARS: Final = 80
 
 
@@ -106,8 +108,9 @@ class PlanSteps:
             store.remove(item, stamp)
         if not self.steps:
             return
-        shown = "; ".join(quote_untrusted(s, _STEP_CHARS) for s in self.steps[:_STEPS_SHOWN])
-        more = len(self.steps) - _STEPS_SHOWN
+        count = max(_STEPS_SHOWN, store.budget_tokens // _TOKENS_PER_STEP)
+        shown = "; ".join(quote_untrusted(s, _STEP_CHARS) for s in self.steps[:count])
+        more = len(self.steps) - count
         text = f"the plan's verification, not seen done: {shown}" + (
             f" (+{more} more)" if more > 0 else ""
         )

@@ -273,7 +273,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "todo_items"),
     Rule("plan_step", "an approved plan (plan-mode exit) or a request that carries a plan, "
          "with a Verification / Testing / Test plan section listing steps",
-         "one todo of the steps not seen taken (two shown): a step naming a command goes "
+         "one todo of the steps not seen taken (two shown, one more for each 240 tokens of "
+         "the budget): a step naming a command goes "
          "when a command line runs it or a broader run of its check; one naming checks "
          "without a command (all tests pass) when any check runs; one done by hand (manual, "
          "logs, a browser) stays; the next approved plan replaces them",

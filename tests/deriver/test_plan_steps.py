@@ -70,6 +70,17 @@ class TestThePlansVerification:
         assert "send SIGTERM" in todo
         assert "go build" not in todo and "go test" not in todo
 
+    def test_the_steps_shown_grow_with_the_budget(self) -> None:
+        """Two steps at least, one more for each 240 tokens of the budget (five at 1200),
+        the rest counted."""
+        steps = "".join(f"{n}. Manual check {n}: open page {n} and look\n" for n in range(1, 8))
+        approved = call("ExitPlanMode", {"plan": f"# Plan\n## Verification\n{steps}"},
+                        call_id="p1", result="approved")  # fmt: skip
+        (wide,) = plan_todos(derive(user("plan it"), approved, budget=1200))
+        assert "page 5" in wide and "page 6" not in wide and wide.endswith("(+2 more)")
+        (narrow,) = plan_todos(derive(user("plan it"), approved, budget=600))
+        assert "page 2" in narrow and "page 3" not in narrow and narrow.endswith("(+5 more)")
+
     def test_a_run_that_failed_took_its_step_and_one_refused_did_not(self) -> None:
         """A step is taken by a run, whatever it found (its FAILED line says how it went),
         however the client marks the failure; a run the user refused never ran."""
