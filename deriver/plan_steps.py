@@ -33,7 +33,10 @@ _COMMAND_RE: Final = re.compile(r"`([^`\n]{2,200})`")
 _CHECKED_RE: Final = re.compile(
     r"\b(?:tests?|builds?|compiles?|lint\w*|type ?checks?|vet)\b", re.IGNORECASE
 )
-_BY_HAND_RE: Final = re.compile(r"\b(?:manual\w*|by hand|visual\w*|browser)\b", re.IGNORECASE)
+_BY_HAND_RE: Final = re.compile(
+    r"\b(?:manual\w*|by hand|visual\w*|browser|load|stress|soak|benchmark\w*)\b", re.IGNORECASE
+)
+"""Steps no check of the suite takes: done by hand, or a load the suite does not put on."""
 _MAX_STEPS: Final = 8
 _STEPS_SHOWN: Final = 2
 _TOKENS_PER_STEP: Final = 240

@@ -277,7 +277,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "the budget): a step naming a command goes "
          "when a command line runs it or a broader run of its check; one naming checks "
          "without a command (all tests pass) when any check runs; one done by hand (manual, "
-         "logs, a browser) stays; the next approved plan replaces them",
+         "logs, a browser) or a load on the system (a load or stress test) stays; the next "
+         "approved plan replaces them",
          "todo_items", "todo_items"),
     Rule("tracker_todo", "task-tracker shell command (beads bd update/close/list/ready/show/"
          "create; an issue opened or closed with gh or glab issue create/close, each create "

@@ -70,6 +70,20 @@ class TestThePlansVerification:
         assert "send SIGTERM" in todo
         assert "go build" not in todo and "go test" not in todo
 
+    def test_a_load_test_is_taken_by_no_run_of_the_suite(self) -> None:
+        """ "Load test: a burst of 100+ concurrent job events" names a test but no command:
+        the suite's run (``go test``) does not put that load on, so it stays, as a step done
+        by hand does; "existing tests pass" is taken by it."""
+        plan = ("# Plan\n## Verification\n1. Existing tests pass\n"
+                "2. Load test: simulate a burst of 100+ concurrent job events\n")  # fmt: skip
+        memory = derive(
+            user("plan it"),
+            call("ExitPlanMode", {"plan": plan}, call_id="p1", result="approved"),
+            shell("go test ./...", "t1", "ok  \tpkg/jobs\t0.6s"),
+        )
+        (todo,) = plan_todos(memory)
+        assert "Load test" in todo and "Existing tests" not in todo
+
     def test_the_steps_shown_grow_with_the_budget(self) -> None:
         """Two steps at least, one more for each 240 tokens of the budget (five at 1200),
         the rest counted."""
