@@ -51,8 +51,11 @@ def widened(
         if text == item.text:
             continue  # kept whole
         if body(text) > room:  # only a shorter cut fits: the longest
-            most = min(_MOST_CHARS, max(0, room) * 8)
-            chars = longest_cut(lambda n: body(concluded(said, n)) <= room, most, 1)  # noqa: B023
+
+            def fits(chars: int, said: str = said, room: int = room) -> bool:
+                return body(concluded(said, chars)) <= room
+
+            chars = longest_cut(fits, room, _MOST_CHARS, 1)
             text = concluded(said, chars) if chars else ""
             if len(text) <= len(item.text):
                 continue

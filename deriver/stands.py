@@ -556,8 +556,9 @@ class Stands:
             return ("previous_message", text, stamp)
 
         body = self.store.tokens.body
-        most = min(_PREVIOUS_CHARS, max(0, room) * 8)
-        chars = longest_cut(lambda n: body(line(n)[1]) <= room, most, _MIN_PREVIOUS_CHARS)
+        chars = longest_cut(
+            lambda n: body(line(n)[1]) <= room, room, _PREVIOUS_CHARS, _MIN_PREVIOUS_CHARS
+        )
         return line(chars) if chars else None
 
     def _fitting_chars(self, room: int) -> int:
@@ -570,8 +571,7 @@ class Stands:
                 message = self._message(chars)
                 return message is not None and body(message[1]) <= room
 
-            most = min(MESSAGE_CHARS, max(0, room) * 8)
-            found = self._fits[room] = longest_cut(fits, most, _MIN_MESSAGE_CHARS)
+            found = self._fits[room] = longest_cut(fits, room, MESSAGE_CHARS, _MIN_MESSAGE_CHARS)
         return found
 
     # -- snapshots ------------------------------------------------------------------------

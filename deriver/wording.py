@@ -188,10 +188,11 @@ def failure_target(key: str | None, cwd: str | None) -> str:
     return code(shown, FAILURE_ARG_CHARS) if shown else ""
 
 
-def longest_cut(fits: Callable[[int], bool], most: int, least: int) -> int:
-    """The most characters, up to ``most``, a text may be cut to while its line ``fits``
-    (the shorter a cut, the better it fits); 0 when fewer than ``least`` would."""
-    lo, hi = 0, most
+def longest_cut(fits: Callable[[int], bool], room: int, most: int, least: int) -> int:
+    """The most characters, up to ``most``, a text may be cut to while its line ``fits`` in
+    ``room`` tokens (the shorter a cut, the better it fits); 0 when fewer than ``least``
+    would. No cut longer than 8 characters a token of ``room`` is tried."""
+    lo, hi = 0, min(most, max(0, room) * 8)
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if fits(mid):
