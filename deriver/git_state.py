@@ -179,7 +179,7 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
 def lists_after_commit(actions: list[str], command: str, outcome: ToolOutcome) -> bool:
     """Whether a command line's ``actions`` (``$ git commit``...) commit and then list the
     whole tree's status, read (``git commit -m x && git status``): what the commit left."""
-    if "$ git commit" not in actions or "$ git status" not in actions:
+    if "$ git commit" not in actions:
         return False
     at = actions.index("$ git commit")
     return "$ git status" in actions[at:] and tree_status(command, outcome) is not None
