@@ -2,10 +2,10 @@
 
 ``function_call`` arguments are a JSON object encoded as a string; a ``custom_tool_call``
 (``apply_patch``) has a raw input, whose patch headers name the files it touches. An output
-is text ("Process exited with code N" or "Exit code: N", "Process running with session ID
-N" above an ``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in some
-builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end`` events say
-how a command or a patch ended with authority, and ``mcp_tool_call_end`` how an MCP call
+is text ("Process exited with code N" or "Exit code: N", "Process running with session ID N"
+above an ``Output:`` part), a JSON object with ``output`` and ``metadata.exit_code``, or, in
+some builds, ``{"content", "success"}``; ``exec_command_end`` and ``patch_apply_end`` events
+say how a command or a patch ended with authority, and ``mcp_tool_call_end`` how an MCP call
 did. A result reported as completed may still say the call did not succeed
 (:data:`RESULT_MARKERS`).
 
