@@ -234,6 +234,7 @@ class CheckRules:
     ) -> bool:
         """The check's latest run: passed, failed or unknown, in the runner's own words;
         whether it passed."""
+        output = self.store.words_in_project(output)
         ci = ci_verdict(output) if check.name in CI_CHECKS else None
         summary = ci.summary if ci is not None else summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None

@@ -163,7 +163,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "its subject",
          "todo_items", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
-         "failed attempt with tool, key argument, the line that says why; the same failure again "
+         "failed attempt with tool, key argument, the line that says why (its paths named from "
+         "the project's directory); the same failure again "
          "counts up, and calls of the same tool failing the same way in a row are one line "
          "naming their arguments (three edits the user rejected at once); a later success "
          "that did all the failed command did, on the same targets, and ran each program "
@@ -253,7 +254,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "earlier push: …; pushed again since) until CI's checks are listed again",
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
-         "failed attempt with the line that says why, one per cause, and the agent's reading; a "
+         "failed attempt with the line that says why (its paths named from the project's "
+         "directory), one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
          "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "
          "exec; with secrets loaded: op run --), or of a run naming each test it "

@@ -363,6 +363,15 @@ class MemoryStore:
         shown = relative(path, self.root) or path
         return shown if shown != path else relative(path, self.cwd) or path
 
+    def words_in_project(self, text: str) -> str:
+        """A tool's output with the project's directory left out of the paths it names:
+        ``/repo/src/a.rs:3:1: error: …`` reads ``src/a.rs:3:1: error: …``, so that the excerpt
+        a failure keeps is the error, not the directory the session works in."""
+        root = (self.root or self.cwd or "").rstrip("/\\")
+        if len(root) < 2 or root not in text:
+            return text
+        return text.replace(root + "/", "").replace(root + "\\", "")
+
     def stands_cost(self, items: list[Item]) -> int:
         """Tokens the stands section takes with these items (none: no section)."""
         if not items:

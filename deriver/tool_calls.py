@@ -424,6 +424,7 @@ class ToolCallRules:
     def _failed(
         self, call: Call, error: str, exit_code: int | None, stamp: Stamp, *, stale: bool = False
     ) -> None:
+        error = self.store.words_in_project(error)
         if not stale and call.key and found_missing(call.kind, error):
             # The file is not there: whatever the session changed in it is gone, and a todo
             # it filed as that note with it (removed since, or reset away).

@@ -150,6 +150,22 @@ class TestFailureExcerpt:
         )  # fmt: skip
         assert "nothing to commit, working tree clean" in texts(memory.failed_attempts)[0]
 
+    @pytest.mark.parametrize("command", ["swift build 2>&1 | tail -20", "make deploy"])
+    def test_paths_are_named_from_the_project(self, command: str) -> None:
+        """A compiler names files by their absolute path: the excerpt names them from the
+        project's directory, so its length goes to the error (a check's and any command's)."""
+        error = (
+            "Exit code 1\n/home/u/proj/Sources/App/Media/MediaOptimizer.swift:212:38: error: "
+            "cannot find 'kCMVideoCodec_HEVC' in scope\n** BUILD FAILED **"
+        )
+        prompt = {**_BASE, "type": "user", "uuid": "u0", "timestamp": "2026-02-11T20:00:00Z",
+                  "message": {"role": "user", "content": "build the app"}}  # fmt: skip
+        memory = claude_code(prompt, bash_use(1, command), bash_result(1, error, is_error=True))
+        failure = texts(memory.failed_attempts)[0]
+        assert "“Sources/App/Media/MediaOptimizer.swift:212:38: error: cannot find " in failure
+        assert "'kCMVideoCodec_HEVC' in scope" in failure
+        assert "/home/u/proj" not in failure
+
     def test_a_call_cancelled_beside_a_failure_is_none(self) -> None:
         """Claude Code cancels the other calls of a turn when one fails ("Sibling tool call
         errored"): they never ran, so only the call that failed is a failed attempt."""
