@@ -50,9 +50,8 @@ _MERGING: Final = frozenset(
 # How git says such a command stopped: on a conflict, or a commit it could not apply (a
 # rebase's "error: could not apply 669232e… add options", the conflicts listed above it).
 _STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
-# An error that refuses an argument's value ("Invalid --since value: '1d'", "unknown
-# format `yml`"), and the values it quotes: the same command with that value changed is
-# the same action done right.
+# An error that refuses an argument's value ("Invalid --since value: '1d'", "unknown format
+# `yml`"): the same command with the value it quotes changed is the same action done right.
 _REFUSED_RE: Final = re.compile(
     r"\b(?:invalid|unknown|unrecognized|unsupported|not a valid|not recognized|bad value)\b",
     re.IGNORECASE,
@@ -92,13 +91,12 @@ _UNUSED_NAME_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
-# A call refused for how it was made: an option, a value or a name it does not take ("unknown
-# flag: --no-pager", "Invalid --since value: '1d'", "Unknown skill: commit"). Made right, it
-# did what was asked: a slip, nothing learned.
+# A call refused for how it was made, an option, value or name it does not take ("unknown
+# flag: --no-pager", "Unknown skill: commit"): made right, it did what was asked; a slip.
 _USAGE_RE: Final = re.compile(
     r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
     r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
-    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type)\b",
+    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b",
     re.IGNORECASE,
 )
 
@@ -402,13 +400,15 @@ class Failures:
                 self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
 
     def _refused(self, entry: tuple[frozenset[str], str, str]) -> frozenset[str]:
-        """The arguments a failure's error refused by value ("Invalid --since value: '1d'"):
-        a success that differs from it only in them did what failed, spelled otherwise."""
+        """The arguments a failure's error refused, by value ("Invalid --since value: '1d'") or
+        all for how the call was made ("Unknown JSON field"): a success that differs from it
+        only in them did what failed, spelled otherwise."""
         item = self.store.get(ItemKey(entry[1]))
         if item is None or not entry[0] or _REFUSED_RE.search(item.text) is None:
             return frozenset()
-        quoted = {"".join(m.groups("")) for m in _QUOTED_RE.finditer(item.text)}
-        return entry[0] & quoted
+        if _USAGE_RE.search(item.text):
+            return entry[0]
+        return entry[0] & {"".join(m.groups("")) for m in _QUOTED_RE.finditer(item.text)}
 
     def _redone(self, item_key: str, name: str, failed: tuple[Action, ...]) -> bool:
         """A part of a failed command line worked again on its own (``uv tool install …``

@@ -277,15 +277,19 @@ class TestResolution:
           "Error parsing --since: Invalid --since value: '1d'. Expected number of days",
           "git-ai prompts --since 1"),
          ("entire status --no-pager", "Error: Invalid usage: unknown flag: --no-pager",
-          "entire status")],
+          "entire status"),
+         ("gh run view 218 --json title,pullRequests --jq '{title}'",
+          'Unknown JSON field: "pullRequests"\nAvailable fields:\n  attempt',
+          "gh run view 218 --json title,headBranch --jq '.'")],
     )  # fmt: skip
     def test_a_command_called_as_it_takes_settles_its_usage_slip(
         self, failed: str, error: str, worked: str
     ) -> None:
         """An error that refuses an argument ("Invalid --since value: '1d'", "unknown flag:
-        --no-pager") is settled by the same command with that argument changed or gone: a
-        slip in calling it, nothing learned, nothing left; an error that refuses nothing is
-        not settled so (``git add b.py`` after ``git add a.py``)."""
+        --no-pager") is settled by the same command with that argument changed or gone, one
+        refused for how it was called ("Unknown JSON field") by the same command asked
+        otherwise: a slip in calling it, nothing learned, nothing left; an error that refuses
+        nothing is not settled so (``git add b.py`` after ``git add a.py``)."""
         memory = derive(bash(failed, error, "c1", exit_code=1), bash(worked, "3 prompts", "c2"))
         assert memory.failed_attempts == ()
         missing = "fatal: could not open 'a.py' for reading: Permission denied"
