@@ -19,7 +19,6 @@ __all__ = [
     "PARSERS",
     "CheckCounts",
     "CheckSummary",
-    "exit_code_from_output",
     "is_script_echo",
     "parse_check_output",
     "script_command",
@@ -535,36 +534,6 @@ def parse_check_output(name: str, output: str) -> CheckCounts | None:
     (see :func:`summarize_check`)."""
     summary = summarize_check(name, output)
     return summary.counts if summary is not None else None
-
-
-_EXIT_SCAN: Final = 2048
-_EXIT_LINE_RE: Final = re.compile(
-    r"""^[ \t>*\[(\#-]*(?:error:[ \t]*)?
-    (?:
-        (?:command[ \t]+failed[ \t]+with[ \t]+|process[ \t]+exited[ \t]+with[ \t]+)?
-        exit[ \t_]?code
-      | (?:[\w./-]+[ \t]+){0,3}exited[ \t]+with[ \t]+(?:exit[ \t]+)?code
-    )
-    [ \t]*[:=]?[ \t]*(-?\d{1,5})\b""",
-    re.IGNORECASE | re.MULTILINE | re.VERBOSE,
-)
-_EXIT_LINE: Final = LinePattern(_EXIT_LINE_RE, "")
-
-
-def exit_code_from_output(text: str) -> int | None:
-    """A process exit code printed in tool output ("Exit code: 2", "Process exited with code
-    1"...), looking only at the first and last ~2 KB.
-    """
-    if not isinstance(text, str) or not text:
-        return None
-    if len(text) <= 2 * _EXIT_SCAN:
-        head, tail = text, ""
-    else:
-        head, tail = text[:_EXIT_SCAN], text[-_EXIT_SCAN:]
-    match = _EXIT_LINE_RE.search(head)
-    if match is None and tail:
-        match = _EXIT_LINE.last(tail)
-    return int(match.group(1)) if match is not None else None
 
 
 # What a script runner prints before it runs a script: bun and yarn "$ biome check", npm and

@@ -1,5 +1,6 @@
-"""Reading long tool output: its tail without terminal colours, and the last line that a
-summary pattern matches, found without trying every position of the text.
+"""Reading long tool output: its tail without terminal colours, the last line that a
+summary pattern matches, found without trying every position of the text, and the exit code
+it prints.
 
 Total, deterministic, free of I/O.
 """
@@ -11,7 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["LinePattern", "cause_line", "error_lines", "tail", "without_colours"]
+__all__ = [
+    "LinePattern",
+    "cause_line",
+    "error_lines",
+    "exit_code_from_output",
+    "tail",
+    "without_colours",
+]
 
 _ANSI_RE: Final = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -96,3 +104,33 @@ class LinePattern:
         for match in self.regex.finditer(text):
             found = match
         return found
+
+
+_EXIT_SCAN: Final = 2048
+_EXIT_LINE_RE: Final = re.compile(
+    r"""^[ \t>*\[(\#-]*(?:error:[ \t]*)?
+    (?:
+        (?:command[ \t]+failed[ \t]+with[ \t]+|process[ \t]+exited[ \t]+with[ \t]+)?
+        exit[ \t_]?code
+      | (?:[\w./-]+[ \t]+){0,3}exited[ \t]+with[ \t]+(?:exit[ \t]+)?code
+    )
+    [ \t]*[:=]?[ \t]*(-?\d{1,5})\b""",
+    re.IGNORECASE | re.MULTILINE | re.VERBOSE,
+)
+_EXIT_LINE: Final = LinePattern(_EXIT_LINE_RE, "")
+
+
+def exit_code_from_output(text: str) -> int | None:
+    """A process exit code printed in tool output ("Exit code: 2", "Process exited with code
+    1"...), looking only at the first and last ~2 KB.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    if len(text) <= 2 * _EXIT_SCAN:
+        head, tail = text, ""
+    else:
+        head, tail = text[:_EXIT_SCAN], text[-_EXIT_SCAN:]
+    match = _EXIT_LINE_RE.search(head)
+    if match is None and tail:
+        match = _EXIT_LINE.last(tail)
+    return int(match.group(1)) if match is not None else None

@@ -21,11 +21,11 @@ import msgspec
 from deriver.actions import found_missing, only_looked, only_looks
 from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check
-from deriver.check_output import exit_code_from_output
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
 from deriver.git_state import CHANGED_KEPT, commit_line
 from deriver.keys import ItemKey, call_key, done_key
+from deriver.output_scan import exit_code_from_output
 from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp

@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 from deriver import check_output
 from deriver.check_output import (
     CheckCounts,
-    exit_code_from_output,
     parse_check_output,
     summarize_check,
 )
 from deriver.check_verdict import check_passed, failing_tests, failure_line
-from deriver.output_scan import LinePattern
+from deriver.output_scan import LinePattern, exit_code_from_output
 from tests.deriver.test_rules import bash, call, derive, texts, user
 from tests.deriver.tool_samples import FIVE_MB, VITEST_FAILED, VITEST_PASSED, timed
 
