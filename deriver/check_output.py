@@ -100,6 +100,9 @@ _DOTNET_RE: Final = re.compile(
     re.MULTILINE,
 )
 _CTEST_RE: Final = re.compile(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.MULTILINE)
+# XCTest (xcodebuild test, swift test): "Executed 313 tests, with 0 failures (0 unexpected)"
+# after each suite, the last one the run's whole.
+_XCTEST_RE: Final = re.compile(r"^[ \t]*Executed (\d+) tests?, with (\d+) failures?", re.MULTILINE)
 # ExUnit: "14 doctests, 1 property, 87 tests, 0 failures, 2 excluded" (any test types).
 _EXUNIT_RE: Final = re.compile(
     r"^(?:\d+ (?:doctests?|propert(?:y|ies)|tests?|features?), )+\d+ failures?"
@@ -169,6 +172,7 @@ _PHPUNIT: Final = LinePattern(_PHPUNIT_RE, ", Assertions: ", one_line=True)
 _MAVEN: Final = LinePattern(_MAVEN_RE, "Tests run: ")
 _DOTNET: Final = LinePattern(_DOTNET_RE, "Failed:")
 _CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
+_XCTEST: Final = LinePattern(_XCTEST_RE, " tests, with ", one_line=True)
 _EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
 _BUN: Final = LinePattern(_BUN_RE, " pass")
 _CREDO: Final = LinePattern(_CREDO_RE, " mods/funs, found ", one_line=True)
@@ -471,6 +475,14 @@ def _ctest(text: str) -> _Summary | None:
     return _summary(match, CheckCounts(passed=max(total - failed, 0), failed=failed))
 
 
+def _xctest(text: str) -> _Summary | None:
+    match = _XCTEST.last(text)
+    if match is None:
+        return None
+    total, failed = int(match.group(1)), int(match.group(2))
+    return _summary(match, CheckCounts(passed=max(total - failed, 0), failed=failed))
+
+
 _Parser = Callable[[str], "_Summary | None"]
 PARSERS: Final[Mapping[str, _Parser]] = {
     "pytest": _pytest,
@@ -488,6 +500,7 @@ PARSERS: Final[Mapping[str, _Parser]] = {
     "maven": _maven,
     "dotnet": _dotnet,
     "ctest": _ctest,
+    "xctest": _xctest,
     "bun": _bun,
     "node": _node_test,
 }
@@ -501,7 +514,7 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
     (``mix test``), credo, dart and flutter analyze, mypy, ruff, tsc, pyright, eslint, rspec,
-    phpunit, Maven surefire, dotnet test, ctest, bun test and node's test runner. A project
+    phpunit, Maven surefire, dotnet test, ctest, XCTest, bun test and node's test runner. A project
     gate (``make check``, ``just check``) echoes whatever its recipe runs, so it is read with
     all parsers. Only the last ~8 KB of ``output`` are read.
     """

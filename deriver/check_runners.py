@@ -187,7 +187,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("gotestsum",), ANY, "gotestsum", TEST, "go"),
     _R(("meson",), _sub("test"), "meson test", TEST),
     _R(("xcodebuild",), WithOption(word_set("test test-without-building")), "xcodebuild test",
-       TEST, scoped=False),
+       TEST, "xctest"),
     _R(("xcodebuild",), WithOption(word_set("build build-for-testing")), "xcodebuild build",
        BUILD, scoped=False),
     # Type checkers and linters
@@ -257,7 +257,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("deno",), _sub("lint"), "deno lint", LINT),
     _R(("deno",), _sub("check"), "deno check", TYPECHECK),
     _R(("deno",), _sub("fmt", needs=_FORMAT_CHECKING), "deno fmt", FORMAT),
-    _R(("swift",), _sub("test"), "swift test", TEST),
+    _R(("swift",), _sub("test"), "swift test", TEST, "xctest"),
     _R(("swift",), _sub("build"), "swift build", BUILD),
     _R(("mix",), _sub("test"), "mix test", TEST, "exunit"),
     _R(("mix",), _sub("compile"), "mix compile", BUILD),

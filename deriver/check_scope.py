@@ -54,7 +54,8 @@ _SELECTING_FLAGS: Final = frozenset(
     {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-run", "--run", "-t",
      "--testNamePattern", "--testPathPattern", "--grep", "-g", "--filter", "-F", "--only",
      "--include", "--exclude", "--test", "--bin", "--example", "--package", "-p", "--workspace",
-     "-w", "--prefix", "--dir", "-C", "--cwd", "--project", "--only-group", "--tag"}
+     "-w", "--prefix", "--dir", "-C", "--cwd", "--project", "--only-group", "--tag",
+     "-only-testing", "-skip-testing"}
 )  # fmt: skip
 _SELECTING_SWITCHES: Final = frozenset(
     {"--lf", "--last-failed", "--failed", "--only-failures", "--stale", "--onlyChanged",
@@ -67,7 +68,8 @@ _SCOPE_VALUE_FLAGS: Final = frozenset(
      "--rootdir", "--timeout", "--maxfail", "--max-failures", "-n", "--numprocesses", "-j",
      "--jobs", "--output-format", "--target-dir", "--features", "--profile", "--durations",
      "--log-level", "-W", "--max-cases", "--slowest", "--fail-under-lines", "--fail-under",
-     "--cov-fail-under", "--reporters"}
+     "--cov-fail-under", "--reporters", "-project", "-workspace", "-scheme", "-destination",
+     "-configuration", "-sdk", "-derivedDataPath", "-testPlan"}
 )  # fmt: skip
 
 
@@ -95,6 +97,8 @@ def _option(word: str, args: list[str], i: int, filters: list[str]) -> int:
     """Read the option ``word`` (its value, if any, at ``args[i]``): a selecting one goes to
     ``filters``. Returns where the next word starts."""
     flag, eq, value = word.partition("=")
+    if not eq and word.partition(":")[0] in _SELECTING_FLAGS:
+        flag, eq, value = word.partition(":")  # xcodebuild's -only-testing:VaultTests/A
     takes_next = not eq and i < len(args) and not args[i].startswith("-")
     if flag in _SELECTING_FLAGS:
         if takes_next:

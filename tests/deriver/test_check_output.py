@@ -373,6 +373,31 @@ class TestRunnerWords:
         assert summary.words == line
         assert (summary.counts.failed, summary.counts.skipped) == (failed, skipped)
 
+    def test_xctest_counts_the_whole_run(self) -> None:
+        """XCTest (xcodebuild test, swift test) prints "Executed N tests, with M failures"
+        after each suite: the last line is the run's whole, and a narrower run of it
+        (``-only-testing:``) is its own line, not the whole run's."""
+        output = (
+            "Test Suite 'MediaTests' passed at 2026-02-17 17:55:00.100.\n"
+            "\t Executed 11 tests, with 0 failures (0 unexpected) in 0.146 (0.148) seconds\n"
+            "Test Suite 'VaultTests.xctest' passed at 2026-02-17 17:55:00.452.\n"
+            "\t Executed 313 tests, with 2 failures (0 unexpected) in 2.436 (2.538) seconds\n"
+        )
+        summary = summarize_check("xcodebuild test", output)
+        assert summary is not None
+        assert summary.words == "Executed 313 tests, with 2 failures"
+        assert summary.counts == CheckCounts(passed=311, failed=2)
+        run = "xcodebuild test -project App.xcodeproj -scheme App -destination 'platform=iOS'"
+        passed = output.replace("2 failures", "0 failures")
+        memory = derive(
+            bash(f"{run} 2>&1 | grep -E 'Executed|error'", passed, "c1"),
+            bash(f"{run} -only-testing:AppTests/MediaTests | tail -5",
+                 passed.replace("313", "21"), "c2"),
+        )  # fmt: skip
+        lines = texts(memory.verification_status)
+        assert len(lines) == 2
+        assert "(Executed 313 tests, with 0 failures)" in lines[0]
+
     def test_credo(self) -> None:
         """credo's "found no issues" passes; "found N ..." counts the issues."""
         clean = summarize_check(
