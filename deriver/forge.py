@@ -4,7 +4,8 @@ it opened earlier, merged or closed (completed work)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from deriver.git_state import (
     MERGE_LATER_RE,
@@ -14,12 +15,24 @@ from deriver.git_state import (
     looks_at_ci,
     same_pull,
 )
-from deriver.keys import done_key
+from deriver.keys import PULL_BOXES_KEY, done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import code
+from deriver.wording import code, quote
 
 __all__ = ["Forge"]
+
+# A box of a pull request's description left unchecked ("- [ ] Verify on Linux/Windows"): what
+# the description says is still to be done or seen, most often in its test plan.
+_UNCHECKED_RE: Final = re.compile(r"^[ \t]*[-*] \[ \] +(\S[^\n]*)", re.MULTILINE)
+_BODY_RE: Final = re.compile(r"(?:^|\s)(?:--body|-b|--body-file|-F)[\s=]")
+_TOKENS_PER_BOX: Final = 400
+"""A box shown per this many tokens of the budget, one at least."""
+
+
+def _unchecked(command: str) -> tuple[str, ...]:
+    """The boxes a command's pull request description leaves unchecked."""
+    return tuple(dict.fromkeys(m.group(1).strip() for m in _UNCHECKED_RE.finditer(command)))
 
 
 class Forge:
@@ -49,8 +62,17 @@ class Forge:
         if self.ci:
             self.ci, self.ci_stamp, self.ci_pushed = "unseen", stamp, commit
 
-    def opened(self, output: str, stamp: Stamp) -> None:
-        """A command or a forge's tool that opened one: its output's URL names it."""
+    def pulled(self, targets: frozenset[str], command: str, output: str, stamp: Stamp) -> None:
+        """A pull request command that worked: one that opened it, or one that wrote the open
+        one's description again (``gh pr edit 8 --body …``): its boxes unchecked since."""
+        if "create" in targets:
+            self.opened(output, stamp, command)
+        elif "edit" in targets and self.open and _BODY_RE.search(command):
+            self._boxes(_unchecked(command), stamp)
+
+    def opened(self, output: str, stamp: Stamp, command: str = "") -> None:
+        """A command or a forge's tool that opened one: its output's URL names it, and the
+        description it was given (the command's ``--body``) the boxes it left unchecked."""
         found = PULL_URL_RE.search(output[:4000])
         # The client may record the pull request the session opened beside the command's own
         # output: the same URL is one pull request, opened once. While it is open the section
@@ -61,6 +83,24 @@ class Forge:
                 bump(self.store, "completed_work", "pull_request", text, self.stamp,
                      done_key(text))  # fmt: skip
             self.open, self.stamp = code(found.group(0), 160), stamp
+            self._boxes(_unchecked(command), stamp)
+        elif found is not None and command:
+            self._boxes(_unchecked(command), stamp)
+
+    def _boxes(self, boxes: tuple[str, ...], stamp: Stamp) -> None:
+        """The open pull request's boxes left unchecked, as its description was last written:
+        a todo, until it is merged or closed."""
+        store = self.store
+        if (item := store.get(PULL_BOXES_KEY)) is not None:
+            store.remove(item, stamp)
+        if boxes:
+            count = max(1, store.budget_tokens // _TOKENS_PER_BOX)
+            said = ", ".join(quote(box, 80) for box in boxes[:count])
+            more = f" (+{len(boxes) - count} more)" if len(boxes) > count else ""
+            text = f"the pull request's boxes left unchecked: {said}{more}"
+            # Mostly checks to run or see (a test plan's): evicted with the verification.
+            store.add("todo_items", "pull_unchecked", text, stamp, status="pending",
+                      key=PULL_BOXES_KEY, tier="verification_status")  # fmt: skip
 
     def ended(self, pull: PullAction, output: str, stamp: Stamp) -> bool:
         """A merge or close that worked: the pull request it names (by default the one the
@@ -75,6 +115,7 @@ class Forge:
         own = not named or bool(ours and same_pull(named, ours.strip("`")))
         if own:
             named, self.open = ours, ""
+            self._boxes((), stamp)
         else:
             named = f"#{named}" if named.isdigit() else code(named, 160)
         if named:

@@ -10,6 +10,7 @@ from typing import Final, Literal, NewType
 
 __all__ = [
     "PLAN_STEPS_KEY",
+    "PULL_BOXES_KEY",
     "ItemKey",
     "Verification",
     "call_identity",
@@ -31,6 +32,7 @@ Verification = Literal["final", "stop_hook"]
 """The verification items there is only ever one of."""
 _CHECK: Final = "check:"
 PLAN_STEPS_KEY: Final = ItemKey("plan:verification")
+PULL_BOXES_KEY: Final = ItemKey("pull:unchecked")
 """The one todo of a plan's verification steps not seen taken."""
 
 

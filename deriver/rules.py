@@ -339,7 +339,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed work: the pull request merged or closed (the one named, else the one the "
          "session opened); one opened is where the session stands while it is open, and "
          "completed work once another is opened; a merge only scheduled (--auto, a merge "
-         "queue) leaves it open", "completed_work", "completed_work"),
+         "queue) leaves it open; the boxes its description left unchecked (- [ ] in the "
+         "--body it was opened with, or last written with gh pr edit) a todo until it is "
+         "merged or closed, evicted with the verification",
+         "completed_work, todo_items", "completed_work"),
     Rule("merge_method", "`gh pr merge` / `glab mr merge` completed with --squash, --rebase "
          "or --merge", "key decision: the merge method, the project's way of merging "
          "(counted when merged again the same way)", "key_decisions", "key_decisions"),

@@ -389,8 +389,8 @@ class Stands:
         if action == "$ git commit" and not place:
             self.changed.clear()  # committed, even when quiet (-q) or its output is filtered
         self.commits.at(place).ran(action, command, output, stamp)
-        if opened:
-            self.forge.opened(output, stamp)
+        if action in FORGE_PULLS:
+            self.forge.pulled(targets, command, output, stamp)
 
     # -- the section ----------------------------------------------------------------------
 

@@ -809,6 +809,29 @@ class TestEndState:
             memory.where_stands
         )
 
+    def test_the_boxes_its_description_left_unchecked_are_a_todo(self) -> None:
+        """A pull request opened with a test plan whose boxes are not all checked leaves
+        those still to be done or seen: a todo, as its description was last written, until
+        it is merged."""
+        body = (
+            "## Summary\n- fix the build\n\n## Test plan\n- [x] `mise run lint` passes\n"
+            "- [ ] Verify CI builds on Linux/Windows after merge\n- [ ] Try it on a device\n"
+        )
+        create = f"gh pr create --draft --title fix --body \"$(cat <<'EOF'\n{body}EOF\n)\""
+        opened = [user("open a PR"), *bash(create, "https://github.com/o/r/pull/7\n", "p1")]
+        memory = derive(*opened)
+        assert "pull request left open: `https://github.com/o/r/pull/7`" in texts(
+            memory.where_stands
+        )
+        assert texts(memory.todo_items) == [
+            "the pull request's boxes left unchecked: “Verify CI builds on Linux/Windows "
+            "after merge”, “Try it on a device”"
+        ]
+        checked = body.replace("- [ ]", "- [x]")
+        assert not derive(*opened, bash(f"gh pr edit 7 --body '{checked}'", "", "p2")).todo_items
+        merged = derive(*opened, bash("gh pr merge 7 --squash", "✓ Squashed and merged", "p3"))
+        assert not merged.todo_items
+
     def test_a_forge_tool_opens_a_pull_request_and_settles_the_attempts(self) -> None:
         """GitHub's MCP tool or app (``mcp__github__create_pull_request``,
         ``_create_pull_request``) opens the pull request its output names; the failed
