@@ -145,7 +145,7 @@ def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
 _ERROR_LINE_RE: Final = re.compile(
     r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
     r"|E {3}[^\n]*\S"
-    r"|thread '[^'\n]*' panicked at[^\n]*"
+    r"|thread '[^'\n]*'(?: \(\d+\))? panicked at[^\n]*"  # Rust 1.90+ names the thread's id
     r"|(?:error|ERROR|Error)(?:\[\w+\])?:[ \t]*\S[^\n]*"
     r"|\u2718 \[ERROR\][^\n]*|\[ERR_[A-Z0-9_]+\][^\n]*"
     r"|[\w.]*(?:Error|Exception): [^\n]+"
@@ -226,6 +226,10 @@ def failure_line(output: str, summary: str = "") -> str:
     match = _first_error(head)
     if match is not None:
         found = match.group(1).strip()
+        if found.startswith("thread ") and found.endswith(":"):
+            # Rust's "thread 't' panicked at src/a.rs:4:5:": the panic's message is under it.
+            under = head[match.end() :].lstrip("\n").split("\n", 1)[0].strip()
+            return under or found
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
     names = failing_tests(output, 1)
     if names:
