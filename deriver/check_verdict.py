@@ -58,10 +58,11 @@ def check_passed(
     if (
         not exit_is_the_checks
         and counts is None
-        and (_lists_errors(output) or lacks_program(output))
+        and (_lists_errors(output, panics=not silent_passes) or lacks_program(output))
     ):
         # "tsc | head -30" exits 0 with the type errors it printed; "nx lint | tail" with
-        # "command not found: nx": the check did not run.
+        # "command not found: nx": the check did not run. (A build runs no program: a panic
+        # after it, "cargo build -q && ./hk", is the program's.)
         return False
     if has_exit:
         return exit_code == 0
@@ -172,11 +173,16 @@ def _first_error(head: str) -> re.Match[str] | None:
     return next((m for m in _ERROR_LINE_RE.finditer(head) if not _WARNING_RE.search(m[1])), None)
 
 
-def _lists_errors(output: str) -> bool:
-    """Whether a check's output (its head) has a line that says why it failed."""
+def _lists_errors(output: str, *, panics: bool = True) -> bool:
+    """Whether a check's output (its head) has a line that says why it failed (a program's
+    panic only with ``panics``)."""
     if not isinstance(output, str):
         return False
-    return _first_error(without_colours(output[:_FAILING_SCAN])) is not None
+    head = without_colours(output[:_FAILING_SCAN])
+    return any(
+        not _WARNING_RE.search(m[1]) and (panics or not m[1].lstrip().startswith("thread "))
+        for m in _ERROR_LINE_RE.finditer(head)
+    )
 
 
 # Lines that say nothing about why: a harness's exit report, a runner's start banner (and a

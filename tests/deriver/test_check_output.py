@@ -539,6 +539,14 @@ class TestPipedExit:
         warning = "parser.c:254:18: warning: null character(s) preserved"
         assert check_passed(0, None, warning, exit_is_the_checks=False) is True
 
+    def test_a_program_s_panic_after_a_build_is_not_the_build_s(self) -> None:
+        """A build runs no program: "cargo build -q" then a script that runs what it built,
+        whose panic the output shows, exiting 0, is no failed build; a run piped into head
+        that panics ("cargo run | head") failed."""
+        panic = "thread 'main' (14504524) panicked at src/settings.rs:101:30:\nno config\n"
+        assert check_passed(0, None, panic, exit_is_the_checks=False, silent_passes=True)
+        assert check_passed(0, None, panic, exit_is_the_checks=False) is False
+
     @pytest.mark.parametrize(
         "output",
         [
