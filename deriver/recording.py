@@ -50,11 +50,10 @@ _MERGING: Final = frozenset(
 # How git says such a command stopped: on a conflict, or a commit it could not apply (a
 # rebase's "error: could not apply 669232e… add options", the conflicts listed above it).
 _STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
-# An error that refuses an argument's value ("Invalid --since value: '1d'", "unknown format
-# `yml`"): the same command with the value it quotes changed is the same action done right.
+# An error that refuses a value it quotes ("Invalid --since value: '1d'", "'security' not found").
 _REFUSED_RE: Final = re.compile(
-    r"\b(?:invalid|unknown|unrecognized|unsupported|not a valid|not recognized|bad value)\b",
-    re.IGNORECASE,
+    r"(?i)\b(?:invalid|unknown|unrecognized|unsupported|not a valid|not recognized|bad value|"
+    r"not found)\b"
 )
 _QUOTED_RE: Final = re.compile(r"'([^'\s]{1,80})'|`([^`\s]{1,80})`|\u201c([^\u201d\s]{1,80})\u201d")
 _COMMIT: Final = "$ git commit"
@@ -400,15 +399,17 @@ class Failures:
                 self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
 
     def _refused(self, entry: tuple[frozenset[str], str, str]) -> frozenset[str]:
-        """The arguments a failure's error refused, by value ("Invalid --since value: '1d'") or
-        all for how the call was made ("Unknown JSON field"): a success that differs from it
-        only in them did what failed, spelled otherwise."""
+        """The arguments a failure's error refused, by value ("Invalid --since value: '1d'", one
+        of a list: 'security' of --label security,p0) or all for how the call was made ("Unknown
+        JSON field"): a success that differs from it only in them did it, spelled otherwise."""
         item = self.store.get(ItemKey(entry[1]))
-        if item is None or not entry[0] or _REFUSED_RE.search(item.text) is None:
+        said = item.text.partition("\u201c")[2] if item is not None else ""  # the error's words
+        if not entry[0] or _REFUSED_RE.search(said) is None:
             return frozenset()
-        if _USAGE_RE.search(item.text):
+        if _USAGE_RE.search(said):
             return entry[0]
-        return entry[0] & {"".join(m.groups("")) for m in _QUOTED_RE.finditer(item.text)}
+        quoted = {"".join(m.groups("")) for m in _QUOTED_RE.finditer(said)}
+        return frozenset(t for t in entry[0] if quoted.intersection((t, *t.split(","))))
 
     def _redone(self, item_key: str, name: str, failed: tuple[Action, ...]) -> bool:
         """A part of a failed command line worked again on its own (``uv tool install …``
@@ -492,8 +493,7 @@ class Failures:
         self.shell_actions = sum(name.startswith(_SHELL) for name in self.by_action)
 
     def settle(self, item_key: ItemKey, stamp: Stamp, *, no_lesson: bool = False) -> None:
-        """Resolve one open failure, as a success of its action would (gone with
-        ``no_lesson``)."""
+        """Resolve one open failure as a success of its action would (gone: ``no_lesson``)."""
         self._resolve(item_key, "", "", stamp, False, no_lesson)
 
     def _resolve(

@@ -297,6 +297,24 @@ class TestResolution:
                         bash("git add b.py", "", "c2"))  # fmt: skip
         assert [f.status for f in memory.failed_attempts] == ["open"]
 
+    def test_a_value_refused_from_a_list_is_left_out_by_the_success(self) -> None:
+        """``gh issue create --label security,p0`` refused ("could not add label: 'security'
+        not found"), then the same issue created without the labels: resolved. Only the
+        error's words say what was refused: an edit of another file does not resolve an edit
+        whose text was not found in its own."""
+        body = "--title 'CORS wildcard' --body 'fix it'"
+        memory = derive(
+            bash(f"gh issue create {body} --label security,p0", "could not add label: "
+                 "'security' not found", "c1", exit_code=1),
+            bash(f"gh issue create {body}", "https://github.com/o/r/issues/59", "c2"),
+        )  # fmt: skip
+        assert [f.status for f in memory.failed_attempts] == ["resolved"]
+        memory = derive(
+            call("Edit", {"file_path": "a.py"}, "failed", "c1", error="old_string not found"),
+            call("Edit", {"file_path": "b.py"}, call_id="c2", result="ok"),
+        )
+        assert [f.status for f in memory.failed_attempts] == ["open"]
+
     def test_a_usage_slip_is_settled_whatever_changed_since(self) -> None:
         """A test run whose own arguments were refused ("unexpected argument
         'rustup_component' found": cargo test takes one filter) ran no test: files edited
