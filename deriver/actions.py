@@ -202,8 +202,10 @@ def only_looks(kind: ToolKind, key: str | None) -> bool:
 
 
 _MISSING_FILE_RE: Final = re.compile(r"no such file|does not exist", re.IGNORECASE)
-_MISSING_PROGRAM_RE: Final = re.compile(
-    r"command not found|is not recognized as (?:an internal|the name)|: not found$", re.M
+_MISSING_PROGRAM_RE: Final = re.compile(  # make: "make: ruff: No such file or directory"
+    r"(?i:command not found)|is not recognized as (?:an internal|the name)|: not found$"
+    r"|\bmake(?:\[\d+\])?: [\w.+-]+: No such file or directory",
+    re.M,
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.actions import Action, actions_of, feeds_all, resolves, settles
+from deriver.actions import Action, actions_of, feeds_all, lacks_program, resolves, settles
 from deriver.git_state import FORGE_PULLS
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.output_scan import cause_line, error_lines
@@ -512,7 +512,7 @@ class Failures:
         self.edited.discard(item_key)
         self.redone.pop(str(item_key), None)
         if (
-            no_lesson
+            (no_lesson and not lacks_program(item.text))  # what the machine lacks teaches
             or item.kind == "stale_edit"
             or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
             or (item.kind in ("tool_failed", "check_failed") and _USAGE_RE.search(item.text))

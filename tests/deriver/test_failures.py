@@ -771,6 +771,25 @@ class TestRerunAfterAChange:
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved" and "TestSync" in failure.text
 
+    @pytest.mark.parametrize(
+        "missing", ["make: ruff: No such file or directory", "make: ruff: Command not found"]
+    )
+    def test_a_lint_task_whose_linter_was_not_there_teaches(self, missing: str) -> None:
+        """A lint task that failed because its linter was not on the machine (make's words:
+        "make: ruff: No such file or directory"), then passed once the Makefile ran it
+        otherwise (uv run ruff), found nothing in the code: what the machine lacks stays,
+        resolved, as a lesson."""
+        edit = call("Edit", {"file_path": "Makefile", "old_string": "\truff", "new_string":
+                    "\tuv run ruff"}, call_id="e1", result="ok")  # fmt: skip
+        failed = f"ruff check wfc/\n{missing}\nmake: *** [lint] Error 1"
+        memory = derive(
+            bash("make lint", failed, "c1", exit_code=2),
+            edit,
+            bash("make lint", "uv run ruff check wfc/\nAll checks passed!", "c2"),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved" and missing in failure.text
+
     def test_a_command_that_works_again_with_nothing_changed_was_a_flake(self) -> None:
         """The same command line working again with no change in between taught nothing."""
         memory = derive(
