@@ -233,9 +233,11 @@ def failure_line(output: str, summary: str = "") -> str:
     if match is not None:
         found = match.group(1).strip()
         if found.startswith("thread ") and found.endswith(":"):
-            # Rust's "thread 't' panicked at src/a.rs:4:5:": the panic's message is under it.
+            # Rust's "thread 't' panicked at src/a.rs:4:5:": the panic's message is under it,
+            # said of the test that panicked (cargo test names each test's thread after it).
             under = head[match.end() :].lstrip("\n").split("\n", 1)[0].strip()
-            return under or found
+            test = found.split("'")[1].rsplit("::", 1)[-1]
+            return (under if test == "main" else f"{test}: {under}") if under else found
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
     names = failing_tests(output, 1)
     if names:

@@ -639,8 +639,8 @@ class TestWhyABuildFailed:
     @pytest.mark.parametrize("thread", ["'agent::tests::t'", "'agent::tests::t' (3488718)"])
     def test_a_rust_panic_says_why_in_its_message(self, thread: str) -> None:
         """cargo test's failures: the panic's message under "panicked at file:line:col:"
-        (the thread named with its id since Rust 1.90) says why, not cargo's last word
-        "error: test failed, to rerun pass --bin x"."""
+        (the thread named with its id since Rust 1.90), said of the test its thread is named
+        after, says why, not cargo's last word "error: test failed, to rerun pass --bin x"."""
         output = (
             "running 2 tests\ntest agent::tests::t ... FAILED\n\nfailures:\n\n"
             f"---- agent::tests::t stdout ----\n\nthread {thread} panicked at "
@@ -649,7 +649,7 @@ class TestWhyABuildFailed:
             "test result: FAILED. 1 passed; 1 failed; 0 ignored\n\n"
             "error: test failed, to rerun pass `--bin communique`\n"
         )
-        why = "Failed to bind an OS port for a mock server.: Os { code: 1 }"
+        why = "t: Failed to bind an OS port for a mock server.: Os { code: 1 }"
         assert failure_line(output) == why
 
     def test_the_line_before_a_runner_s_last_word_says_why(self) -> None:
