@@ -237,7 +237,9 @@ def failure_line(output: str, summary: str = "") -> str:
             # said of the test that panicked (cargo test names each test's thread after it).
             under = head[match.end() :].lstrip("\n").split("\n", 1)[0].strip()
             test = found.split("'")[1].rsplit("::", 1)[-1]
-            return (under if test == "main" else f"{test}: {under}") if under else found
+            if not under or test in ("main", "<unnamed>"):
+                return under or found
+            return f"{test}: {under}"
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
     names = failing_tests(output, 1)
     if names:

@@ -651,6 +651,8 @@ class TestWhyABuildFailed:
         )
         why = "t: Failed to bind an OS port for a mock server.: Os { code: 1 }"
         assert failure_line(output) == why
+        unnamed = output.replace(f"thread {thread}", "thread '<unnamed>'")
+        assert failure_line(unnamed) == why.removeprefix("t: ")
 
     def test_the_line_before_a_runner_s_last_word_says_why(self) -> None:
         """pnpm ends a failed script with "ELIFECYCLE  Command failed." (thin spaces), and a
