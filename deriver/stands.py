@@ -281,7 +281,7 @@ class Stands:
                 )
                 if self.before is None or not self.acted:
                     # Its first look, or one before it changed anything: earlier changes.
-                    self.before, kept = sorted({*(self.before or ()), *kept}) or None, []
+                    self.before, kept = sorted({*(self.before or ()), *kept}), []
                 else:
                     kept = [c for c in kept if c in self.changed or c not in (self.before or ())]
                 if kept != self.changed:

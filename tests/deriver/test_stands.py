@@ -535,6 +535,20 @@ class TestEndState:
         )
         assert "files changed and not committed: `src/a.py`" in texts(memory.where_stands)
 
+    def test_a_first_status_of_a_clean_tree_is_a_look(self) -> None:
+        """A first status that lists nothing says nothing was changed before the session:
+        what a later one lists, after the session wrote files with a script (no edit tool),
+        is its work, not more of what was there before it."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            bash("git status --short", "", "g0"),
+            bash("python3 gen.py --write code/viz.py", "wrote code/viz.py", "w1"),
+            bash("git status --short", " M .gitignore\nA  code/viz.py\n", "g1"),
+        )
+        assert "files changed and not committed: `code/viz.py`, `.gitignore`" in texts(
+            memory.where_stands
+        )
+
     def test_a_session_that_only_looks_lists_no_change_of_its_own(self) -> None:
         """An approval reviewer (or any session that only reads) looks at a tree another
         agent works in: what its statuses list is not its work, however often it looks;
