@@ -61,11 +61,11 @@ _ADD: Final = "$ git add"
 _MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
 # A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
 # ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
-# "…failed…")``, ``throw new Error("…")``): a plan or a diff the user pasted quotes the code
-# that reports errors. So does a message whose text is an ellipsis ("Describe failed: ...").
+# "…failed…")``, ``throw new Error("…")``), a docstring's "ValueError: If …": a plan or a diff
+# the user pasted quotes code that reports errors. So does an ellipsis ("Describe failed: ...").
 _CODE_RE: Final = re.compile(
     r"%[-+ #0]*\d*[vsdqwxf]\b|\{\w*(?::[^{}\s]*)?\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
-    r"|:\s*(?:\.\.\.|\u2026)\s*$"
+    r"|:\s*(?:\.\.\.|\u2026)\s*$|(?:Error|Exception):\s+(?i:if|when)\b"
     r"|\bexcept\s+\(?[\w.]+(?:\s*,\s*[\w.]+)*\)?(?:\s+as\s+\w+)?\s*:"  # except ValueError:
     r"|\b\w*(?i:error|fatal|panic)\(\w|=>"  # a call (log.Fatal(err)), an arrow function
 )

@@ -65,9 +65,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "not a check's run) with a line that reports an error (error:, failed:, "
          "TypeError:, FAILED), not a line of code (a format string's %v or {name}, a call "
          "given a string, a call such as log.Fatal(err), an arrow function, Python's except "
-         "Exception:), nor a line of a document (a Markdown heading, table row or list "
-         "item), nor a sentence that describes an error (a hard error (all orders blocked); "
-         "not failed (exit 1)), nor a message's template (failed: ...)",
+         "Exception:, a docstring's ValueError: If …), nor a line of a document (a Markdown "
+         "heading, table row or list item), nor a sentence that describes an error (a hard "
+         "error (all orders blocked); not failed (exit 1)), nor a message's template (failed: ...)",
          "failed attempt: its last such line that says why (not only that a process exited "
          "with a code: error: script \"release\" exited with code 1), reported by the user; "
          "resolved when the agent closes a turn that changed files after it",

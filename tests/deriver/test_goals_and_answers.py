@@ -393,6 +393,12 @@ class TestLongGoal:
             "Keep `cclog.Fatal(err)` and `(error: AxiosError) => Promise.reject(error)`.\n"
         )
         assert derive(user(spec)).failed_attempts == ()  # a document's lines, code, prose
+        guide = (
+            'Follow this guide:\n```python\ndef total(items):\n    """Sum the items.\n\n'
+            "    Raises:\n        ValueError: If items list is empty or contains invalid data\n"
+            '    """\n```\n'
+        )
+        assert derive(user(guide)).failed_attempts == ()  # a docstring's Raises entry
         log = plan + "It printed:\nWarning: dispatch failed: context deadline exceeded\n"
         (reported,) = derive(user(log)).failed_attempts
         assert "context deadline exceeded" in reported.text
