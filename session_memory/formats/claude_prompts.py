@@ -185,6 +185,9 @@ def command_of(text: str) -> tuple[str, str] | None:
     return command.group(1).strip(), args.group(1).strip() if args else ""
 
 
+_SKILL_TEXT: Final = "Base directory for this skill:"
+
+
 def is_request_text(text: str) -> bool:
     """Whether a text the user is said to have sent asks for something: not wrapped output
     or a notification, not an interruption, not one of the client's own commands
@@ -202,9 +205,15 @@ def is_queued_prompt(text: str) -> bool:
     """Whether a queued text is a prompt the user typed (:func:`is_request_text`).
 
     A slash command is not, here: when the queue hands it over, its ``<command-name>``
-    record says whether it asks for work (:func:`command_of`).
+    record says whether it asks for work (:func:`command_of`). Nor is the text of the skill
+    it invokes, which the client queues beside it ("Base directory for this skill: …", the
+    words of an ``isMeta`` record when not queued).
     """
-    return is_request_text(text) and _SLASH_COMMAND.match(text) is None
+    return (
+        is_request_text(text)
+        and _SLASH_COMMAND.match(text) is None
+        and not text.startswith(_SKILL_TEXT)
+    )
 
 
 def _is_task_registration(text: str) -> bool:

@@ -167,6 +167,19 @@ class TestQueuedPrompts:
         )
         assert prompts(prompt(1, "Fix checkout"), queued(2, note)) == ["Fix checkout"]
 
+    def test_the_text_of_a_queued_skill_is_not_a_prompt(self) -> None:
+        """A slash command typed while the agent works is queued with the text of the skill
+        it invokes ("Base directory for this skill: …"): the client's, not the user's words,
+        however often it is queued and dequeued."""
+        skill = (
+            "Base directory for this skill: /home/u/.claude/skills/build\n\n# build\n\n"
+            "Quick feature implementation with an adaptive interview.\n"
+        )
+        records = [prompt(1, "Fix checkout")]
+        for n in range(2, 8, 2):
+            records += [queued(n, skill), queued(n + 1, "", operation="dequeue")]
+        assert prompts(*records) == ["Fix checkout"]
+
 
 class TestFailureText:
     def test_the_exit_code_header_is_not_the_error_text(self) -> None:
