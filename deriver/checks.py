@@ -238,14 +238,16 @@ class CheckRules:
         ci = ci_verdict(output) if check.name in CI_CHECKS else None
         summary = ci.summary if ci is not None else summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
-        kept = _GREP_FILTER_RE.search(check.command) if summary is None else None
-        narrow = kept is not None and not _PROBLEM_WORDS_RE.search(kept.group(1))
+        stages = _GREP_FILTER_RE.findall(check.command) if summary is None else []
+        kept = next((s for s in stages if not _PROBLEM_WORDS_RE.search(s)), None)
+        narrow = kept is not None
         if narrow and kept is not None:
-            # "tsc | grep ezoic": the run shows only the lines the filter kept, so it stands
-            # for no broader run. A summary that shows ("5 passed") is the whole run's, and a
-            # filter for problems ("grep -iE 'error|issue'") keeps all of them.
+            # "tsc | grep ezoic", "pytest | grep FAILED | grep -v retriever": the run shows
+            # only the lines its filters kept, so it stands for no broader run. A summary that
+            # shows ("5 passed") is the whole run's, and a filter for problems ("grep -iE
+            # 'error|issue'", "grep -v warning") keeps all of them.
             scope = check.scope
-            narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept.group(1)))
+            narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept))
             check = dataclasses.replace(check, scope=narrowed)
         counted = _problems_counted(check.command, output)
         passed: bool | None
@@ -256,7 +258,7 @@ class CheckRules:
             passed, summary = counted.counts.errors == 0, summary or counted
         elif narrow and not output.strip():
             passed = None  # "cargo test | grep 'test result'" printed nothing: no verdict shows
-        elif kept is not None and _CONTEXT_FLAG_RE.search(kept.group(1)) is not None:
+        elif any(_CONTEXT_FLAG_RE.search(stage) for stage in stages):
             passed = None  # lines around those the filter kept: neither verdict shows
         else:
             passed = check_passed(

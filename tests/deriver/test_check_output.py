@@ -845,3 +845,16 @@ class TestGrepFilteredRun:
         )  # fmt: skip
         assert [item.status for item in memory.verification_status] == ["passed"]
         assert [item.status for item in memory.failed_attempts] == ["resolved"]
+
+    def test_a_run_whose_filter_drops_some_failures_stands_for_no_broader_run(self) -> None:
+        """`pytest | grep FAILED | grep -v "retriever"` that prints nothing says no test
+        failed but those it dropped: the whole suite's failures stay, their failure open,
+        and the filtered run shows no verdict of its own."""
+        failed = "FAILED tests/test_retriever.py::test_a - assert 0 == 1\n1 failed, 9 passed in 1s"
+        memory = derive(
+            user("fix the retriever"),
+            bash("uv run pytest tests/ -q", failed, "c1", exit_code=1),
+            bash('uv run pytest tests/ -q | grep "FAILED" | grep -v "retriever\\|rag"', "", "c2"),
+        )  # fmt: skip
+        assert [item.status for item in memory.verification_status] == ["failed", "warning"]
+        assert [item.status for item in memory.failed_attempts] == ["open"]
