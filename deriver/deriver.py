@@ -27,21 +27,21 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 19
-"""Version 19: the key decision the closing message the latest request followed became (shown
-where the session stands instead); version 18: the last commit pushed and when (where the
-session stands shows it until another is made), and the whole words of the newest closing
-messages kept as decisions; version 17: the closing message the latest request followed, and
-the forge's state as one entry; version 16: the steps of a plan's verification not seen
-taken, what each edit sent, and the last edit of each file that failed; version 15: what
-each edit replaced, and the edits of each file changed since it was last unchanged (an edit
-that undoes them leaves no change); version 14: the last commit not pushed has no line of
-completed work (where the session stands shows it); version 13 keeps the session's first
-directory (files changed are named from it) and the parts of a failed command line that
-worked since; version 12 the commits of other repositories the session worked in and whether
-it changed anything; version 11 the branch the session made; version 9 the paths git said it
-ignores; version 8 the tests each failed check listed and the failure just recorded (a next
-one may join its line); version 7 the steps done that the agent later said were wrong;
+SNAPSHOT_FORMAT: Final = 20
+"""Version 20: whether a call was asked for since the last one finished; version 19: the key
+decision the closing message the latest request followed became (shown where the session stands
+instead); version 18: the last commit pushed and when (where the session stands shows it until
+another is made), and the whole words of the newest closing messages kept as decisions; version
+17: the closing message the latest request followed, and the forge's state as one entry; version
+16: the steps of a plan's verification not seen taken, what each edit sent, and the last edit of
+each file that failed; version 15: what each edit replaced, and the edits of each file changed
+since it was last unchanged (an edit that undoes them leaves no change); version 14: the last
+commit not pushed has no line of completed work (where the session stands shows it); version 13
+keeps the session's first directory (files changed are named from it) and the parts of a failed
+command line that worked since; version 12 the commits of other repositories the session worked
+in and whether it changed anything; version 11 the branch the session made; version 9 the paths
+git said it ignores; version 8 the tests each failed check listed and the failure just recorded
+(a next one may join its line); version 7 the steps done that the agent later said were wrong;
 version 6 the items evicted that may come back when the memory is read; version 3 where the
 session stands. Any other version is refused: rebuild instead."""
 _MAX_SKIPPED_KEPT: Final = 50

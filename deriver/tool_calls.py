@@ -247,6 +247,8 @@ class ToolCallRules:
         """Calls open at the last compaction, their results maybe cut off from what follows,
         by what a call made again shares with them (:func:`_redo`)."""
         self.refused: dict[str, str] = {}
+        self.asked = False
+        """A call was asked for since the last one finished."""
         """Per file, the edit of it that last failed (:attr:`Call.sent`): the same edit
         working when sent again (past a hook that stopped it once) taught nothing."""
         self.net: dict[str, list[str]] = {}
@@ -310,6 +312,7 @@ class ToolCallRules:
         if key is None or key in self.calls:
             return False
         self._track(key, call)
+        self.asked = True
         self.store.add(
             "todo_items", "replan", self._describe(call), stamp, status="replan", key=key
         )
@@ -377,6 +380,22 @@ class ToolCallRules:
     # -- finished calls -------------------------------------------------------------------
 
     def _finished(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
+        """A finished call (:meth:`_outcome`). Calls asked for together finish together
+        (parallel calls): what the agent says next is of them all, the reading of the last of
+        them that failed, or of none (two that passed)."""
+        pending, together = self.failures.unread, not self.asked
+        self.asked = False
+        self._outcome(call, outcome, stamp)
+        new = self.failures.unread
+        if together and pending is not None and new is not None and new != pending:
+            failed = [key for key in (pending, new) if self._failure(key)]
+            self.failures.unread = failed[-1] if failed else ""
+
+    def _failure(self, key: str | None) -> bool:
+        item = self.store.get(ItemKey(key)) if key else None
+        return item is not None and item.section == "failed_attempts"
+
+    def _outcome(self, call: Call, outcome: ToolOutcome, stamp: Stamp) -> None:
         """A finished call: a check's run, a failed attempt, or what the call did. One
         stopped before it finished (the user's interrupt, a task killed, a call cancelled
         because another beside it failed) is neither: it did nothing the memory can name."""
@@ -550,6 +569,7 @@ class ToolCallRules:
             "cut": self.cut,
             "net": self.net,
             "refused": self.refused,
+            "asked": self.asked,
             "todos_done": self.todos.done,
             "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
@@ -563,6 +583,7 @@ class ToolCallRules:
         self.cut = {r: [ItemKey(k) for k in keys] for r, keys in state["cut"].items()}
         self.net = {name: list(edits) for name, edits in state["net"].items()}
         self.refused = dict(state["refused"])
+        self.asked = bool(state["asked"])
         self.todos.done = list(state["todos_done"])
         self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))

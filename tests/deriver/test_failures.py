@@ -694,6 +694,25 @@ class TestTheAgentsReading:
         (check,) = memory.verification_status
         assert check.text.endswith("; the agent: “All 527 tests pass, coverage thresholds met.”")
 
+    def test_the_agents_words_after_calls_asked_together_are_of_them_all(self) -> None:
+        """Calls asked for together finish together: the agent's words after them are of
+        them all, kept with the last that failed ("One test command had two filters" with
+        the cargo test refused, not with git diff --check), else with none (two that passed:
+        "87 tests pass" is no reading of the linter's run)."""
+        slip = bash("cargo test -p core a:: b::", "error: unexpected argument 'b::' found",
+                    "c1", exit_code=1)  # fmt: skip
+        lint = bash("mix credo", "42 mods/funs, found no issues.", "c2")
+        tests = bash("mix test", "Finished in 0.1 seconds\n87 tests, 0 failures", "c3")
+        diff = bash("git diff --check", "", "c4")
+        said = assistant("One test command had two filters, which Cargo doesn't accept.")
+        memory = derive(*slip[:2], *diff[:2], slip[2], diff[2], said)
+        assert [f.text.endswith("Cargo doesn't accept.”") for f in memory.failed_attempts] == [True]
+        assert not any("the agent" in t for t in texts(memory.verification_status))
+        memory = derive(*tests[:2], *lint[:2], tests[2], lint[2], assistant("87 tests pass."))
+        assert not any("the agent" in t for t in texts(memory.verification_status))
+        memory = derive(*tests, *lint, assistant("All checks pass, no issues found."))
+        assert texts(memory.verification_status)[-1].endswith("“All checks pass, no issues found.”")
+
     def test_the_agents_words_on_a_check_whose_output_did_not_tell_are_kept_with_it(
         self,
     ) -> None:
