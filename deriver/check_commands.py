@@ -23,6 +23,7 @@ __all__ = [
     "CheckTable",
     "detect_check",
     "detect_check_uncached",
+    "hooks_passed",
     "parser_of",
     "shown_command",
     "shown_command_uncached",
@@ -234,6 +235,28 @@ _OUTPUT_FILTER_RE: Final = re.compile(
     r"(?:\s[^|;&'\"]*)?$"
 )
 _LEADING_CD_RE: Final = re.compile(r"^cd [^\s;&|'\"]+ ?(?:&&|;) ?")
+
+
+# The pre-commit framework's table of the hooks it ran, in the output of the command that ran
+# them (``git commit``): "ruff.....Passed", "black....(no files to check)Skipped".
+_HOOK_PASSED_RE: Final = re.compile(r"^([A-Za-z][\w+-]*)[^\n]*?\.{3,}Passed$", re.MULTILINE)
+_HOOK_KINDS: Final = frozenset({CheckKind.LINT, CheckKind.FORMAT, CheckKind.TYPECHECK})
+_HOOKS_SCAN: Final = 8192
+
+
+def hooks_passed(output: str) -> tuple[CheckRun, ...]:
+    """The linters, formatters and type checkers a pre-commit framework's hooks ran and
+    passed, as its table in a command's output says (``git commit``: "ruff......Passed"):
+    each hook named for a checker the check table knows (``black`` as ``black --check``)."""
+    if "Passed" not in output:
+        return ()
+    found: dict[str, CheckRun] = {}
+    for name in _HOOK_PASSED_RE.findall(output[-_HOOKS_SCAN:]):
+        word = name.lower()
+        check = detect_check(word) or detect_check(f"{word} --check")
+        if check is not None and check.kind in _HOOK_KINDS:
+            found[check.name] = check
+    return tuple(found.values())
 
 
 def shown_command(command: str) -> str:

@@ -20,7 +20,7 @@ import msgspec
 
 from deriver.actions import found_missing, only_looked, only_looks
 from deriver.agent_text import reports_unfinished
-from deriver.check_commands import CheckRun, detect_check
+from deriver.check_commands import CheckRun, detect_check, hooks_passed
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
 from deriver.git_state import CHANGED_KEPT, commit_line
@@ -489,6 +489,8 @@ class ToolCallRules:
             self.todos.track_issues(changes, stamp)
         if call.key:
             self.checks.formatted(call.key, stamp)
+        for check in hooks_passed(result):  # git commit's pre-commit hooks: ruff....Passed
+            self.checks.passed_on_the_way(check, stamp)
         how = shipped(call.key) if call.key else ""
         if how:
             text = f"{how} with {code(call.key, _SHIPPED_CHARS)}"

@@ -858,3 +858,24 @@ class TestGrepFilteredRun:
         )  # fmt: skip
         assert [item.status for item in memory.verification_status] == ["failed", "warning"]
         assert [item.status for item in memory.failed_attempts] == ["open"]
+
+
+def test_a_commit_whose_pre_commit_hooks_passed_ran_its_checkers() -> None:
+    """`git commit` with the pre-commit framework prints the hooks it ran: "ruff....Passed"
+    is a pass of ruff (its FAILED line goes, and its failure, a linter's finding fixed); a
+    hook skipped for no files, or one the check table does not know, is no run."""
+    failed = bash("uv run ruff check src/main.py", "F401 `os` imported but unused\nFound 1 error",
+                  "c1", exit_code=1)  # fmt: skip
+    hooks = (
+        "trim trailing whitespace.................................................Passed\n"
+        "black....................................................................Passed\n"
+        "mypy.................................................(no files to check)Skipped\n"
+        "ruff.....................................................................{}\n"
+        "[main d78f8f0] fix: use os\n 1 file changed, 2 insertions(+)\n"
+    )
+    passed = derive(failed, bash("git commit -m 'fix: use os'", hooks.format("Passed"), "c2"))
+    assert passed.verification_status == passed.failed_attempts == ()  # a linter's, fixed
+    skipped = hooks.format("(no files to check)Skipped").replace("ruff....", "ruff")
+    kept = derive(failed, bash("git commit -m 'fix: use os'", skipped, "c2"))
+    assert [v.status for v in kept.verification_status] == ["failed"]
+    assert [f.status for f in kept.failed_attempts] == ["open"]
