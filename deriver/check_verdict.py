@@ -167,22 +167,24 @@ _WARNED_RE: Final = re.compile(r"(?:npm |yarn )?\[?(?:warn|warning)\b", re.IGNOR
 """A line that only warns ("[WARN] …", "npm warn …"): it does not say why a check failed."""
 
 
-def _first_error(head: str) -> re.Match[str] | None:
+def _first_error(head: str, *, panics: bool = True) -> re.Match[str] | None:
     """The first line of ``head`` that says why a check failed (a compiler's warning at a
-    file position does not)."""
-    return next((m for m in _ERROR_LINE_RE.finditer(head) if not _WARNING_RE.search(m[1])), None)
+    file position does not; a program's panic only with ``panics``)."""
+    return next(
+        (
+            m
+            for m in _ERROR_LINE_RE.finditer(head)
+            if not _WARNING_RE.search(m[1]) and (panics or not m[1].startswith("thread "))
+        ),
+        None,
+    )
 
 
 def _lists_errors(output: str, *, panics: bool = True) -> bool:
-    """Whether a check's output (its head) has a line that says why it failed (a program's
-    panic only with ``panics``)."""
+    """Whether a check's output (its head) has a line that says why it failed."""
     if not isinstance(output, str):
         return False
-    head = without_colours(output[:_FAILING_SCAN])
-    return any(
-        not _WARNING_RE.search(m[1]) and (panics or not m[1].lstrip().startswith("thread "))
-        for m in _ERROR_LINE_RE.finditer(head)
-    )
+    return _first_error(without_colours(output[:_FAILING_SCAN]), panics=panics) is not None
 
 
 # Lines that say nothing about why: a harness's exit report, a runner's start banner (and a

@@ -241,7 +241,7 @@ class CheckRules:
         stages = _GREP_FILTER_RE.findall(check.command) if summary is None else []
         kept = next((s for s in stages if not _PROBLEM_WORDS_RE.search(s)), None)
         narrow = kept is not None
-        if narrow and kept is not None:
+        if kept is not None:
             # "tsc | grep ezoic", "pytest | grep FAILED | grep -v retriever": the run shows
             # only the lines its filters kept, so it stands for no broader run. A summary that
             # shows ("5 passed") is the whole run's, and a filter for problems ("grep -iE

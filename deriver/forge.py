@@ -25,7 +25,7 @@ __all__ = ["Forge"]
 # A box of a pull request's description left unchecked ("- [ ] Verify on Linux/Windows"): what
 # the description says is still to be done or seen, most often in its test plan.
 _UNCHECKED_RE: Final = re.compile(r"^[ \t]*[-*] \[ \] +(\S[^\n]*)", re.MULTILINE)
-_BODY_RE: Final = re.compile(r"(?:^|\s)(?:--body|-b|--body-file|-F)[\s=]")
+_BODY_RE: Final = re.compile(r"(?:^|\s)(?:--body|-b)[\s=]")  # not --body-file: its text unseen
 _TOKENS_PER_BOX: Final = 400
 """A box shown per this many tokens of the budget, one at least."""
 

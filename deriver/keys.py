@@ -32,8 +32,9 @@ Verification = Literal["final", "stop_hook"]
 """The verification items there is only ever one of."""
 _CHECK: Final = "check:"
 PLAN_STEPS_KEY: Final = ItemKey("plan:verification")
-PULL_BOXES_KEY: Final = ItemKey("pull:unchecked")
 """The one todo of a plan's verification steps not seen taken."""
+PULL_BOXES_KEY: Final = ItemKey("pull:unchecked")
+"""The one todo of the boxes the open pull request's description left unchecked."""
 
 
 def call_key(run_id: str | None, call_id: str | int) -> ItemKey:
