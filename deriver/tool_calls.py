@@ -247,10 +247,10 @@ class ToolCallRules:
         """Calls open at the last compaction, their results maybe cut off from what follows,
         by what a call made again shares with them (:func:`_redo`)."""
         self.refused: dict[str, str] = {}
-        self.asked = False
-        """A call was asked for since the last one finished."""
         """Per file, the edit of it that last failed (:attr:`Call.sent`): the same edit
         working when sent again (past a hook that stopped it once) taught nothing."""
+        self.asked = False
+        """A call was asked for since the last one finished."""
         self.net: dict[str, list[str]] = {}
         """Per file changed, the edits since it was last unchanged ("*": one that no later
         edit can undo, or changes of unknown start): an edit undoing the last goes with it."""
