@@ -385,7 +385,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "240 characters; a longer one stays the end of the message)",
          "where_stands", "never evicted"),
     Rule("plan_pending", "plan-mode exit left open, or refused (failed, or rejected by the user)",
-         "where the session stands: the plan awaiting approval or not approved",
+         "where the session stands: the plan awaiting approval, rejected by the user or not "
+         "approved (failed)",
          "where_stands", "never evicted"),
     Rule("announced", "the agent's last message ends by announcing a step (Let me..., I'll...)",
          "where the session stands: unfinished, the step announced", "where_stands",

@@ -8,9 +8,8 @@ never evicted: it is fitted to its own share of the budget (:attr:`MemoryStore.s
 by cutting the middle of the last message, then dropping its last items. When the memory is
 read, a last message so cut takes the room the rest leaves (:meth:`Stands.widened`).
 
-Earlier closing messages and answers are not lost: replaced here, they become key decisions
-(capped) when they state a choice, where a session states most of its choices. The one the
-latest request followed, what that request answers, is quoted here as the memory is read.
+Earlier closing messages and answers, replaced here, become key decisions (capped) when they
+state a choice; the one the latest request followed is quoted here as the memory is read.
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ _ANSWER_CHARS: Final = 120
 _REPLY_CHARS: Final = 240
 _SAID_CHARS: Final = 240
 _PLAN_CHARS: Final = 240
+_PLAN_STATES: Final = {"open": "awaiting approval", "rejected": "rejected by the user"}
 _FILES_SHOWN: Final = 8
 # In git: "not committed" when the session runs git; when it runs none, the user may commit.
 _CHANGED: Final = {"": "files changed", "ran": "files changed and not committed",
@@ -297,7 +297,7 @@ class Stands:
         if kind is ToolKind.TASK:  # a sub-agent's changes are the session's
             self.before, self.acted = self.before or [], True
         if kind is ToolKind.PLAN_EXIT:  # it says where the work stands, not the words before it
-            self.plan_state = "rejected" if outcome.status in ("failed", "rejected") else ""
+            self.plan_state = outcome.status if outcome.status in ("failed", "rejected") else ""
             self.plan_stamp, self.said = stamp, ""
         elif kind is ToolKind.TODO and self.said:
             self.said = ""  # the todo list, written after them, says where the work stands
@@ -443,7 +443,7 @@ class Stands:
                               self.closing_stamp))  # fmt: skip
         if self.plan_state and self.plan_stamp is not None:
             plan = quote(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
-            what = "awaiting approval" if self.plan_state == "open" else "not approved"
+            what = _PLAN_STATES.get(self.plan_state, "not approved")
             text = f"plan {what}: {plan}" if plan else f"plan {what}"
             found.append(("plan_pending", text, self.plan_stamp))
         return found

@@ -1046,13 +1046,17 @@ class TestUnfinished:
         assert "plan awaiting approval: “Parse first”" in texts(memory.where_stands)
 
     @pytest.mark.parametrize(
-        ("status", "outcome"),
-        [("failed", {"status": "failed", "error": "denied"}),
-         ("completed", {"status": "rejected", "error": "User rejected tool use"})],
+        ("status", "outcome", "said"),
+        [("failed", {"status": "failed", "error": "denied"}, "not approved"),
+         ("completed", {"status": "rejected", "error": "User rejected tool use"},
+          "rejected by the user")],
     )  # fmt: skip
-    def test_a_rejected_plan_is_not_approved(self, status: str, outcome: dict[str, str]) -> None:
-        """A plan the user refused (the call failed, or was rejected) is not approved, and
-        says where the work stands: not what the agent said before proposing it."""
+    def test_a_rejected_plan_is_not_approved(
+        self, status: str, outcome: dict[str, str], said: str
+    ) -> None:
+        """A plan the call's failure refused is not approved, one the user rejected is said
+        so, and either says where the work stands: not what the agent said before proposing
+        it."""
         args = {"plan": "Parse first"}
         memory = derive(
             user("plan it"),
@@ -1061,7 +1065,7 @@ class TestUnfinished:
             tool_event("started", "ExitPlanMode", "p1", args=args),
             tool_event(status, "ExitPlanMode", "p1", outcome=outcome),
         )
-        assert texts(memory.where_stands) == ["plan not approved: “Parse first”"]
+        assert texts(memory.where_stands) == [f"plan {said}: “Parse first”"]
 
     def test_an_announced_step_not_taken(self) -> None:
         """A closing message that ends by announcing a step ended the turn before it."""
