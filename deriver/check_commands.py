@@ -48,6 +48,7 @@ class CheckRun:
 
 _NO_RUN_FLAGS: Final = frozenset({"--version", "--help", "-h"})
 _INTERPRETER_RE: Final = re.compile(r"^(?:python[\d.]*|py|pypy[\d.]*)$")
+_SCRIPT_EXTENSION_RE: Final = re.compile(r"\.[cm]?js$")
 
 
 class _Hit(NamedTuple):
@@ -69,8 +70,11 @@ class _Last(NamedTuple):
 
 def _program(word: str) -> str:
     """A program's name as the table knows it: ``python3.11``, ``py`` and ``pypy3`` are
-    ``python``."""
+    ``python``; a package's script run from ``node_modules`` is named without its extension
+    (``node_modules/mocha/bin/mocha.js``: ``mocha``)."""
     name = basename(word)
+    if "node_modules/" in word:
+        name = _SCRIPT_EXTENSION_RE.sub("", name)
     return "python" if _INTERPRETER_RE.match(name) else name
 
 

@@ -69,7 +69,7 @@ _SCOPE_VALUE_FLAGS: Final = frozenset(
      "--jobs", "--output-format", "--target-dir", "--features", "--profile", "--durations",
      "--log-level", "-W", "--max-cases", "--slowest", "--fail-under-lines", "--fail-under",
      "--cov-fail-under", "--reporters", "-project", "-workspace", "-scheme", "-destination",
-     "-configuration", "-sdk", "-derivedDataPath", "-testPlan"}
+     "-configuration", "-sdk", "-derivedDataPath", "-testPlan", "--ui", "--require"}
 )  # fmt: skip
 
 

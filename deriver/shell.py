@@ -223,6 +223,8 @@ def _wrapped_start(words: list[str], i: int) -> int | None:
         return run + 1 if run is not None else None
     if head == "command" and after in ("-v", "-V"):
         return None  # ``command -v tool`` asks where the tool is; it runs nothing
+    if head == "node" and after is not None and "node_modules/" in after:
+        return i + 1  # ``node node_modules/mocha/bin/mocha.js``: the package's own program
     if head in _PLAIN_WRAPPERS:
         i = skip_options(words, i + 1, _WRAPPER_VALUE_FLAGS)
         while i < len(words) and _DURATION_RE.match(words[i]):  # ``timeout 60``

@@ -41,6 +41,13 @@ class TestDetectCheck:
             ("jest --coverage", "jest"),
             ("vitest run", "vitest"),
             ("mocha", "mocha"),
+            # A package's own program run by node from node_modules (a sandbox without pnpm).
+            (
+                "node node_modules/.pnpm/mocha@11.7.5/node_modules/mocha/bin/mocha.js --ui tdd "
+                "out/test/a.test.js",
+                "mocha",
+            ),
+            ("node ./node_modules/typescript/bin/tsc --noEmit", "tsc"),
             ("go test ./...", "go test"),
             ("go build ./...", "go build"),
             ("go vet ./...", "go vet"),
@@ -152,6 +159,8 @@ class TestDetectCheck:
             "npm install",
             "cargo run",
             "go run main.go",
+            "node server.js",
+            "node node_modules/vite/bin/vite.js",
             "git status --short",
             "cat <<EOF > run.sh\npytest\nEOF",
             "",
