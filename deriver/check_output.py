@@ -77,7 +77,9 @@ _CARGO_RE: Final = re.compile(
 _FOUND_RE: Final = re.compile(
     r"^Found (\d+) errors?\b(?:[^\n(]*\((\d+) fixed, (\d+) remaining\))?", re.MULTILINE
 )
-_MYPY_SUCCESS_RE: Final = re.compile(r"^Success: no issues found", re.MULTILINE)
+_MYPY_SUCCESS_RE: Final = re.compile(r"^Success: no issues found(?: in \d+ source files?)?", re.M)
+# golangci-lint's last word: "0 issues.", or "3 issues:" before the count per linter.
+_GOLANGCI_RE: Final = re.compile(r"^(\d+) issues?[.:]$", re.MULTILINE)
 _RUFF_SUCCESS_RE: Final = re.compile(r"^All checks passed!", re.MULTILINE)
 _PYRIGHT_RE: Final = re.compile(
     r"^[ \t]*(\d+) errors?, (\d+) warnings?, (\d+) (?:informations?|notes?)", re.MULTILINE
@@ -163,6 +165,7 @@ _MOCHA_FAILING: Final = LinePattern(_MOCHA_FAILING_RE, " failing", one_line=True
 _CARGO: Final = LinePattern(_CARGO_RE, "test result: ")
 _FOUND: Final = LinePattern(_FOUND_RE, "Found ", one_line=True)
 _MYPY_SUCCESS: Final = LinePattern(_MYPY_SUCCESS_RE, "Success: no issues found", one_line=True)
+_GOLANGCI: Final = LinePattern(_GOLANGCI_RE, " issue", one_line=True)
 _RUFF_SUCCESS: Final = LinePattern(_RUFF_SUCCESS_RE, "All checks passed!", one_line=True)
 _PYRIGHT: Final = LinePattern(_PYRIGHT_RE, " warning", one_line=True)
 _ESLINT: Final = LinePattern(_ESLINT_RE, " problem", one_line=True)
@@ -394,6 +397,9 @@ def _linters(text: str) -> _Summary | None:
         success = pattern.last(text)
         if success is not None:
             candidates.append(_summary(success, CheckCounts(errors=0)))
+    golangci = _GOLANGCI.last(text)
+    if golangci is not None:
+        candidates.append(_summary(golangci, CheckCounts(errors=int(golangci.group(1)))))
     pyright = _PYRIGHT.last(text)
     if pyright is not None:
         candidates.append(_summary(pyright, CheckCounts(errors=int(pyright.group(1)))))
@@ -513,10 +519,10 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
     """The counts and the runner's own words of the last summary line in a check's output.
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
-    (``mix test``), credo, dart and flutter analyze, mypy, ruff, tsc, pyright, eslint, rspec,
-    phpunit, Maven surefire, dotnet test, ctest, XCTest, bun test and node's test runner. A project
-    gate (``make check``, ``just check``) echoes whatever its recipe runs, so it is read with
-    all parsers. Only the last ~8 KB of ``output`` are read.
+    (``mix test``), credo, dart and flutter analyze, mypy, ruff, tsc, pyright, eslint,
+    golangci-lint, rspec, phpunit, Maven surefire, dotnet test, ctest, XCTest, bun test and
+    node's test runner. A project gate (``make check``, ``just check``) echoes whatever its
+    recipe runs, so it is read with all parsers. Only the last ~8 KB of ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None

@@ -108,6 +108,8 @@ class TestParseCheckOutput:
             ("tsc", "Found 1 error in src/a.ts:3\n", 1),
             ("pyright", "0 errors, 0 warnings, 0 informations \n", 0),
             ("eslint", "\u2716 5 problems (3 errors, 2 warnings)\n", 3),
+            ("golangci-lint", "a.go:3:2: Error return value is not checked\n3 issues:\n", 3),
+            ("golangci-lint", "0 issues.\n", 0),
         ],
     )
     def test_linters(self, name: str, output: str, errors: int) -> None:
@@ -437,7 +439,13 @@ class TestRunnerWords:
             ("pytest", "..\n===== 5 passed, 1 warning in 1.2s ====", "5 passed, 1 warning"),
             ("jest", "Tests:       1 failed, 5 passed, 6 total\n", "1 failed, 5 passed, 6 total"),
             ("vitest", " Tests  1 failed | 2 passed (3)\n", "1 failed | 2 passed"),
-            ("mypy", "Success: no issues found in 9 source files\n", "Success: no issues found"),
+            (
+                "mypy",
+                "Success: no issues found in 9 source files\n",
+                "Success: no issues found in 9 source files",
+            ),
+            ("golangci-lint", "level=info msg=done\n0 issues.\n", "0 issues."),
+            ("golangci-lint", "3 issues:\n* errcheck: 2\n* unused: 1\n", "3 issues:"),
             ("rspec", "10 examples, 2 failures\n", "10 examples, 2 failures"),
         ],
     )
