@@ -18,7 +18,7 @@ from deriver.git_state import (
 from deriver.keys import PULL_BOXES_KEY, done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import code, quote
+from deriver.wording import code, quoted_some
 
 __all__ = ["Forge"]
 
@@ -95,9 +95,7 @@ class Forge:
             store.remove(item, stamp)
         if boxes:
             count = max(1, store.budget_tokens // _TOKENS_PER_BOX)
-            said = ", ".join(quote(box, 80) for box in boxes[:count])
-            more = f" (+{len(boxes) - count} more)" if len(boxes) > count else ""
-            text = f"the pull request's boxes left unchecked: {said}{more}"
+            text = f"the pull request's boxes left unchecked: {quoted_some(boxes, count, 80)}"
             # Mostly checks to run or see (a test plan's): evicted with the verification.
             store.add("todo_items", "pull_unchecked", text, stamp, status="pending",
                       key=PULL_BOXES_KEY, tier="verification_status")  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any, Final
 from deriver.check_commands import CheckRun, detect_check
 from deriver.keys import PLAN_STEPS_KEY
 from deriver.store import MemoryStore, Stamp
-from session_memory.core.redact import quote_untrusted
+from deriver.wording import quoted_some
 
 __all__ = ["PlanSteps", "verification_steps"]
 
@@ -112,11 +112,8 @@ class PlanSteps:
         if not self.steps:
             return
         count = max(_STEPS_SHOWN, store.budget_tokens // _TOKENS_PER_STEP)
-        shown = "; ".join(quote_untrusted(s, _STEP_CHARS) for s in self.steps[:count])
-        more = len(self.steps) - count
-        text = f"the plan's verification, not seen done: {shown}" + (
-            f" (+{more} more)" if more > 0 else ""
-        )
+        shown = quoted_some(self.steps, count, _STEP_CHARS, "; ")
+        text = f"the plan's verification, not seen done: {shown}"
         store.add("todo_items", "plan_step", text, stamp, status="pending", key=PLAN_STEPS_KEY)
 
     def to_state(self) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from deriver.user_text import first_line
@@ -34,6 +34,7 @@ __all__ = [
     "longest_cut",
     "path_code",
     "quote",
+    "quoted_some",
     "relative",
     "relative_uncached",
     "str_or_none",
@@ -200,3 +201,10 @@ def longest_cut(fits: Callable[[int], bool], room: int, most: int, least: int) -
         else:
             hi = mid - 1
     return lo if lo >= least else 0
+
+
+def quoted_some(items: Sequence[str], count: int, chars: int, sep: str = ", ") -> str:
+    """The first ``count`` of ``items``, each quoted as data cut to ``chars``, and how many
+    more there are: "“a”, “b” (+3 more)"."""
+    shown = sep.join(quote(item, chars) for item in items[:count])
+    return shown + (f" (+{len(items) - count} more)" if len(items) > count else "")
