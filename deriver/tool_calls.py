@@ -443,7 +443,6 @@ class ToolCallRules:
     def _failed(
         self, call: Call, error: str, exit_code: int | None, stamp: Stamp, *, stale: bool = False
     ) -> None:
-        error = self.store.words_in_project(error)
         if not stale and call.key and found_missing(call.kind, error):
             # The file is not there: whatever the session changed in it is gone, and a todo
             # it filed as that note with it (removed since, or reset away).
@@ -463,7 +462,7 @@ class ToolCallRules:
         elif call.replaced and len(set(call.replaced.split(">"))) == 1:
             pass  # an edit of a text into itself ("No changes to make"): no attempt at the work
         else:
-            first = informative_line(error, 400) or "failed"
+            first = informative_line(self.store.words_in_project(error), 400) or "failed"
             shown = relative(call.key, self.store.cwd)
             what = describe(call.name, shown, FAILURE_ARG_CHARS)
             exited = f" exited {exit_code}" if exit_code is not None and exit_code != 0 else ""
