@@ -312,13 +312,23 @@ def _in_dir(command: str, cwd: str | None) -> bool:
 
 
 def _cd_target(command: str) -> str | None:
-    """Where a command line's first ``cd`` goes ("" for a bare ``cd``); None without one."""
+    """Where a command line's first ``cd`` goes ("" for a bare ``cd``), a variable the line
+    set before read as its value (``S=/tmp/x`` then ``cd $S``); None without one."""
     if "cd" not in command:
         return None
     for _piped, words in simple_commands(command):
         if words[0] == "cd":
-            return words[1] if len(words) > 1 else ""
+            target = words[1] if len(words) > 1 else ""
+            named = _VARIABLE_RE.fullmatch(target)
+            if named is None:
+                return target
+            name = named.group(1) or named.group(2)
+            value = re.search(rf"(?:^|[\n;&]\s*){name}=([^\s;&|]+)", command)
+            return value.group(1).strip("'\"") if value is not None else target
     return None
+
+
+_VARIABLE_RE: Final = re.compile(r"\$(\w+)|\$\{(\w+)\}")
 
 
 def _force_added(command: str) -> list[str]:

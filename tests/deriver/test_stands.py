@@ -729,10 +729,16 @@ class TestEndState:
         looked = derive(user("fix the deploy"), edit, fix, push, bash("gh run watch", "ok", "c1"))
         assert unseen not in texts(looked.where_stands)
 
-    def test_git_run_in_a_scratch_directory_is_another_repository(self) -> None:
-        """A probe repository made in /tmp (cd there, git init, commit) commits nothing of
-        the project: its changed files stay, and no commit is shown."""
-        probe = "cd /tmp/scratch/probe && git init -q && git add . && git commit -q -m x"
+    @pytest.mark.parametrize(
+        "probe",
+        ["cd /tmp/scratch/probe && git init -q && git add . && git commit -q -m x",
+         'S=/private/tmp/claude-501/scratchpad/probe\ngit clone -q --local /w/shop $S\n'
+         'cd $S\ngit -C $S commit --allow-empty -q -m "x"'],
+    )  # fmt: skip
+    def test_git_run_in_a_scratch_directory_is_another_repository(self, probe: str) -> None:
+        """A probe repository made in /tmp (cd there, git init, commit; or a clone of the
+        project in a directory the script names by a variable it set, ``cd $S``) commits
+        nothing of the project: its changed files stay, and no commit is shown."""
         memory = derive(
             event("message", role="user", content="fix it", cwd="/w/shop"),
             call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1"),
