@@ -27,8 +27,9 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 20
-"""Version 20: whether a call was asked for since the last one finished; version 19: the key
+SNAPSHOT_FORMAT: Final = 21
+"""Version 21: the paths git add staged since the last commit; version 20: whether a call was
+asked for since the last one finished; version 19: the key
 decision the closing message the latest request followed became (shown where the session stands
 instead); version 18: the last commit pushed and when (where the session stands shows it until
 another is made), and the whole words of the newest closing messages kept as decisions; version

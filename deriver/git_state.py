@@ -34,6 +34,7 @@ __all__ = [
     "listed",
     "looks_at_ci",
     "opens_pull",
+    "outside",
     "pull_action",
     "same_pull",
     "tree_status",
@@ -49,9 +50,12 @@ _NEAR: Final = 2
 DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset|stash)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
 _CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
+# A file of a short status listing: "XY path" (" M a.py", "?? b/").
+_SHORT_LINE_RE: Final = re.compile(r"^[ MTADRCU?!]{2} \S")
 _SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
 # A file of a long status listing: "\tmodified:   a.py", "\tnew file:   b.py", "\tc.py".
 _LONG_STATUS_RE: Final = re.compile(r"^(?:[a-z][a-z ]{2,20}):\s+")
+_DIFFSTAT_RE: Final = re.compile(r" \| +(?:\d+ ?[+-]*|Bin .*)$")  # git diff --stat: "a.py | 3 ++-"
 _IGNORED_HEAD_RE: Final = re.compile(r"^The following paths? (?:is|are) ignored by one of your")
 # ``git check-ignore -v``: "source:line:pattern<TAB>path".
 _CHECK_IGNORE_RE: Final = re.compile(r"^[^\t:\n]+:\d+:([^\t!*?\[\n]+)\t(\S.*)$")
@@ -146,34 +150,42 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     ):
         return None
     lines = text.splitlines()
+    short = bool(_SHORT_STATUS.intersection(options))
     if at > 0:
-        # After other commands, the listing starts at its branch line (-b: "## main...";
-        # long, last on its line: "On branch main").
-        short = bool(_SHORT_STATUS.intersection(options))
         if not short and at < len(commands) - 1:
             return None
-        head = "## " if short else "On branch "
-        start = next((n for n, line in enumerate(lines) if line.startswith(head)), None)
+        start = _listing_start(lines, short)
         if start is None:
             return None
         lines = lines[start:]
-        if not short:
-            return _long_listing(lines)
-    followed = len(commands) > 1
-    if _SHORT_STATUS.intersection(options):
-        listed = []
-        for line in lines:
-            if not line.strip() or line.startswith("## "):
-                continue
-            if len(line) < 4 or line[2] != " ":
-                if followed:
-                    break  # what the next command printed
-                return None  # not a short listing
-            listed.append(line[3:].rsplit(" -> ", 1)[-1].strip('"'))
-        return listed
-    if followed:
+    elif len(commands) > 1 and not short:
         return None  # a long listing is not told apart from what follows it
-    return _long_listing(lines)
+    return _short_listing(lines, len(commands) > 1) if short else _long_listing(lines)
+
+
+def _listing_start(lines: list[str], short: bool) -> int | None:
+    """Where a status listing starts after other commands' output: at its branch line (-b:
+    "## main..."; long, last on its line: "On branch main"), else, short, its first file's."""
+    head = "## " if short else "On branch "
+    start = next((n for n, line in enumerate(lines) if line.startswith(head)), None)
+    if start is None and short:
+        start = next((n for n, line in enumerate(lines) if _SHORT_LINE_RE.match(line)), None)
+    return start
+
+
+def _short_listing(lines: list[str], followed: bool) -> list[str] | None:
+    """The files a short ``git status`` lists ("XY path"), up to what a command ``followed``
+    by prints (else None when a line is not of a listing)."""
+    listed = []
+    for line in lines:
+        if not line.strip() or line.startswith("## "):
+            continue
+        if len(line) < 4 or line[2] != " " or _DIFFSTAT_RE.search(line):
+            if followed:
+                break  # what the next command printed
+            return None  # not a short listing
+        listed.append(line[3:].rsplit(" -> ", 1)[-1].strip('"'))
+    return listed
 
 
 def lists_after_commit(actions: list[str], command: str, outcome: ToolOutcome) -> bool:
@@ -271,13 +283,13 @@ def git_said(
     command: str,
     outcome: ToolOutcome,
     cwd: str | None,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], bool]:
     """What git says of the changed files (relative to the session's directory ``cwd``),
     whoever committed or changed them: a status lists those still changed ("nothing to
     commit, working tree clean": none), and those it lists that the session did not change
     are changed too (before the session's own, when run in its directory); the paths its
-    ignore files exclude are no change to commit. The files still changed, and the paths
-    ignored so far."""
+    ignore files exclude are no change to commit. The files still changed, the paths
+    ignored so far, and whether the command listed the changed files."""
     excluded = ignored(command, outcome)
     if excluded:
         ignored_paths = [*ignored_paths, *excluded][-_IGNORED_KEPT:]
@@ -299,7 +311,7 @@ def git_said(
             kept = [*others, *kept][-CHANGED_KEPT:]
     if excluded:
         kept = [c for c in kept if not listed(c, excluded)]
-    return kept, ignored_paths
+    return kept, ignored_paths, entries is not None
 
 
 def _in_dir(command: str, cwd: str | None) -> bool:
@@ -411,8 +423,11 @@ def kept_after(changed: list[str], args: list[str], cwd: str | None) -> list[str
     """The changed files (relative to ``cwd``) a git command line (its words after ``git``)
     leaves: not those whose changes it throws away (:func:`_discarded`)."""
     paths = _discarded(args)
-    if paths is None:
-        return []
+    return [] if paths is None else outside(changed, paths, cwd)
+
+
+def outside(changed: list[str], paths: list[str], cwd: str | None) -> list[str]:
+    """The changed files that are none of ``paths`` (relative to ``cwd``) nor under them."""
     for path in paths:
         shown = (relative(path, cwd) or path).removeprefix("./").rstrip("/")
         changed = [c for c in changed if not _same_path(c, shown)]

@@ -397,7 +397,11 @@ RULES: Final[tuple[Rule, ...]] = (
          "proposed since",
          "where the session stands: unfinished, the agent's last words (head and tail kept, "
          "240 characters)", "where_stands", "never evicted"),
-    Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since, "
+    Rule("uncommitted", "Edit, Write, apply_patch and equivalents completed, no commit since "
+         "that took them (a commit takes every change; after git add of some paths, those "
+         "and the paths it names: files git's status listed that it left are still changed; "
+         "git add -A, ., a pattern or -p, commit -a, and git mv, rm, merge (one stopped on "
+         "conflicts too), pull, rebase or stash stage all), "
          "and their changes not thrown away (git restore a.py, git checkout -- a.py, git reset "
          "--hard; not git restore --staged, nor another version checked out) nor put aside "
          "(git stash, git stash push a.py; not git stash -p), and each "
@@ -410,10 +414,13 @@ RULES: Final[tuple[Rule, ...]] = (
          "read (changed before the session, or by another agent beside it: an approval "
          "reviewer's look at the reviewed agent's tree); a short status is read first on "
          "its command line (git status -s; git diff --stat), or after others from its branch "
-         "line (git fetch && git status -sb), a long one after others when last on its line "
+         "line (git fetch && git status -sb), else its first file's (git branch "
+         "--show-current && git status -s; not a line of git diff --stat), a long one after "
+         "others when last on its line "
          "(git commit -m x && git status: what the commit left); not a file a later read or "
          "edit found missing "
-         "(File does not exist: removed, or reset away), nor one whose edits since it was last "
+         "(File does not exist: removed, or reset away) or the session removed (rm), nor one "
+         "whose edits since it was last "
          "unchanged were each undone by an edit that put back what it replaced (a version "
          "bumped, then set back)",
          "where the session stands: files changed (and not committed once the session used "

@@ -53,6 +53,7 @@ from deriver.keys import decision_key
 from deriver.read_only import is_read_only_command as only_reads
 from deriver.recording import decision
 from deriver.shell import basename, simple_commands
+from deriver.staging import stages_all, staging
 from deriver.store import MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind
 from deriver.user_text import announces, disputes, is_acknowledgement, reports_done, says_next_step
@@ -117,6 +118,8 @@ class Stands:
         self.before: list[str] | None = None
         """Files the first status listed, and any before the session ``acted``: not its work."""
         self.acted = False
+        self.staged: list[str] | None = []  # by git add since the last commit (None: all)
+        self.listed: list[str] = []  # the files git's last status listed, still changed
         self.git_used = ""  # "tree": the adapter says git tracks it; "ran": the session ran git
         self.commits = Repositories(store)
         self.forge = Forge(store)
@@ -255,10 +258,8 @@ class Stands:
         self.answer, self.question, self.answer_stamp = "", "", None
 
     def _answer_text(self) -> str:
-        said = quote(self.answer, _ANSWER_CHARS)
-        if not self.question:
-            return f"user answered {said}"
-        return f"user answered {said} to: {quote(self.question, QUESTION_CHARS)}"
+        asked = f" to: {quote(self.question, QUESTION_CHARS)}" if self.question else ""
+        return f"user answered {quote(self.answer, _ANSWER_CHARS)}{asked}"
 
     def plan_proposed(self, plan: str | None, stamp: Stamp) -> None:
         """A plan-mode exit requested: the plan awaits the user's approval. (Other calls
@@ -276,7 +277,8 @@ class Stands:
                 return  # a command run in a scratch directory: another repository's state
             place = elsewhere(arg, self.store.cwd)  # another repository beside the project
             if "git" in arg and not place:  # what git says of the changed files
-                kept, self.ignored = git_said(
+                self.staged = None if stages_all(arg) else self.staged  # even on conflicts
+                kept, self.ignored, listing = git_said(
                     self.changed, self.ignored, arg, outcome, self.store.cwd
                 )
                 if self.before is None or not self.acted:
@@ -284,6 +286,7 @@ class Stands:
                     self.before, kept = sorted({*(self.before or ()), *kept}), []
                 else:
                     kept = [c for c in kept if c in self.changed or c not in (self.before or ())]
+                self.listed = kept if listing else self.listed  # what git said is changed
                 if kept != self.changed:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
@@ -348,12 +351,14 @@ class Stands:
             return
         if kind is not ToolKind.SHELL or not arg:
             return
-        exit_code = outcome.exit_code
-        if exit_code is not None and exit_code != 0:
+        if outcome.exit_code not in (None, 0):
             return
         actions, place = actions_of(name, arg), elsewhere(arg, self.store.cwd)
         names = [action.name for action in actions]
         left = list(self.changed) if lists_after_commit(names, arg, outcome) else None
+        if ("git" in arg or "rm" in arg) and not place:  # git add a.py && git commit; rm
+            kept, self.staged = staging(arg, self.changed, self.staged, self.listed, self.store.cwd)
+            left = kept if left is None else left
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
         if left is not None:  # git commit && git status: the status (read before) says
@@ -417,21 +422,17 @@ class Stands:
         found: list[tuple[str, str, Stamp]] = []
         if self.answer and self.answer_stamp is not None:
             found.append(("answered", self._answer_text(), self.answer_stamp))
-        found.extend(self._awaiting())
-        found.extend(self._unfinished())
-        found.extend(self._end_state())
+        found.extend([*self._awaiting(), *self._unfinished(), *self._end_state()])
         if self.ending and self.ending_stamp is not None:
-            found.append(
-                ("ending", f"the last run did not complete: {self.ending}", self.ending_stamp)
-            )
+            ending = f"the last run did not complete: {self.ending}"
+            found.append(("ending", ending, self.ending_stamp))
         return found
 
     def _question(self) -> str:
         """The question the last message ends with, found once per message."""
-        question = self._quoted.get(-1)
-        if question is None:
-            question = self._quoted[-1] = question_of(self.closing)
-        return question
+        if -1 not in self._quoted:
+            self._quoted[-1] = question_of(self.closing)
+        return self._quoted[-1]
 
     def _awaiting(self) -> list[tuple[str, str, Stamp]]:
         found = []
@@ -452,10 +453,9 @@ class Stands:
         found = []
         closing, stamp = self.closing, self.closing_stamp
         if closing and stamp is not None and not self._question():
-            last = self._quoted.get(-2)
-            if last is None:
-                last = self._quoted[-2] = last_sentence(closing)
-            if announces(last):
+            if -2 not in self._quoted:
+                self._quoted[-2] = last_sentence(closing)
+            if announces(last := self._quoted[-2]):
                 text = f"unfinished: the agent announced {quote(last, 200)}"
                 found.append(("announced", text + " and ended its turn", stamp))
         if self.said and self.said_stamp is not None:

@@ -612,6 +612,86 @@ class TestEndState:
         )  # fmt: skip
         assert "files changed and not committed: `a.py`" in texts(memory.where_stands)
 
+    @pytest.mark.parametrize(
+        ("staging", "commit", "left"),
+        [
+            ("git add src/a.py docs/", 'git commit -m "fix a"', "`.claude/settings.json`"),
+            ("git add src/a.py", 'git commit -m "fix a" 2>&1 | tail -3',
+             "`.claude/settings.json`, `docs/x.md`"),
+            ("git add src/a.py", "git commit -m fix docs/x.md",
+             "`src/a.py`, `.claude/settings.json`"),
+            ("git add -A", 'git commit -m "fix a"', ""),
+            ("git add src/a.py", 'git commit -am "fix a"', ""),
+            ("git add '*.py'", 'git commit -m "fix a"', ""),
+            ("cd src && git add a.py", 'git commit -m "fix a"', ""),
+            ("git mv docs/y.md docs/x.md && git add src/a.py", 'git commit -m "fix a"', ""),
+        ],
+    )  # fmt: skip
+    def test_a_commit_of_some_files_leaves_the_others_changed(
+        self, staging: str, commit: str, left: str
+    ) -> None:
+        """``git add`` of some paths, then a commit: the files git listed as changed that it
+        did not take are still not committed. Staging all (``-A``, ``-a``, a pattern, a line
+        that moves elsewhere, a git command that stages of its own) leaves none; a commit
+        naming paths takes only those."""
+        listing = " M src/a.py\n M docs/x.md\n M .claude/settings.json\n"
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("git status --short", listing, "g1"),
+            bash(staging, "", "g2"),
+            bash(commit, "[main 1a2b3c4] fix a\n 2 files changed", "g3"),
+        )
+        shown = [t for t in texts(memory.where_stands) if t.startswith("files changed")]
+        assert shown == ([f"files changed and not committed: {left}"] if left else [])
+
+    def test_a_merge_stopped_on_conflicts_stages_what_it_merged(self) -> None:
+        """A merge that stops on conflicts has staged all it merged: the commit after
+        ``git add`` of the conflicted files takes every change."""
+        conflict = "CONFLICT (content): Merge conflict in bun.lock\nAutomatic merge failed"
+        memory = derive(
+            event("message", role="user", content="merge main", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("git status --short", " M src/a.py\n M bun.lock\n", "g1"),
+            bash("git merge origin/main", conflict, "g2", exit_code=1),
+            bash("git add bun.lock && git commit --no-edit", "[main 1a2b3c4] Merge", "g3"),
+        )
+        assert not any(t.startswith("files changed") for t in texts(memory.where_stands))
+
+    def test_a_file_known_changed_only_by_an_edit_is_not_kept_past_a_commit(self) -> None:
+        """A file the session edited but no status listed may have been put back since: a
+        commit of other files does not say it is still changed. One it removed (``rm``) has
+        nothing left to commit."""
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            call("Write", {"file_path": "/w/shop/src/repro_test.go"}, call_id="e2"),
+            call("Edit", {"file_path": "/w/shop/src/b.py"}, call_id="e3"),
+            bash("rm /w/shop/src/repro_test.go; go vet ./...", "", "r1"),
+        )
+        assert "files changed: `src/b.py`, `src/a.py`" in texts(memory.where_stands)
+        commit = bash('git add src/a.py && git commit -m "fix a"', "[main 1a2b3c4] fix a", "g1")
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            call("Edit", {"file_path": "/w/shop/src/b.py"}, call_id="e3"),
+            commit,
+        )
+        assert not any(t.startswith("files changed") for t in texts(memory.where_stands))
+
+    def test_a_short_status_after_other_output_is_read_from_its_first_file(self) -> None:
+        """``git branch --show-current && git status --short``: with no branch line, the
+        listing starts at its first file's line; a diff's stat line is none of it."""
+        output = "fix/icons\n M scripts/build.sh\n M overlays/default.nix | 2 +-\n"
+        memory = derive(
+            event("message", role="user", content="fix it", cwd="/w/shop"),
+            call("Edit", {"file_path": "/w/shop/src/a.py"}, call_id="e1"),
+            bash("git branch --show-current && git status --short && git diff --stat",
+                 output, "g1"),
+        )  # fmt: skip
+        shown = [t for t in texts(memory.where_stands) if t.startswith("files changed")]
+        assert shown == ["files changed and not committed: `scripts/build.sh`"]
+
     def test_files_git_ignores_are_no_change_to_commit(self) -> None:
         """A plan written where .gitignore excludes it stays local: not "not committed",
         nor the next file written under the same directory."""
