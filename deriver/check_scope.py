@@ -29,7 +29,10 @@ class CheckScope:
         without a ``cd`` is taken to run where the other did (the session's directory)."""
         if self.directory and other.directory and self.directory != other.directory:
             return False
-        return set(self.filters) <= set(other.filters) and self._covers_paths(other.paths)
+        narrows, widens = _split(self.filters)
+        other_narrows, other_widens = _split(other.filters)
+        covered = narrows <= other_narrows and other_widens <= widens
+        return covered and self._covers_paths(other.paths)
 
     def _covers_paths(self, paths: tuple[str, ...]) -> bool:
         """Whether this run's paths hold all of ``paths`` (none: the whole suite)."""
@@ -38,6 +41,12 @@ class CheckScope:
         return bool(paths) and all(
             any(_under(path, broader) for broader in self.paths) for path in paths
         )
+
+
+def _split(filters: tuple[str, ...]) -> tuple[set[str], set[str]]:
+    """A run's selecting options: those that narrow it, and those that widen it (``+``)."""
+    widens = {f for f in filters if f.startswith("+")}
+    return set(filters) - widens, widens
 
 
 def _under(path: str, broader: str) -> bool:
@@ -61,12 +70,16 @@ _SELECTING_SWITCHES: Final = frozenset(
     {"--lf", "--last-failed", "--failed", "--only-failures", "--stale", "--onlyChanged",
      "--changed", "--lib", "--doc", "--bins", "--tests", "--examples", "--benches"}
 )  # fmt: skip
+# Options that add tests or code to a run (``go test -tags=integration``, ``cargo test
+# --features x``): a run without them does not cover one with them.
+_WIDENING_FLAGS: Final = frozenset({"-tags", "--tags", "--features", "--all-features",
+                                    "--include-ignored"})  # fmt: skip
 # Options that take a value without narrowing the run (``--seed 0``, ``--cov src``).
 _SCOPE_VALUE_FLAGS: Final = frozenset(
     {"--seed", "--color", "--colour", "--reporter", "--format", "--formatter", "--tb",
      "--cov", "--cov-report", "--junitxml", "-o", "--override-ini", "-c", "--config",
      "--rootdir", "--timeout", "--maxfail", "--max-failures", "-n", "--numprocesses", "-j",
-     "--jobs", "--output-format", "--target-dir", "--features", "--profile", "--durations",
+     "--jobs", "--output-format", "--target-dir", "--profile", "--durations",
      "--log-level", "-W", "--max-cases", "--slowest", "--fail-under-lines", "--fail-under",
      "--cov-fail-under", "--reporters", "-project", "-workspace", "-scheme", "-destination",
      "-configuration", "-sdk", "-derivedDataPath", "-testPlan", "--ui", "--require"}
@@ -106,6 +119,10 @@ def _option(word: str, args: list[str], i: int, filters: list[str]) -> int:
         filters.append(f"{flag}={value}")
     elif flag in _SELECTING_SWITCHES:
         filters.append(flag)
+    elif flag in _WIDENING_FLAGS:
+        if takes_next and flag not in ("--all-features", "--include-ignored"):
+            value, i = args[i], i + 1
+        filters.append(f"+{flag}={value}" if value else f"+{flag}")
     elif takes_next and (flag in _SCOPE_VALUE_FLAGS or args[i].isdigit()):
         i += 1
     return i

@@ -335,6 +335,9 @@ class TestCheckScope:
             ("go test ./...", "go test ./pkg/parse"),
             ("cargo test", "cargo test -p core"),
             ("cd /repo && mix test", "mix test test/a_test.exs"),
+            ("go test -tags=integration ./...", "go test ./pkg/parse"),
+            ("go test -tags integration ./...", "go test -tags=integration ./pkg/it/..."),
+            ("cargo test --features pg", "cargo test -p core"),
         ],
     )
     def test_broader_run_covers_narrower(self, broader: str, narrower: str) -> None:
@@ -350,10 +353,14 @@ class TestCheckScope:
             ("pytest tests/test_a.py", "pytest tests/test_b.py"),
             ("cd frontend && npm test", "cd backend && npm test"),
             ("pytest -k parse", "pytest -k render"),
+            ("go test ./...", "go test -tags=integration ./cmd/it/..."),
+            ("cargo test", "cargo test --features pg -p core"),
         ],
     )
     def test_disjoint_runs_do_not_cover(self, first: str, second: str) -> None:
-        """Runs of different files, directories or selections cover neither each other."""
+        """Runs of different files, directories or selections cover neither each other, nor
+        does a run without the build tags or features that add tests (``-tags=integration``)
+        cover one with them."""
         one, two = detect_check(first), detect_check(second)
         assert one is not None and two is not None
         assert not one.scope.covers(two.scope) and not two.scope.covers(one.scope)
