@@ -40,6 +40,8 @@ _MERGE_DELETES_RE: Final = re.compile(r"\bmerge\b.*(?:\s--delete-branch\b|\s-d(?
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
 _BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
 _STEP_RE: Final = re.compile(r"\^|~\d*")
+_MODES: Final = frozenset({"--soft", "--mixed", "--hard", "--keep", "--merge"})
+_HEX_RE: Final = re.compile(r"[0-9a-f]{7,40}")
 _HASH_PREFIX_RE: Final = re.compile(r"^`[0-9a-f]{7,40}` ")
 _HASH_RE: Final = re.compile(r"`([0-9a-f]{7,40})`")
 _REWRITES: Final = frozenset({"$ git rebase", "$ git filter-repo", "$ git filter-branch"})
@@ -149,6 +151,9 @@ class Commits:
             if piped or basename(words[0]) != "git" or words[1:2] != ["reset"] or len(refs) != 1:
                 continue  # not a reset, or one of paths (unstaging)
             found, top = _BACK_RE.fullmatch(refs[0]), self.last or self.last_pushed
+            named = _MODES.intersection(words) or _HEX_RE.fullmatch(refs[0])
+            if found is None and named and not refs[0].startswith(("HEAD", "@")):
+                self._reset_to(refs[0], stamp)  # git reset --soft 9f01281: squashed after
             if found is None or not top:
                 continue
             base, hashed = found.group(1), _HASH_RE.match(top)
@@ -167,6 +172,19 @@ class Commits:
                 if self.last:  # the last again: shown where the session stands
                     self._take_off(self.last, stamp)
             self.last_pushed, self.pushed_stamp = "", None
+
+    def _reset_to(self, ref: str, stamp: Stamp) -> None:
+        """``git reset`` to a commit named (a hash, ``origin/main``): the commits not pushed
+        made after it are taken off; all of them, when it names none of them."""
+        mine = [*self.earlier, self.last] if self.last else []
+        hashes = [_HASH_RE.match(commit) for commit in mine]
+        at = next((n for n, h in enumerate(hashes) if h and _same_hash(ref, h.group(1))), -1)
+        for commit in mine[at + 1 :]:
+            self._take_off(commit, stamp)
+        kept = mine[: at + 1]
+        self.last, self.earlier = (kept[-1], kept[:-1]) if kept else ("", [])
+        if self.last:  # the last again: shown where the session stands
+            self._take_off(self.last, stamp)
 
     def pushed_hash(self) -> str:
         """The last commit pushed by its hash as the memory shows it (`` `1a2b3c4` ``); empty

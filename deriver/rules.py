@@ -433,7 +433,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "git check-ignore; until git add -f adds them), each named from the session's first "
          "directory wherever its shell moved since (cd frontend); passing checks become stale",
          "where_stands", "never evicted"),
-    Rule("unpushed", "a commit not pushed since (nor taken off by git reset HEAD~N / <last>^)",
+    Rule("unpushed", "a commit not pushed since (nor taken off by git reset HEAD~N / <last>^, "
+         "or by git reset --soft <commit> of one made before it: all, when it names none of "
+         "the session's; a status on the same line is read after the reset)",
          "where the session stands: the commit "
          "and its branch, and how many commits before it are not pushed either (a push takes "
          "them all, and so does a git status of its branch up to date with its upstream; one "

@@ -291,9 +291,6 @@ class Stands:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
                     self.refresh()
-            if "git" in arg and (ahead := commits_ahead(arg, outcome)) is not None:
-                self.commits.at(place).upstream_has(*ahead, stamp)
-                self.refresh()
             self.forge.ran(arg)
             # A command that does more than read changes files: a status then lists its work.
             self.acted = self.acted or (outcome.status == "completed" and not only_reads(arg))
@@ -361,6 +358,8 @@ class Stands:
             left = kept if left is None else left
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
+        if "git" in arg and (ahead := commits_ahead(arg, outcome)) is not None:
+            self.commits.at(place).upstream_has(*ahead, stamp)  # after a commit or reset of it
         if left is not None:  # git commit && git status: the status (read before) says
             self.changed[:] = left  # what the commit left
         if "$ git push" in names:

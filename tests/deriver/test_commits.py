@@ -210,3 +210,27 @@ class TestReset:
         assert texts(memory.where_stands) == [
             "committed and not pushed on `main`: `74e8a5e` “b” (and 1 earlier commit)"
         ]
+
+    def test_a_reset_to_a_named_commit_takes_off_those_after_it(self) -> None:
+        """``git reset --soft <base>`` and a commit squash the commits made since: those
+        after the commit it names go (all not pushed, when it names none of them: the
+        upstream's ``origin/main``, a hash of before the session), and a status of the same
+        line, "up to date" with the upstream after the reset, pushed none of them."""
+        made: list[dict[str, Any] | list[dict[str, Any]]] = [
+            user("squash it"),
+            bash('git commit -m "a"', "[main 1a2b3c4] a", "c1"),
+            bash('git commit -m "b"', "[main 74e8a5e] b", "c2"),
+        ]
+        squash = bash('git commit -m "ab"', "[main 9f8e7d6] ab", "c3")
+        up_to_date = "On branch main\nYour branch is up to date with 'origin/main'.\n"
+        for reset in ("git reset --soft 0ff1ce0", "git reset --soft origin/main",
+                      "git reset --soft 0ff1ce0 && git status"):  # fmt: skip
+            memory = derive(*made, bash(reset, up_to_date, "r1"), squash)
+            assert texts(memory.completed_work) == [], reset
+            assert texts(memory.where_stands) == [
+                "committed and not pushed on `main`: `9f8e7d6` “ab”"
+            ], reset
+        memory = derive(*made, bash("git reset --soft 1a2b3c4", "", "r1"), squash)
+        assert texts(memory.completed_work) == ["committed `1a2b3c4` “a”"]
+        memory = derive(*made, bash("git reset --hard HEAD", "", "r1"))
+        assert "(and 1 earlier commit)" in texts(memory.where_stands)[0]
