@@ -19,6 +19,7 @@ __all__ = [
     "MESSAGE_CHARS",
     "QUESTION_CHARS",
     "before_question",
+    "bids_anew",
     "concedes",
     "last_sentence",
     "offer_of",
@@ -152,6 +153,18 @@ def takes_offer(message: str, reply: str) -> bool:
     offered = set(_WORD_RE.findall(offer.lower()))
     verbs = [w for w in _WORD_RE.findall(reply.lower()) if w not in _TAKING_WORDS]
     return 0 < len(verbs) <= _MAX_TAKING_VERBS and all(w in offered for w in verbs)
+
+
+_NO_STEP: Final = word_set("yes ok okay sure do go ahead on it that this now continue proceed")
+
+
+def bids_anew(message: str, reply: str) -> bool:
+    """Whether a polite short reply bids a step of its own ("Please open a PR", "pls research
+    it") to a message that neither asks nor offers: a request, not an answer to it."""
+    words = _WORD_RE.findall(reply.lower())
+    if words[:1] not in (["please"], ["pls"]) or all(w in _NO_STEP for w in words[1:]):
+        return False
+    return not (message and (question_of(message) or offer_of(message)))
 
 
 # A reply that picks an option by its number or letter: "1", "option B", "the second one".

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
 from deriver.agent_text import (
+    bids_anew,
     option_of,
     quote_head_tail,
     replies_to_question,
@@ -374,7 +375,8 @@ class MessageRules:
         content = message.content
         closing = stands.closing
         if goal is not None and (
-            is_short_answer(content) or reports_done(content)
+            (is_short_answer(content) and not bids_anew(closing, content))
+            or reports_done(content)
             or (closing and (option_of(closing, content) or takes_offer(closing, content)
                              or replies_to_question(closing, content)))
         ):  # fmt: skip

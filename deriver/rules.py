@@ -374,7 +374,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "branch, not pushed)", "where_stands", "never evicted"),
     Rule("answered", "user message that is a short answer (yes, go ahead, continue, the "
          "second one, 继续...; not one that asks, ending in ?, or names new work: do the "
-         "proper fix), or opens by picking an option of an agent's message that ends asking "
+         "proper fix, nor a polite bid, Please open a PR, to a message that neither asks nor "
+         "offers), or opens by picking an option of an agent's message that ends asking "
          "the user to choose (B, nested in the options; I think A. ensure we log), or takes "
          "up in its words the one step the message offered (post it, to Say the word and "
          "I'll post it; not an offer of this or that)",

@@ -116,6 +116,21 @@ class TestShortAnswers:
         memory = derive(user("Review the open pull requests"), assistant("Done."), user(reply))
         assert memory.current_goal is not None and memory.current_goal.text == reply
 
+    def test_a_polite_bid_answers_only_a_message_that_asks_or_offers(self) -> None:
+        """ "Please open a PR" after a message that asks nothing and offers nothing is the
+        new request (a resumed session's next step), not an answer bound to that message's
+        last sentence; after "Want me to open a PR?" it answers. "please continue" goes on."""
+        said = assistant("Removed the doubleTapScale prop (the zoom toggles between min and "
+                         "max).", action_type="final")  # fmt: skip
+        memory = derive(user("Fix the zoom"), said, user("Please open a PR"))
+        assert memory.current_goal is not None and memory.current_goal.text == "Please open a PR"
+        assert not any("answered" in t for t in texts(memory.key_decisions))
+        offered = assistant("Fixed the zoom. Want me to open a PR?", action_type="final")
+        memory = derive(user("Fix the zoom"), offered, user("Please open a PR"))
+        assert memory.current_goal is not None and memory.current_goal.text == "Fix the zoom"
+        memory = derive(user("Fix the zoom"), said, user("please continue"))
+        assert memory.current_goal is not None and memory.current_goal.text == "Fix the zoom"
+
 
 class TestStepsReportedDone:
     @pytest.mark.parametrize(
