@@ -17,6 +17,7 @@ __all__ = [
     "cause_line",
     "error_lines",
     "exit_code_from_output",
+    "reports_error",
     "tail",
     "without_colours",
 ]
@@ -134,3 +135,33 @@ def exit_code_from_output(text: str) -> int | None:
     if match is None and tail:
         match = _EXIT_LINE.last(tail)
     return int(match.group(1)) if match is not None else None
+
+
+# A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
+# ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
+# "…failed…")``, ``throw new Error("…")``), a docstring's "ValueError: If …": a plan or a diff
+# the user pasted quotes code that reports errors. So does an ellipsis ("Describe failed: ...").
+_CODE_RE: Final = re.compile(
+    r"%[-+ #0]*\d*[vsdqwxf]\b|\{\w*(?::[^{}\s]*)?\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
+    r"|:\s*(?:\.\.\.|\u2026)\s*$|(?:Error|Exception):\s+(?i:if|when)\b"
+    r"|\bexcept\s+\(?[\w.]+(?:\s*,\s*[\w.]+)*\)?(?:\s+as\s+\w+)?\s*:"  # except ValueError:
+    r"|\b\w*(?i:error|fatal|panic)\(\w|=>"  # a call (log.Fatal(err)), an arrow function
+)
+# A line of a document, not of output: a Markdown heading, table row or list item (a plan, a
+# review or a spec the user pasted names the errors it is about).
+_DOCUMENT_LINE_RE: Final = re.compile(r"#{1,6}\s|\||[-*+\u2022]\s|\d{1,3}[.)]\s")
+# Words in brackets after an error word are prose ("a hard error (all orders blocked)"); a log
+# says there what ended it: "failed (exit 1)", "error (code 2)", "Error (status: 404)".
+_PROSE_PAREN_RE: Final = re.compile(
+    r"\b(?i:error|failed|fatal|panic|exception) \((?!(?i:exit|code|status|errno|signal|\d))"
+)
+
+
+def reports_error(line: str) -> bool:
+    """Whether a line of pasted text that names an error reports one: not a line of code or
+    of a document, nor a sentence that describes an error."""
+    if _CODE_RE.search(line) is not None or _DOCUMENT_LINE_RE.match(line) is not None:
+        return False
+    return _PROSE_PAREN_RE.search(line) is None or bool(
+        error_lines(_PROSE_PAREN_RE.sub(" ", line), 1, 1)
+    )

@@ -12,7 +12,7 @@ from typing import Final
 from deriver.actions import Action, actions_of, feeds_all, lacks_program, resolves, settles
 from deriver.git_state import FORGE_PULLS
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
-from deriver.output_scan import cause_line, error_lines
+from deriver.output_scan import cause_line, error_lines, reports_error
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
@@ -59,24 +59,6 @@ _QUOTED_RE: Final = re.compile(r"'([^'\s]{1,80})'|`([^`\s]{1,80})`|\u201c([^\u20
 _COMMIT: Final = "$ git commit"
 _ADD: Final = "$ git add"
 _MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
-# A line of source code, not of output: a format string's placeholder (``%v``, ``{}``,
-# ``{op_name}``, ``{e:?}``, ``${err}``) or a call given a string (``fmt.Fprintf(os.Stderr,
-# "…failed…")``, ``throw new Error("…")``), a docstring's "ValueError: If …": a plan or a diff
-# the user pasted quotes code that reports errors. So does an ellipsis ("Describe failed: ...").
-_CODE_RE: Final = re.compile(
-    r"%[-+ #0]*\d*[vsdqwxf]\b|\{\w*(?::[^{}\s]*)?\}|\$\{|\b[\w.]+\(\s*(?:[\w.]+,\s*)*[\"'`]"
-    r"|:\s*(?:\.\.\.|\u2026)\s*$|(?:Error|Exception):\s+(?i:if|when)\b"
-    r"|\bexcept\s+\(?[\w.]+(?:\s*,\s*[\w.]+)*\)?(?:\s+as\s+\w+)?\s*:"  # except ValueError:
-    r"|\b\w*(?i:error|fatal|panic)\(\w|=>"  # a call (log.Fatal(err)), an arrow function
-)
-# A line of a document, not of output: a Markdown heading, table row or list item (a plan, a
-# review or a spec the user pasted names the errors it is about).
-_DOCUMENT_LINE_RE: Final = re.compile(r"#{1,6}\s|\||[-*+\u2022]\s|\d{1,3}[.)]\s")
-# Words in brackets after an error word are prose ("a hard error (all orders blocked)"); a log
-# says there what ended it: "failed (exit 1)", "error (code 2)", "Error (status: 404)".
-_PROSE_PAREN_RE: Final = re.compile(
-    r"\b(?i:error|failed|fatal|panic|exception) \((?!(?i:exit|code|status|errno|signal|\d))"
-)
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
@@ -98,16 +80,6 @@ _USAGE_RE: Final = re.compile(
     r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b",
     re.IGNORECASE,
 )
-
-
-def _reports(line: str) -> bool:
-    """Whether a line of pasted text that names an error reports one: not a line of code or
-    of a document, nor a sentence that describes an error."""
-    if _CODE_RE.search(line) is not None or _DOCUMENT_LINE_RE.match(line) is not None:
-        return False
-    return _PROSE_PAREN_RE.search(line) is None or bool(
-        error_lines(_PROSE_PAREN_RE.sub(" ", line), 1, 1)
-    )
 
 
 def bump(
@@ -270,7 +242,7 @@ class Failures:
         found = [
             line
             for _, line in error_lines(text[-_PASTE_SCAN:], _CODE_LINES_SKIPPED, _REPORTED_CHARS)
-            if _reports(line)
+            if reports_error(line)
         ]
         if found:
             line = cause_line(found)
