@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from deriver.output_scan import error_lines
 
-__all__ = ["GoalState", "Stamp", "fit_goal", "stamp_of"]
+__all__ = ["GoalState", "Stamp", "fit_goal", "stamp_of", "steps_apart"]
 
 Stamp = tuple[str, int | None]
 """An event id and its step: where a fact came from."""
@@ -66,6 +66,11 @@ def stamp_of(state: list[Any]) -> Stamp:
     """A stamp as a snapshot saved it."""
     event_id, step = state
     return (event_id, step)
+
+
+def steps_apart(then: Stamp, now: Stamp) -> int:
+    """How many events ``now`` is after ``then`` (0 when either has no step)."""
+    return now[1] - then[1] if then[1] is not None and now[1] is not None else 0
 
 
 def fit_goal(goal: GoalState, count: Callable[[str, bool, int, str], int], cap: int) -> None:

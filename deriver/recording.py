@@ -11,6 +11,7 @@ from typing import Final
 
 from deriver.actions import Action, actions_of, feeds_all, lacks_program, resolves, settles
 from deriver.git_state import FORGE_PULLS
+from deriver.goal import steps_apart
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
 from deriver.output_scan import cause_line, error_lines, reports_error
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
@@ -34,6 +35,7 @@ _REPORTED_CHARS: Final = 200
 _USER: Final = "user"
 _READ_STATUSES: Final = frozenset({"open", "passed", "warning"})
 """A failure, a check that passed, and one whose outcome the output did not say."""
+_READ_WITHIN: Final = 32  # events after it: words after a longer look around are of what it read
 # The agent's reading of a failure it ran the check to see: "The red step failed for the
 # expected reason", "fails as expected".
 _EXPECTED_RE: Final = re.compile(
@@ -220,6 +222,8 @@ class Failures:
         item = self.store.get(ItemKey(key)) if key is not None else None
         if item is None or item.status not in _READ_STATUSES:
             return False
+        if steps_apart(item.changed, stamp) > _READ_WITHIN:
+            return False  # a longer look around since: its words are of what it read
         reading = answer_gist(content, _READING_CHARS)
         if item.status != "open":
             reading = reports_result(reading)  # not what it does next ("Now commit.")

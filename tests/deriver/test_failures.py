@@ -675,6 +675,21 @@ class TestTheAgentsReading:
         )  # fmt: skip
         assert "the agent" not in memory.failed_attempts[0].text
 
+    @pytest.mark.parametrize(("looks", "read"), [(20, False), (2, True)])
+    def test_words_after_a_long_look_around_are_of_what_it_read(
+        self, looks: int, read: bool
+    ) -> None:
+        """The agent's first words after a failure and many reads since ("Now I understand
+        the full picture. There's already a rewriter…") are of what it read, not the
+        failure's reading; after a read or two they are."""
+        failed = bash("cd apps/api && python3 check.py", "zoxide: you are already in the "
+                      "only match", "c1", exit_code=1)  # fmt: skip
+        reads = [call("Read", {"file_path": f"src/m{n}.py"}, call_id=f"r{n}", result="x")
+                 for n in range(looks)]  # fmt: skip
+        said = assistant("The cd is zoxide's, which fails inside the workspace: absolute paths.")
+        memory = derive(failed, *reads, said)
+        assert ("the agent: \u201cThe cd is zoxide's" in memory.failed_attempts[0].text) is read
+
     def test_a_failure_the_agent_expected_is_no_failed_attempt(self) -> None:
         """Test-first: the check written to fail, failing "for the expected reason", is the
         red step of the work."""
