@@ -15,6 +15,7 @@ from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
     "CHANGED_KEPT",
+    "CLEAN_TREE_RE",
     "COMMIT_RE",
     "DISCARDS_RE",
     "FORGE_PULLS",
@@ -49,7 +50,7 @@ _NEAR: Final = 2
 """Another repository at most this many directories up is shown from the session's."""
 DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset|stash)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
-_CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
+CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
 # A file of a short status listing: "XY path" (" M a.py", "?? b/").
 _SHORT_LINE_RE: Final = re.compile(r"^[ MTADRCU?!]{2} \S")
 _SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
@@ -134,7 +135,7 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     if "git" not in command:
         return None
     text = outcome.output or outcome.error
-    if _CLEAN_TREE_RE.search(text[-2000:]):
+    if CLEAN_TREE_RE.search(text[-2000:]):
         return []
     commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
     if not commands or outcome.status != "completed" or outcome.exit_code not in (0, None):

@@ -158,7 +158,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "todo_items"),
     Rule("uncertain", "tool call started, never completed or failed, nor done over: open at "
          "a compaction, then made again (the same argument: an edit of the same file that "
-         "worked, which needed its text as it then was; or a run of the same check as wide)",
+         "worked, which needed its text as it then was; or a run of the same check as wide); "
+         "an edit, nor settled by a later git status of a clean tree (nothing of it pending)",
          "todo marked uncertain; Edit, Write, Bash, Task... not safe to replay; a commit names "
          "its subject",
          "todo_items", "todo_items"),

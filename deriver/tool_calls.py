@@ -23,7 +23,7 @@ from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check, hooks_passed
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
-from deriver.git_state import CHANGED_KEPT, commit_line
+from deriver.git_state import CHANGED_KEPT, CLEAN_TREE_RE, commit_line
 from deriver.keys import ItemKey, call_key, done_key
 from deriver.output_scan import exit_code_from_output
 from deriver.recording import Failures, bump, decision
@@ -490,6 +490,10 @@ class ToolCallRules:
             self.checks.formatted(call.key, stamp)
         for check in hooks_passed(result):  # git commit's pre-commit hooks: ruff....Passed
             self.checks.passed_on_the_way(check, stamp)
+        if call.key and "git" in call.key and CLEAN_TREE_RE.search(result[-2000:]):
+            # A clean tree: an edit left open (its result never written) is not pending.
+            for key in [k for k, c in self.calls.items() if c.kind is ToolKind.EDIT]:
+                self._close(key, stamp)
         how = shipped(call.key) if call.key else ""
         if how:
             text = f"{how} with {code(call.key, _SHIPPED_CHARS)}"

@@ -143,6 +143,14 @@ class TestToolCalls:
         assert "src/a.py" in todo.text
         assert memory.verification_status == ()
 
+    def test_a_clean_tree_settles_an_edit_left_open(self) -> None:
+        """An edit whose result was never written (the session resumed), then a status that
+        says the tree is clean: nothing of it is pending, taken or not."""
+        clean = "On branch main\nnothing to commit, working tree clean\n"
+        memory = derive(call("Edit", {"file_path": "src/a.py"})[:2],
+                        bash("git status", clean, "g1"))  # fmt: skip
+        assert memory.todo_items == ()
+
     def test_started_only_read_is_safe_to_replay(self) -> None:
         """A read-only call that never finished is uncertain but safe to replay."""
         memory = derive(call("Read", {"file_path": "a.py"})[:2])
