@@ -448,10 +448,11 @@ _RESULT_RE: Final = re.compile(
 
 
 # A reply that says the agent's claim did not hold: "mise run lint is still failing", "nope, I
-# don't see it", "it doesn't work".
+# don't see it", "it doesn't work", "this is not what I wanted".
 _DISPUTES_RE: Final = re.compile(
     r"\b(?:still (?:fail\w*|broken|not working|doesn['\u2019]?t work|erroring|red)"
-    r"|(?:does|did)(?:n['\u2019]?t| not) work|not working|nope)\b",
+    r"|(?:does|did)(?:n['\u2019]?t| not) work|not working|nope"
+    r"|not what I (?:wanted|asked for|meant|expected))\b",
     re.IGNORECASE,
 )
 _DISPUTE_SCAN: Final = 300

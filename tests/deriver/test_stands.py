@@ -1221,8 +1221,10 @@ class TestSuperseded:
         assert not any("Working tree is clean" in t for t in texts(memory.key_decisions))
 
     @pytest.mark.parametrize(
-        "reply", ["mise run lint is still failing", "nope, I don't see it", "it doesn't work"]
-    )
+        "reply",
+        ["mise run lint is still failing", "nope, I don't see it", "it doesn't work",
+         "this is not what I wanted, I wanted all the functionality it had before"],
+    )  # fmt: skip
     def test_a_conclusion_the_user_says_did_not_hold_is_not_kept(self, reply: str) -> None:
         """ "Linting is clean, so I left the config" answered by "still failing": no decision."""
         memory = derive(
