@@ -326,7 +326,8 @@ def _in_dir(command: str, cwd: str | None) -> bool:
 
 def _cd_target(command: str) -> str | None:
     """Where a command line's first ``cd`` goes ("" for a bare ``cd``), a variable the line
-    set before read as its value (``S=/tmp/x`` then ``cd $S``); None without one."""
+    set before read as its value (``S=/tmp/x`` then ``cd $S``; ``S=$(mktemp -d)``: /tmp); None
+    without one."""
     if "cd" not in command:
         return None
     for _piped, words in simple_commands(command):
@@ -337,6 +338,8 @@ def _cd_target(command: str) -> str | None:
                 return target
             name = named.group(1) or named.group(2)
             value = re.search(rf"(?:^|[\n;&]\s*){name}=([^\s;&|]+)", command)
+            if value is not None and value.group(1).startswith(("$(mktemp", '"$(mktemp')):
+                return "/tmp/"  # S=$(mktemp -d): a temporary directory
             return value.group(1).strip("'\"") if value is not None else target
     return None
 

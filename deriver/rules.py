@@ -325,7 +325,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("commit", "`git commit` completed, its output naming the commit (or its command "
          "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit; S=/tmp/x "
-         "then cd $S)",
+         "then cd $S; S=$(mktemp -d) then cd $S)",
          "completed work, once followed by another commit (until then the last one is "
          "where the session stands, pushed or not): hash and subject (the subject alone for a "
          "quiet one), an amended one (--amend) in place of the last, pushed or not; those "

@@ -813,12 +813,15 @@ class TestEndState:
         "probe",
         ["cd /tmp/scratch/probe && git init -q && git add . && git commit -q -m x",
          'S=/private/tmp/claude-501/scratchpad/probe\ngit clone -q --local /w/shop $S\n'
-         'cd $S\ngit -C $S commit --allow-empty -q -m "x"'],
+         'cd $S\ngit -C $S commit --allow-empty -q -m "x"',
+         'set -e\nT=$(mktemp -d /tmp/check.XXXXXX)\ngit worktree add --detach "$T" HEAD\n'
+         '(\n  cd "$T"\n  git add a.py\n  git commit --quiet -m "x"\n)'],
     )  # fmt: skip
     def test_git_run_in_a_scratch_directory_is_another_repository(self, probe: str) -> None:
         """A probe repository made in /tmp (cd there, git init, commit; or a clone of the
-        project in a directory the script names by a variable it set, ``cd $S``) commits
-        nothing of the project: its changed files stay, and no commit is shown."""
+        project in a directory the script names by a variable it set, ``cd $S``, a worktree
+        in one ``mktemp -d`` made) commits nothing of the project: its changed files stay,
+        and no commit is shown."""
         memory = derive(
             event("message", role="user", content="fix it", cwd="/w/shop"),
             call("Edit", {"file_path": "/w/shop/a.py"}, call_id="e1"),
