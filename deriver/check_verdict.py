@@ -155,9 +155,11 @@ _ERROR_LINE_RE: Final = re.compile(
     # ``- error: …``)
     r"|[^\s:()]+\.\w+(?::\d+:\d+:|\(\d+,\d+\):|:\d+:\d+ - error:?) [^\n]+"
     # javac's ``A.java:3: error: …``, maven's ``/p/A.java:[3,5] …`` (past its label), eslint's
-    # ``  3:7  error  'x' is …``, a build's ``Type error: …``, dart's ``error - a.dart:3:5 - …``
+    # ``  3:7  error  'x' is …``, a build's ``Type error: …``, dart's ``error - a.dart:3:5 - …``,
+    # a linter's ``a.md:3:81 error MD013/line-length …``
     r"|[^\s:()]+\.\w+:\d+: (?:fatal )?error: [^\n]+|\S+\.\w+:\[\d+,\d+\] [^\n]+"
-    r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+|error - \S+:\d+:\d+ - [^\n]+)",
+    r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+|error - \S+:\d+:\d+ - [^\n]+"
+    r"|[^\s:()]+\.\w+:\d+(?::\d+)? +error +[^\n]+)",
     re.MULTILINE,
 )
 

@@ -537,6 +537,7 @@ class TestPipedExit:
             "\x1b[0m TS2345: Argument of type 'null' is not assignable",
             "src/a.ts(12,5): error TS2345: Argument of type 'null'",
             "x.go:15:2: missing go.sum entry for module providing package",
+            "docs/general.mdx:198:81 error MD013/line-length Line length [Expected: 80]",
         ],
     )
     def test_errors_listed_beat_a_piped_exit_zero(self, output: str) -> None:
