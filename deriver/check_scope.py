@@ -7,6 +7,7 @@ settles the lines of narrower ones (:mod:`deriver.checks`). Total, deterministic
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -26,21 +27,24 @@ class CheckScope:
 
     def covers(self, other: CheckScope) -> bool:
         """Whether a run with this scope runs everything a run with ``other`` runs. A run
-        without a ``cd`` is taken to run where the other did (the session's directory)."""
+        without a ``cd`` is taken to run where the other did, or from the session's directory
+        (``go test ./pkg/a/x`` then ``cd pkg/a && go test ./x``)."""
         if self.directory and other.directory and self.directory != other.directory:
             return False
         narrows, widens = _split(self.filters)
         other_narrows, other_widens = _split(other.filters)
         covered = narrows <= other_narrows and other_widens <= widens
-        return covered and self._covers_paths(other.paths)
+        mine = self.paths
+        if self.directory and not other.directory:
+            mine += tuple(posixpath.join(self.directory, path) for path in self.paths)
+        return covered and _covers_paths(mine, other.paths)
 
-    def _covers_paths(self, paths: tuple[str, ...]) -> bool:
-        """Whether this run's paths hold all of ``paths`` (none: the whole suite)."""
-        if not self.paths or "" in self.paths:
-            return True
-        return bool(paths) and all(
-            any(_under(path, broader) for broader in self.paths) for path in paths
-        )
+
+def _covers_paths(mine: tuple[str, ...], paths: tuple[str, ...]) -> bool:
+    """Whether a run's paths ``mine`` hold all of ``paths`` (none: the whole suite)."""
+    if not mine or "" in mine:
+        return True
+    return bool(paths) and all(any(_under(path, broader) for broader in mine) for path in paths)
 
 
 def _split(filters: tuple[str, ...]) -> tuple[set[str], set[str]]:

@@ -338,10 +338,15 @@ class TestCheckScope:
             ("go test -tags=integration ./...", "go test ./pkg/parse"),
             ("go test -tags integration ./...", "go test -tags=integration ./pkg/it/..."),
             ("cargo test --features pg", "cargo test -p core"),
+            (
+                "cd agents/kiro && go test ./internal/kiro/...",
+                "go test ./agents/kiro/internal/kiro",
+            ),
         ],
     )
     def test_broader_run_covers_narrower(self, broader: str, narrower: str) -> None:
-        """A run of the whole suite, or of a parent path, covers a run of a part of it."""
+        """A run of the whole suite, or of a parent path, covers a run of a part of it (also
+        one in a subdirectory, of the same tests named from the session's directory)."""
         wide, narrow = detect_check(broader), detect_check(narrower)
         assert wide is not None and narrow is not None
         assert wide.scope.covers(narrow.scope)
