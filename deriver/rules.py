@@ -320,11 +320,11 @@ RULES: Final[tuple[Rule, ...]] = (
          "became completed while no test, build or linter ran since it was planned",
          "verification: a warning that it was marked done with no check run",
          "verification_status", "verification_status"),
-    Rule("task", "Task (sub-agent) completed", "completed work: one line for the tasks "
-         "done, the descriptions of the last four (no count), not those sent only to look "
-         "(find, explore, search, investigate...); a report that opens by saying the task was "
-         "not done (I could not finish, BLOCKED, Unable to) is a failed attempt in its words",
-         "completed_work", "completed_work"),
+    Rule("task", "Task (sub-agent) completed", "nothing (what it found or made is in what "
+         "the agent did and said next: a list of tasks done tells no one where the work "
+         "stands); a report that opens by saying the task was not done (I could not finish, "
+         "BLOCKED, Unable to) is a failed attempt in its words",
+         "failed_attempts", "open_failures, then resolved_failures"),
     Rule("commit", "`git commit` completed, its output naming the commit (or its command "
          "line: -m, a heredoc's first line, when its output names none: -q, a proxy's "
          "filtered output); not run in a scratch directory (cd /tmp/x && git commit; S=/tmp/x "

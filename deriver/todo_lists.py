@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from deriver.check_commands import detect_check
-from deriver.keys import ItemKey, done_key, issue_key
+from deriver.keys import done_key, issue_key
 from deriver.plan_steps import PlanSteps
 from deriver.recording import bump, verification
 from deriver.store import Item, MemoryStore, Stamp
@@ -33,7 +33,6 @@ _ISSUE_CHARS: Final = 60
 _STEPS_SHOWN: Final = 4  # the last steps done, of one line of completed work
 _STEP_CHARS: Final = 100
 _STEPS_KEY: Final = done_key("\x00steps")
-_TASKS_KEY: Final = done_key("\x00tasks")
 _ISSUE_TITLE_CHARS: Final = 80
 _MAX_SEEN: Final = 256  # listed issues remembered, in case the session takes them on later
 # A step whose words say it verifies the work: "Test the layout", "Run the tests".
@@ -92,8 +91,6 @@ class TodoLists:
         self.done: list[str] = []
         self.retracted: set[str] = set()
         """Steps done that the agent later said were wrong: no longer shown done."""
-        self.tasks: list[str] = []
-        """The sub-agent tasks done, by what each was asked to do."""
         self.own: set[str] = set()
         """Families of the tracker issues this session changed (claimed, created, closed)."""
         self.seen: dict[str, tuple[str | None, str | None]] = {}
@@ -224,10 +221,24 @@ class TodoLists:
             if text not in self.retracted
             and not (_VERIFYING_RE.match(text) and store.get(done_key(text)) is not None)
         ]  # fmt: skip
-        if steps:
-            self._one_line(_STEPS_KEY, "todo_done", "done: ", "steps", steps, stamp)
-        elif (item := store.get(_STEPS_KEY)) is not None:
-            store.remove(item, stamp)
+        item = store.get(_STEPS_KEY)
+        if not steps:
+            if item is not None:
+                store.remove(item, stamp)
+            return
+        last: list[str] = []  # the last few, each once
+        for text in reversed(steps):
+            if text not in last:
+                last.insert(0, text)
+                if len(last) == _STEPS_SHOWN:
+                    break
+        shown = "; ".join(line(text, _STEP_CHARS) for text in last)
+        if len(steps) > len(last):
+            shown = f"{len(steps)} steps, the last: {shown}"
+        if item is None:
+            store.add("completed_work", "todo_done", f"done: {shown}", stamp, key=_STEPS_KEY)
+        else:
+            store.update(item, stamp, text=f"done: {shown}")
 
     def said_wrong(self, lines: list[str], stamp: Stamp) -> None:
         """The agent said, closing a turn, that work it did is wrong ("the README instructions
@@ -241,33 +252,6 @@ class TodoLists:
         if wrong - self.retracted:
             self.retracted |= wrong
             self._steps_done(stamp)
-
-    def task_done(self, text: str, stamp: Stamp) -> None:
-        """A sub-agent's task done: one line of completed work for all of them, as for the
-        steps of the lists."""
-        self.tasks.append(text)
-        del self.tasks[:-MAX_TODOS]
-        self._one_line(_TASKS_KEY, "task", "sub-agent tasks done: ", "", self.tasks, stamp)
-
-    def _one_line(
-        self, key: ItemKey, kind: str, lead: str, noun: str, texts: list[str], stamp: Stamp
-    ) -> None:
-        last: list[str] = []  # the last few, each once
-        for text in reversed(texts):
-            if text not in last:
-                last.insert(0, text)
-                if len(last) == _STEPS_SHOWN:
-                    break
-        shown = "; ".join(line(text, _STEP_CHARS) for text in last)
-        if len(texts) > len(last):
-            # Tasks sent only to look are not among them: no count a reader could check.
-            shown = f"{len(texts)} {noun}, the last: {shown}" if noun else f"\u2026; {shown}"
-        store = self.store
-        item = store.get(key)
-        if item is None:
-            store.add("completed_work", kind, lead + shown, stamp, key=key)
-        else:
-            store.update(item, stamp, text=lead + shown)
 
     def track_issues(self, changes: list[TrackerChange], stamp: Stamp) -> None:
         """A task tracker's issues as todos, one per issue the session claimed, created or

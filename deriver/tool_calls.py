@@ -11,7 +11,6 @@ work... Reads, searches and other calls that only look are no milestone and leav
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -208,15 +207,6 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
         data = as_dict(args)
         return str_or_none(data.get("description")) or str_or_none(data.get("prompt"))
     return None
-
-
-# A sub-agent sent only to look ("Find the phase 14 files", "Explore the auth flow"): what
-# it found is in what the agent did next, its task is no milestone.
-_LOOKS_RE: Final = re.compile(
-    r"^(?:find|explore|search|locate|look|investigate|research|read|inspect|survey|gather|"
-    r"understand|map|scan)\b",
-    re.IGNORECASE,
-)
 
 
 _Did = Callable[[Call, str, Stamp], None]
@@ -553,18 +543,14 @@ class ToolCallRules:
         decision(self.store, "answer", text, stamp)
 
     def _sub_agent_done(self, call: Call, result: str, stamp: Stamp) -> None:
-        # A sub-agent task is a milestone by what it was asked to do; a call that names no
-        # task (waiting on agents, closing one) is bookkeeping.
-        what = call.note or call.key
+        # A sub-agent's task done is no milestone: what it found or made is in what the agent
+        # did and said next. One that reports it could not finish ("I could not finish: the
+        # tests fail …") is a failed attempt, whatever the call's status says.
         unfinished = reports_unfinished(result)
         if unfinished:
-            # "I could not finish: the tests fail …": the task is a failed attempt, whatever
-            # the call's status says.
-            task = describe(call.name, what, FAILURE_ARG_CHARS)
+            task = describe(call.name, call.note or call.key, FAILURE_ARG_CHARS)
             text = f"{task}: {quote(unfinished, EXCERPT_CHARS)}"
             self.failures.record("tool_failed", call.name, call.key, text, stamp, unfinished)
-        elif what and not _LOOKS_RE.match(what):
-            self.todos.task_done(what, stamp)
 
     # -- snapshots ----------------------------------------------------------------------
 
@@ -576,7 +562,6 @@ class ToolCallRules:
             "refused": self.refused,
             "asked": self.asked,
             "todos_done": self.todos.done,
-            "tasks_done": self.todos.tasks,
             "checks": self.checks.to_state(),
             "tracker": self.todos.tracker_state(),
         }
@@ -590,6 +575,5 @@ class ToolCallRules:
         self.refused = dict(state["refused"])
         self.asked = bool(state["asked"])
         self.todos.done = list(state["todos_done"])
-        self.todos.tasks = list(state["tasks_done"])
         self.checks.load_state(state.get("checks"))
         self.todos.load_tracker_state(state.get("tracker"))
