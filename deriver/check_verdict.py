@@ -22,6 +22,15 @@ _SUCCESS_RE: Final = re.compile(
 )
 
 
+# A run that stops to ask, last in its output: "Continue? ● Yes / ○ No" (a prompt to install
+# what it needs), "Ok to proceed? (y)", "Proceed? [y/N]".
+_ASKS_RE: Final = re.compile(
+    r"\?\s*(?:\((?:y|y/n)\)|\[y/n\]|[\u25cf\u25cb]?\s*yes\s*/\s*[\u25cf\u25cb]?\s*no)\s*$",
+    re.IGNORECASE,
+)
+_ASK_SCAN: Final = 200
+
+
 def _counts_verdict(counts: CheckCounts, *, no_errors_passes: bool) -> bool | None:
     """What a runner's counts say: failed with any failure or error, passed with a pass
     (or, ``no_errors_passes``, with no errors: a linter's "0 errors"); else nothing."""
@@ -45,9 +54,13 @@ def check_passed(
     With ``silent_passes`` (a linter, a formatter's check, a type checker, a build: they
     print nothing when all is well), a blank output with no exit code says it passed.
 
-    When the exit code is not the check's own (``exit_is_the_checks`` false: its output was
-    piped into ``tail``, or ``|| true`` followed), the runner's summary decides over it.
+    A run whose output ends asking ("Continue? ● Yes / ○ No") stopped before it checked:
+    nothing says. When the exit code is not the check's own (``exit_is_the_checks`` false:
+    its output was piped into ``tail``, or ``|| true`` followed), the runner's summary
+    decides over it.
     """
+    if isinstance(output, str) and _ASKS_RE.search(without_colours(output[-_ASK_SCAN:])):
+        return None  # it stopped to ask ("Continue? ● Yes / ○ No"): it never ran
     if counts is not None and not exit_is_the_checks:
         verdict = _counts_verdict(counts, no_errors_passes=True)
         if verdict is not None:

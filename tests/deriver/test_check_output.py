@@ -548,6 +548,18 @@ class TestPipedExit:
         warning = "parser.c:254:18: warning: null character(s) preserved"
         assert check_passed(0, None, warning, exit_is_the_checks=False) is True
 
+    @pytest.mark.parametrize(
+        "output",
+        ["To continue, Astro requires @astrojs/check.\n\x1b[?25l\u25c6  Continue?\n"
+         "\u25cf Yes / \u25cb No", "Need to install the following packages:\n  x\n"
+         "Ok to proceed? (y) ", "Proceed? [y/N]"],
+    )  # fmt: skip
+    def test_a_run_that_stopped_to_ask_says_nothing(self, output: str) -> None:
+        """`npx astro check | tail` exits 0 at a prompt to install what it needs: it never
+        checked, whatever its exit code."""
+        assert check_passed(0, None, output, exit_is_the_checks=False) is None
+        assert check_passed(0, None, output) is None
+
     def test_a_program_s_panic_after_a_build_is_not_the_build_s(self) -> None:
         """A build runs no program: "cargo build -q" then a script that runs what it built,
         whose panic the output shows, exiting 0, is no failed build; a run piped into head
