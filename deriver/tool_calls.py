@@ -11,6 +11,7 @@ work... Reads, searches and other calls that only look are no milestone and leav
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -207,6 +208,13 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
         data = as_dict(args)
         return str_or_none(data.get("description")) or str_or_none(data.get("prompt"))
     return None
+
+
+# A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
+# ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
+_FORCED_EXIT_RE: Final = re.compile(
+    r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"
+)
 
 
 _Did = Callable[[Call, str, Stamp], None]
@@ -412,9 +420,13 @@ class ToolCallRules:
         exit_code = outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
+        forced = bool(call.key and _FORCED_EXIT_RE.search(call.key))
+        if forced:
+            exit_code = None  # cmd; true: the line's exit code is none of its commands'
         if call.check is not None:
             passed = self.checks.record(call.name, call.check, exit_code, result, stamp)
-            self.failures.resolve(call.name, call.key, stamp, call.check.name)
+            if not forced:
+                self.failures.resolve(call.name, call.key, stamp, call.check.name)
             on_the_way = call.check.before if exit_code == 0 else ()
             for check in on_the_way:
                 self.checks.passed_on_the_way(check, stamp)
@@ -424,8 +436,9 @@ class ToolCallRules:
             self._failed(call, result or f"exit code {exit_code}", exit_code, stamp)
         else:
             again = bool(call.sent) and self.refused.pop(call.key or "", "") == call.sent
-            self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
-                                  no_lesson=again)  # fmt: skip
+            if not forced:
+                self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
+                                      no_lesson=again)  # fmt: skip
             if call.kind is ToolKind.READ and call.key and self.failures.by_action:
                 self.failures.seen(call.key, stamp)
             self._did(call, result, stamp)

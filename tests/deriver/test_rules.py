@@ -742,6 +742,20 @@ class TestSubAgents:
 
 
 class TestShellCommands:
+    @pytest.mark.parametrize(
+        "again",
+        ["gh pr checks 7 2>&1; true", "gh pr checks 7 || :", 'gh pr checks 7; echo "exit=$?"'],
+    )
+    def test_a_line_that_sets_its_own_exit_settles_nothing(self, again: str) -> None:
+        """``cmd; true`` exits 0 whatever ``cmd`` did: the failure of ``cmd`` stays open,
+        and a check so run has no verdict."""
+        memory = derive(
+            bash("gh pr checks 7", "Exit code 1", "c1", exit_code=1), bash(again, "", "c2")
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "open"
+        assert all(item.status != "passed" for item in memory.verification_status)
+
     def test_commands_are_no_completed_work(self) -> None:
         """Shell commands, read-only or not, are no milestone: they leave no item."""
         memory = derive(
