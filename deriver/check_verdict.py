@@ -10,7 +10,7 @@ from typing import Final
 
 from deriver.actions import lacks_program
 from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
-from deriver.output_scan import tail, without_colours
+from deriver.output_scan import exit_only, tail, without_colours
 
 __all__ = ["check_passed", "failing_tests", "failure_line", "lines_said"]
 
@@ -120,7 +120,8 @@ def _says_run_failed(output: str) -> bool:
 # "FAILED path::test", cargo "test name ... FAILED", go "--- FAIL: Name", jest "● Suite >
 # test" (U+203A for >), vitest "FAIL file > suite > test", unittest "FAIL: test (mod.Class)",
 # rspec "rspec ./spec/x_spec.rb:3 # description", dotnet "Failed Name [1 ms]", PHPUnit
-# "1) Tests\UserTest::testEmail", node's test runner "✖ name (1.2ms)".
+# "1) Tests\UserTest::testEmail", node's test runner "✖ name (1.2ms)" (not eslint's summary,
+# "✖ 5 problems (5 errors, 0 warnings)").
 _FAILING_TEST_RE: Final = re.compile(
     r"^(?:[ \t]+\d+\) (test [^\n]+?)[ \t]*$"
     r"|\d+\) ([\w\\]+::\w+)(?: with data set [^\n]*)?[ \t]*$"
@@ -132,7 +133,7 @@ _FAILING_TEST_RE: Final = re.compile(
     r"|(?:FAIL|ERROR): (test\w* \([\w.]+\))"
     r"|rspec (\./[^\s]+)(?: #[^\n]*)?$"
     r"|[ \t]*Failed ([\w.]+) \["
-    r"|[ \t]*\u2716 ([^\n]+?)(?: \([\d.]+m?s\))?[ \t]*$)",
+    r"|[ \t]*\u2716 (?!\d+ problems? \()([^\n]+?)(?: \([\d.]+m?s\))?[ \t]*$)",
     re.MULTILINE,
 )
 _FAILING_SCAN: Final = 32 * 1024
@@ -177,6 +178,8 @@ _ERROR_LINE_RE: Final = re.compile(
 )
 
 
+_STYLISH_PATH_RE: Final = re.compile(r"^(\S+\.\w+)[ \t]*$", re.MULTILINE)
+"""A file's line over the findings under it, as eslint (stylish) and others list them."""
 _WARNING_RE: Final = re.compile(r"\bwarning\b", re.IGNORECASE)
 _WARNED_RE: Final = re.compile(r"(?:npm |yarn )?\[?(?:warn|warning)\b", re.IGNORECASE)
 """A line that only warns ("[WARN] …", "npm warn …"): it does not say why a check failed."""
@@ -184,12 +187,15 @@ _WARNED_RE: Final = re.compile(r"(?:npm |yarn )?\[?(?:warn|warning)\b", re.IGNOR
 
 def _first_error(head: str, *, panics: bool = True) -> re.Match[str] | None:
     """The first line of ``head`` that says why a check failed (a compiler's warning at a
-    file position does not; a program's panic only with ``panics``)."""
+    file position does not, nor a script runner's word that it exited with a code; a
+    program's panic only with ``panics``)."""
     return next(
         (
             m
             for m in _ERROR_LINE_RE.finditer(head)
-            if not _WARNING_RE.search(m[1]) and (panics or not m[1].startswith("thread "))
+            if not _WARNING_RE.search(m[1])
+            and (panics or not m[1].startswith("thread "))
+            and not exit_only(m[1])
         ),
         None,
     )
@@ -257,6 +263,8 @@ def failure_line(output: str, summary: str = "") -> str:
             if not under or test in ("main", "<unnamed>"):
                 return under or found
             return f"{test}: {under}"
+        if found[:1].isdigit() and (path := _STYLISH_PATH_RE.findall(head[: match.start()])):
+            return f"{path[-1]} {found}"  # eslint's "  1:1  error …" under its file's line
         return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
     names = failing_tests(output, 1)
     if names:
@@ -299,9 +307,14 @@ def lines_said(output: str, summary: str = "") -> set[str]:
     if not isinstance(output, str):
         return {summary}
     said = {summary, *failing_tests(output, _FAILING_SCAN)}
+    path = ""
     for raw in _head(output).splitlines():
         text = raw.strip()
         said.add(text)
         if text.startswith("E "):
             said.add(text[1:].strip())
+        elif _STYLISH_PATH_RE.fullmatch(raw):
+            path = text  # the file the findings under it are of
+        elif path and text[:1].isdigit():
+            said.add(f"{path} {text}")
     return said

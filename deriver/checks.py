@@ -199,7 +199,7 @@ def _line(
 ) -> str:
     """A check's verification line: its command (and what a project script ran), the
     runner's summary, the failing tests (or the line that says why it failed)."""
-    detail = contain_trusted_line(summary.words, 80) if summary is not None else ""
+    detail = contain_trusted_line(words := summary.words if summary else "", 80)
     if passed is None and not detail:
         detail = "ran no test" if no_test else "outcome unknown"
     if runs:
@@ -209,8 +209,8 @@ def _line(
         names = failing_tests(output, 2)
         if names:
             text += ": " + quote(", ".join(names), _NAMES_CHARS)
-        elif summary is None and output.strip():
-            text += ": " + quote(failure_line(output), EXCERPT_CHARS)
+        elif output.strip() and (why := failure_line(output, words)) != words:
+            text += ": " + quote(why, EXCERPT_CHARS)  # also a linter's first error, its count
     return text
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "cause_line",
     "error_lines",
     "exit_code_from_output",
+    "exit_only",
     "reports_error",
     "tail",
     "without_colours",
@@ -54,10 +55,15 @@ _EXIT_ONLY_RE: Final = re.compile(
 )
 
 
+def exit_only(line: str) -> bool:
+    """Whether an error line says only that a process exited with a code (not why)."""
+    return _EXIT_ONLY_RE.search(line) is not None
+
+
 def cause_line(lines: list[str]) -> str:
     """The last of ``lines`` (lines that report an error) that says why, not only that a
     process exited with a code; the last of them when none does."""
-    return next((line for line in reversed(lines) if not _EXIT_ONLY_RE.search(line)), lines[-1])
+    return next((line for line in reversed(lines) if not exit_only(line)), lines[-1])
 
 
 def tail(text: str, limit: int) -> str:

@@ -220,7 +220,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "script named for what it verifies (node scripts/validate.js, ./scripts/check.sh)",
          "one verification line per check: passed or failed in the runner's own summary "
          "words (a project's script with the command its runner echoed: bun run lint, runs "
-         "biome check), with the failing tests (a run that found no test, No tests found, is a "
+         "biome check), with the failing tests, else its first error when that is not its "
+         "summary (mypy's a.py:3: error: …, eslint's under its file's line: a.ts 3:7 error …; "
+         "not a script runner's exited with code 1) (a run that found no test, No tests "
+         "found, is a "
          "warning; a run piped into head or tail, its summary cut off, failed when its output "
          "lists errors (tsc | head; markdownlint-cli2 | tail: a.md:3:81 error MD013; a "
          "program's panic is no error of a build or a linter's) "

@@ -638,7 +638,7 @@ class TestWhyABuildFailed:
              'src/main.ts (3:7): "foo" is not exported by "src/lib.ts"'),
             ("\n/p/src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n"
              "\n\u2716 1 problem (1 error, 0 warnings)\n",
-             "3:7  error  'x' is assigned a value but never used  no-unused-vars"),
+             "/p/src/a.ts 3:7  error  'x' is assigned a value but never used  no-unused-vars"),
             ("   info - lib/b.dart:7:9 - Use '?'. - use_null_aware_elements\n"
              "  error - lib/a.dart:3:5 - Undefined name 'state'. - undefined_identifier\n"
              "\n2 issues found.\n",
@@ -653,9 +653,25 @@ class TestWhyABuildFailed:
     )  # fmt: skip
     def test_the_line_under_a_build_s_header_says_why(self, output: str, why: str) -> None:
         """A build's banner or task header ("▲ Next.js 14", "> Task :compileJava FAILED",
-        "vite v5 building…", an eslint file name), or a warning before the error, is not why
-        it failed: the error under it is."""
+        "vite v5 building…"), or a warning before the error, is not why it failed: the error
+        under it is (under an eslint file's line, said of that file)."""
         assert failure_line(output) == why
+
+    def test_a_linter_s_first_error_is_quoted_with_its_count(self) -> None:
+        """A failed linter or type checker whose runner says how many ("Found 1 error", "5
+        problems"): its FAILED line quotes its first error too, eslint's said of its file
+        (the count alone names no file); eslint's "✖ 5 problems" is no failing test."""
+        lint = (
+            "/p/src/parsers.test.ts\n  1:1  error  `vitest` import should occur after "
+            "import of `path`  import/order\n\n\u2716 5 problems (5 errors, 0 warnings)\n"
+        )
+        mypy = "src/a.py:9: error: Incompatible return value type\nFound 1 error in 1 file\n"
+        assert failing_tests(lint) == ()
+        memory = derive(user("lint"), bash("bun run lint", lint, "l1", exit_code=1),
+                        bash("mypy src", mypy, "m1", exit_code=1))  # fmt: skip
+        shown = texts(memory.verification_status)
+        assert any("5 problems" in t and "parsers.test.ts 1:1 error" in t for t in shown)
+        assert any("src/a.py:9: error: Incompatible" in t for t in shown)
 
     @pytest.mark.parametrize("thread", ["'agent::tests::t'", "'agent::tests::t' (3488718)"])
     def test_a_rust_panic_says_why_in_its_message(self, thread: str) -> None:
