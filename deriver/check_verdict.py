@@ -265,7 +265,8 @@ def failure_line(output: str, summary: str = "") -> str:
             return f"{test}: {under}"
         if found[:1].isdigit() and (path := _STYLISH_PATH_RE.findall(head[: match.start()])):
             return f"{path[-1]} {found}"  # eslint's "  1:1  error …" under its file's line
-        return found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
+        found = found[1:].strip() if found.startswith("E ") else found  # pytest's "E" margin
+        return f"{test}: {found}" if (test := _only_test(output)) else found
     names = failing_tests(output, 1)
     if names:
         return names[0]
@@ -300,6 +301,13 @@ def _head(output: str) -> str:
     return _TASK_LABEL_RE.sub("", without_colours(output[:_FAILING_SCAN]))
 
 
+def _only_test(output: str) -> str:
+    """The one test a failed run names as failing by its path (pytest's ``tests/a.py::TestA::
+    test_b``), by its own name: its error is that test's. Empty for none or several."""
+    names = failing_tests(output, 2)
+    return names[0].rsplit("::", 1)[-1] if len(names) == 1 and "::" in names[0] else ""
+
+
 def lines_said(output: str, summary: str = "") -> set[str]:
     """Every text :func:`failure_line` may take from a failed check's output: its lines (a
     pytest "E" margin off), the failing tests it names and the runner's ``summary``. A cause
@@ -317,4 +325,6 @@ def lines_said(output: str, summary: str = "") -> set[str]:
             path = text  # the file the findings under it are of
         elif path and text[:1].isdigit():
             said.add(f"{path} {text}")
+    if test := _only_test(output):
+        said |= {f"{test}: {text}" for text in said}
     return said

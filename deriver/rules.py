@@ -278,7 +278,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "verification_status", "verification_status"),
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why (its paths named from the project's "
-         "directory; a Rust panic's message under its panicked at line, said of its test), "
+         "directory; a Rust panic's message under its panicked at line, said of its test, "
+         "as is the error of the one test pytest names failing), "
          "one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
          "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "

@@ -657,6 +657,20 @@ class TestWhyABuildFailed:
         under it is (under an eslint file's line, said of that file)."""
         assert failure_line(output) == why
 
+    def test_the_error_of_the_one_failing_test_is_said_of_it(self) -> None:
+        """pytest naming one failing test: its error line is said of that test; with two, or
+        a runner naming no test path, the error line alone."""
+        one = (
+            "E       AssertionError: assert 'disagreement' == 'agree'\n"
+            "FAILED tests/test_omop.py::TestDual::test_agreement_is_case_insensitive\n"
+            "1 failed, 353 passed in 12.63s\n"
+        )
+        assert failure_line(one) == (
+            "test_agreement_is_case_insensitive: AssertionError: assert 'disagreement' == 'agree'"
+        )
+        two = one.replace("1 failed", "FAILED tests/test_omop.py::test_b\n2 failed")
+        assert failure_line(two) == "AssertionError: assert 'disagreement' == 'agree'"
+
     def test_a_linter_s_first_error_is_quoted_with_its_count(self) -> None:
         """A failed linter or type checker whose runner says how many ("Found 1 error", "5
         problems"): its FAILED line quotes its first error too, eslint's said of its file
