@@ -119,7 +119,7 @@ class Stands:
         """Files the first status listed, and any before the session ``acted``: not its work."""
         self.acted = False
         self.staged: list[str] | None = []  # by git add since the last commit (None: all)
-        self.listed: list[str] = []  # the files git's last status listed, still changed
+        self.git_listed: list[str] = []  # the files git's last status listed, still changed
         self.git_used = ""  # "tree": the adapter says git tracks it; "ran": the session ran git
         self.commits = Repositories(store)
         self.forge = Forge(store)
@@ -286,7 +286,7 @@ class Stands:
                     self.before, kept = sorted({*(self.before or ()), *kept}), []
                 else:
                     kept = [c for c in kept if c in self.changed or c not in (self.before or ())]
-                self.listed = kept if listing else self.listed  # what git said is changed
+                self.git_listed = kept if listing else self.git_listed  # what git says changed
                 if kept != self.changed:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
@@ -354,7 +354,8 @@ class Stands:
         names = [action.name for action in actions]
         left = list(self.changed) if lists_after_commit(names, arg, outcome) else None
         if ("git" in arg or "rm" in arg) and not place:  # git add a.py && git commit; rm
-            kept, self.staged = staging(arg, self.changed, self.staged, self.listed, self.store.cwd)
+            known, cwd = self.git_listed, self.store.cwd
+            kept, self.staged = staging(arg, self.changed, self.staged, known, cwd)
             left = kept if left is None else left
         for action in actions:
             self._shell_action(action.name, action.targets, outcome.output, stamp, arg, place)
