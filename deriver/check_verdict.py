@@ -304,7 +304,7 @@ def _head(output: str) -> str:
 def _only_test(output: str) -> str:
     """The one test a failed run names as failing by its path (pytest's ``tests/a.py::TestA::
     test_b``), by its own name: its error is that test's. Empty for none or several."""
-    names = failing_tests(output, 2)
+    names = failing_tests(output, 2) if "::" in output else ()
     return names[0].rsplit("::", 1)[-1] if len(names) == 1 and "::" in names[0] else ""
 
 
