@@ -212,6 +212,7 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
 
 # A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
 # ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
+_FORCED_SCAN: Final = 120  # characters at the end of a command line where its exit is set
 _FORCED_EXIT_RE: Final = re.compile(
     r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"
 )
@@ -420,7 +421,8 @@ class ToolCallRules:
         exit_code = outcome.exit_code
         if exit_code is None and call.kind is ToolKind.SHELL:
             exit_code = exit_code_from_output(result)
-        forced = bool(call.key and _FORCED_EXIT_RE.search(call.key))
+        key = call.key if call.kind is ToolKind.SHELL else None
+        forced = bool(key and _FORCED_EXIT_RE.search(key[-_FORCED_SCAN:]))
         if forced:
             exit_code = None  # cmd; true: the line's exit code is none of its commands'
         if call.check is not None:
