@@ -110,8 +110,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("plan", "ExitPlanMode (plan-mode exit) completed", "key decision: the approved plan",
          "key_decisions", "key_decisions"),
     Rule("answer", "AskUserQuestion completed, a user's short answer a newer turn replaced, or "
-         "a plan-mode exit the user rejected saying how to go on (the outcome rejected, with "
-         "their words; no failed attempt)",
+         "a plan-mode exit or an AskUserQuestion form the user rejected saying how to go on "
+         "(the outcome rejected, with their words: The user wants to clarify; no failed "
+         "attempt)",
          "key decision: the user's answer, with the question or plan it answers (an approval "
          "to go "
          "on, \"yes\", acted on, or the user's report of a step done, is none: the work shows it)",

@@ -212,6 +212,7 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
 
 # A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
 # ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
+_ASKS_USER: Final = {ToolKind.PLAN_EXIT: "plan", ToolKind.QUESTION: "question"}
 _FORCED_SCAN: Final = 120  # characters at the end of a command line where its exit is set
 _FORCED_EXIT_RE: Final = re.compile(
     r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"
@@ -406,11 +407,13 @@ class ToolCallRules:
             self.failures.unread = None  # the agent acted since the failure
             if call.kind is not ToolKind.TODO:
                 self.todos.worked_on = True
-        if outcome.status == "rejected" and outcome.output and call.kind is ToolKind.PLAN_EXIT:
-            # The user refused the plan saying how to go on: their answer to it, no failure.
-            plan = quote_untrusted(first_line(call.note or "", _ANSWER_CHARS), EXCERPT_CHARS)
+        if outcome.status == "rejected" and outcome.output and call.kind in _ASKS_USER:
+            # The user refused the plan, or a question's form, saying how to go on: their
+            # answer to it, no failure.
+            asked = first_line(call.note or call.key or "", _ANSWER_CHARS)
+            what = f"the {_ASKS_USER[call.kind]} {quote_untrusted(asked, EXCERPT_CHARS)}"
             said = quote_untrusted(first_line(outcome.output, _ANSWER_CHARS), EXCERPT_CHARS)
-            decision(self.store, "answer", f"user answered {said} to the plan {plan}", stamp)
+            decision(self.store, "answer", f"user answered {said} to {what}", stamp)
             return
         if outcome.status in ("failed", "stale"):
             error = outcome.error or outcome.output

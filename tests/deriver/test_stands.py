@@ -1156,6 +1156,23 @@ class TestUnfinished:
         )
         assert texts(memory.where_stands) == [f"plan {said}: “Parse first”"]
 
+    def test_a_question_the_user_declined_to_answer_in_its_form_is_no_failure(self) -> None:
+        """AskUserQuestion rejected, the user wanting to clarify first: their answer to that
+        question, a key decision, not a failed attempt shown open."""
+        args = {"questions": [{"question": "Does the revised design hold now?"}]}
+        declined = {"status": "rejected", "output": "The user wants to clarify these "
+                    "questions.\n    This means they may have additional information."}  # fmt: skip
+        memory = derive(
+            user("design it"),
+            tool_event("requested", "AskUserQuestion", "q1", args=args),
+            tool_event("started", "AskUserQuestion", "q1", args=args),
+            tool_event("completed", "AskUserQuestion", "q1", outcome=declined),
+        )
+        assert memory.failed_attempts == ()
+        assert any(t.startswith("user answered \u201cThe user wants to clarify these questions.")
+                   and "Does the revised design hold now?" in t
+                   for t in texts(memory.key_decisions))  # fmt: skip
+
     def test_an_announced_step_not_taken(self) -> None:
         """A closing message that ends by announcing a step ended the turn before it."""
         memory = derive(user("fix it"), final("Tests pass. Let me commit the change."))
