@@ -240,7 +240,6 @@ class CheckRules:
         counts = summary.counts if summary is not None else None
         stages = _GREP_FILTER_RE.findall(check.command) if summary is None else []
         kept = next((s for s in stages if not _PROBLEM_WORDS_RE.search(s)), None)
-        narrow = kept is not None
         if kept is not None:
             # "tsc | grep ezoic", "pytest | grep FAILED | grep -v retriever": the run shows
             # only the lines its filters kept, so it stands for no broader run. A summary that
@@ -256,7 +255,7 @@ class CheckRules:
         elif counted is not None:
             # The count is the verdict (grep exits 1 when it counts none), and the summary.
             passed, summary = counted.counts.errors == 0, summary or counted
-        elif narrow and not output.strip():
+        elif kept is not None and not output.strip():
             passed = None  # "cargo test | grep 'test result'" printed nothing: no verdict shows
         elif any(_CONTEXT_FLAG_RE.search(stage) for stage in stages):
             passed = None  # lines around those the filter kept: neither verdict shows

@@ -15,7 +15,6 @@ from session_memory.core.outcome import ToolOutcome
 
 __all__ = [
     "CHANGED_KEPT",
-    "CLEAN_TREE_RE",
     "COMMIT_RE",
     "DISCARDS_RE",
     "FORGE_PULLS",
@@ -38,6 +37,7 @@ __all__ = [
     "outside",
     "pull_action",
     "same_pull",
+    "says_clean",
     "tree_status",
 ]
 
@@ -50,7 +50,7 @@ _NEAR: Final = 2
 """Another repository at most this many directories up is shown from the session's."""
 DISCARDS_RE: Final = re.compile(r"\bgit\b.*\b(?:checkout|restore|reset|stash)\b", re.DOTALL)
 _REF_LIKE: Final = frozenset({"HEAD", "@"})
-CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
+_CLEAN_TREE_RE: Final = re.compile(r"nothing to commit,? \(?working (?:tree|directory) clean")
 # A file of a short status listing: "XY path" (" M a.py", "?? b/").
 _SHORT_LINE_RE: Final = re.compile(r"^[ MTADRCU?!]{2} \S")
 _SHORT_STATUS: Final = frozenset({"-s", "--short", "-sb", "-bs", "--porcelain", "-b"})
@@ -135,7 +135,7 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     if "git" not in command:
         return None
     text = outcome.output or outcome.error
-    if CLEAN_TREE_RE.search(text[-2000:]):
+    if says_clean(text):
         return []
     commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
     if not commands or outcome.status != "completed" or outcome.exit_code not in (0, None):
@@ -187,6 +187,12 @@ def _short_listing(lines: list[str], followed: bool) -> list[str] | None:
             return None  # not a short listing
         listed.append(line[3:].rsplit(" -> ", 1)[-1].strip('"'))
     return listed
+
+
+def says_clean(text: str) -> bool:
+    """Whether git's output ends saying the tree is clean ("nothing to commit, working tree
+    clean": a status, or a commit with nothing to do)."""
+    return _CLEAN_TREE_RE.search(text[-2000:]) is not None
 
 
 def lists_after_commit(actions: list[str], command: str, outcome: ToolOutcome) -> bool:

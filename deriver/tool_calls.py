@@ -23,7 +23,7 @@ from deriver.agent_text import reports_unfinished
 from deriver.check_commands import CheckRun, detect_check, hooks_passed
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
-from deriver.git_state import CHANGED_KEPT, CLEAN_TREE_RE, commit_line
+from deriver.git_state import CHANGED_KEPT, commit_line, says_clean
 from deriver.keys import ItemKey, call_key, done_key
 from deriver.output_scan import exit_code_from_output
 from deriver.recording import Failures, bump, decision
@@ -210,9 +210,11 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
     return None
 
 
+# Calls that put something to the user, by what they put: refused with the user's words,
+# their answer.
+_ASKS_USER: Final = {ToolKind.PLAN_EXIT: "plan", ToolKind.QUESTION: "question"}
 # A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
 # ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
-_ASKS_USER: Final = {ToolKind.PLAN_EXIT: "plan", ToolKind.QUESTION: "question"}
 _FORCED_SCAN: Final = 120  # characters at the end of a command line where its exit is set
 _FORCED_EXIT_RE: Final = re.compile(
     r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"
@@ -498,7 +500,7 @@ class ToolCallRules:
             self.checks.formatted(call.key, stamp)
         for check in hooks_passed(result):  # git commit's pre-commit hooks: ruff....Passed
             self.checks.passed_on_the_way(check, stamp)
-        if call.key and "git" in call.key and CLEAN_TREE_RE.search(result[-2000:]):
+        if call.key and "git" in call.key and says_clean(result):
             # A clean tree: an edit left open (its result never written) is not pending.
             for key in [k for k, c in self.calls.items() if c.kind is ToolKind.EDIT]:
                 self._close(key, stamp)
