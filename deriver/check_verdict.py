@@ -10,7 +10,7 @@ from typing import Final
 
 from deriver.actions import lacks_program
 from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
-from deriver.output_scan import exit_only, tail, without_colours
+from deriver.output_scan import ends_notice, exit_only, tail, without_colours
 
 __all__ = ["check_passed", "failing_tests", "failure_line", "lines_said"]
 
@@ -288,11 +288,12 @@ def failure_line(output: str, summary: str = "") -> str:
         # pnpm's "ELIFECYCLE Command failed." ends a run: the line before it says why.
         before = (ln.strip() for ln in reversed(head[: failed.start()].splitlines()))
         return next((ln for ln in before if _says_why(ln)), said)
-    for raw in head.splitlines():
-        text = raw.strip()
-        if _says_why(text):
-            return text
-    return head.strip().splitlines()[0].strip()
+    lines = head.splitlines()
+    notice = next((i for i in range(len(lines) - 1, -1, -1) if ends_notice(lines[i])), -1)
+    return next(
+        (text for raw in lines[notice + 1 :] if _says_why(text := raw.strip())),
+        head.strip().splitlines()[0].strip(),
+    )
 
 
 def _head(output: str) -> str:

@@ -1,6 +1,6 @@
 """Reading long tool output: its tail without terminal colours, the last line that a
-summary pattern matches, found without trying every position of the text, and the exit code
-it prints.
+summary pattern matches, found without trying every position of the text, the exit code
+it prints, and the line that says why it failed.
 
 Total, deterministic, free of I/O.
 """
@@ -12,12 +12,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from deriver.user_text import first_line
+
 __all__ = [
     "LinePattern",
     "cause_line",
+    "ends_notice",
     "error_lines",
     "exit_code_from_output",
     "exit_only",
+    "informative_line",
     "reports_error",
     "tail",
     "without_colours",
@@ -53,6 +57,21 @@ def error_lines(text: str, limit: int, chars: int) -> tuple[tuple[int, str], ...
 _EXIT_ONLY_RE: Final = re.compile(
     r"\b(?:exited|completed|failed|finished) with (?:exit )?code \d+\W*$", re.IGNORECASE
 )
+
+
+# The last line of a tool's notice, which says how to turn it off ("Disable this message by
+# setting _ZO_DOCTOR=0.", "Hide these hints with HOMEBREW_NO_ENV_HINTS"): the lines before it
+# are the notice, never why a command failed.
+_NOTICE_END_RE: Final = re.compile(
+    r"\b(?:disable|silence|suppress|hide|turn off)\s+(?:this|these)\s+"
+    r"(?:message|warning|notice|hint)s?\b",
+    re.IGNORECASE,
+)
+
+
+def ends_notice(line: str) -> bool:
+    """Whether a line ends a tool's notice by saying how to turn it off."""
+    return _NOTICE_END_RE.search(line) is not None
 
 
 def exit_only(line: str) -> bool:
@@ -171,3 +190,59 @@ def reports_error(line: str) -> bool:
     return _PROSE_PAREN_RE.search(line) is None or bool(
         error_lines(_PROSE_PAREN_RE.sub(" ", line), 1, 1)
     )
+
+
+# What an error says, across languages and tools: the line a failure is quoted by.
+_ERROR_RE: Final = re.compile(
+    r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
+    r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
+    r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing (?:added )?to commit|panicked at"
+    r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b",
+    re.IGNORECASE,
+)
+# Lines that frame an output and never say why it failed.
+_BOILERPLATE_RE: Final = re.compile(
+    r"^\s*(?:(?:Error: )?Exit code -?\d+|On branch \S+|Your branch is\b.*|hint:.*"
+    r"|(?:Running|Compiling|Checking|Finished|Getting|Resolving|Downloading|Building)\b.*"
+    r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
+    re.IGNORECASE,
+)
+_TRACEBACK: Final = "Traceback (most recent call last):"
+_MAX_INFORMATIVE_SCAN: Final = 64 * 1024
+_MAX_INFORMATIVE_LINES: Final = 400
+
+
+def informative_line(text: str, max_chars: int = 200) -> str:
+    """The line of a tool's output that says why it failed, at most ``max_chars`` long.
+
+    The first line in an error's words (``fatal:``, ``error``/``ERROR``/``✘``, ``failed``,
+    ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
+    ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
+    first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,
+    ``Compiling …``); else the first line. Empty when the text is blank.
+    """
+    if not isinstance(text, str) or max_chars <= 0:
+        return ""
+    lines = text[:_MAX_INFORMATIVE_SCAN].splitlines()[:_MAX_INFORMATIVE_LINES]
+    found = _why(lines)
+    return first_line(found if found is not None else text, max_chars)
+
+
+def _why(lines: list[str]) -> str | None:
+    """The first line in an error's words, or the one a traceback ends in; else the first
+    that is not framing; stripped."""
+    plain = None
+    in_traceback = False
+    for raw in lines:
+        line = raw.strip()
+        if not line or (in_traceback and raw[:1].isspace()):
+            continue  # blank, or a traceback's frame
+        if line.startswith(_TRACEBACK):
+            in_traceback = True
+        elif in_traceback or _ERROR_RE.search(line):
+            return line
+        elif ends_notice(line):
+            plain = None  # what came before was a tool's notice
+        elif plain is None and not _BOILERPLATE_RE.match(line):
+            plain = line
+    return plain

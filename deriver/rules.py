@@ -167,7 +167,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "todo_items"),
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why (its paths named from "
-         "the project's directory); the same failure again "
+         "the project's directory; not a tool's notice, up to its line saying how to turn it "
+         "off); the same failure again "
          "counts up, and calls of the same tool failing the same way in a row are one line "
          "naming their arguments (three edits the user rejected at once); a later success "
          "that did all the failed command did, on the same targets, and ran each program "
@@ -280,7 +281,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("check_failed", "a check that failed",
          "failed attempt with the line that says why (its paths named from the project's "
          "directory; a Rust panic's message under its panicked at line, said of its test, "
-         "as is the error of the one test pytest names failing), "
+         "as is the error of the one test pytest names failing; not a tool's notice), "
          "one per cause, and the agent's reading; a "
          "later pass of the same or a broader check (also through a tool manager: mise exec, "
          "pnpm exec, fnm exec, corepack pnpm, volta run; in a container: docker compose "

@@ -25,7 +25,7 @@ from deriver.checks import CheckRules
 from deriver.deploys import shipped
 from deriver.git_state import CHANGED_KEPT, commit_line, says_clean
 from deriver.keys import ItemKey, call_key, done_key
-from deriver.output_scan import exit_code_from_output
+from deriver.output_scan import exit_code_from_output, informative_line
 from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
@@ -38,7 +38,7 @@ from deriver.tool_kinds import (
     is_side_effecting,
     key_argument,
 )
-from deriver.user_text import first_line, informative_line
+from deriver.user_text import first_line
 from deriver.wording import (
     EXCERPT_CHARS,
     FAILURE_ARG_CHARS,

@@ -15,7 +15,6 @@ __all__ = [
     "disputes",
     "first_line",
     "first_sentence",
-    "informative_line",
     "is_acknowledgement",
     "is_short_answer",
     "names_nothing",
@@ -325,60 +324,6 @@ def first_line(text: str, max_chars: int = 200) -> str:
     if len(line) <= max_chars:
         return line
     return line[: max_chars - 1].rstrip() + _ELLIPSIS
-
-
-# What an error says, across languages and tools: the line a failure is quoted by.
-_ERROR_RE: Final = re.compile(
-    r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
-    r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
-    r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing (?:added )?to commit|panicked at"
-    r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b",
-    re.IGNORECASE,
-)
-# Lines that frame an output and never say why it failed.
-_BOILERPLATE_RE: Final = re.compile(
-    r"^\s*(?:(?:Error: )?Exit code -?\d+|On branch \S+|Your branch is\b.*|hint:.*"
-    r"|(?:Running|Compiling|Checking|Finished|Getting|Resolving|Downloading|Building)\b.*"
-    r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
-    re.IGNORECASE,
-)
-_TRACEBACK: Final = "Traceback (most recent call last):"
-_MAX_INFORMATIVE_SCAN: Final = 64 * 1024
-_MAX_INFORMATIVE_LINES: Final = 400
-
-
-def informative_line(text: str, max_chars: int = 200) -> str:
-    """The line of a tool's output that says why it failed, at most ``max_chars`` long.
-
-    The first line in an error's words (``fatal:``, ``error``/``ERROR``/``✘``, ``failed``,
-    ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
-    ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
-    first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,
-    ``Compiling …``); else the first line. Empty when the text is blank.
-    """
-    if not isinstance(text, str) or max_chars <= 0:
-        return ""
-    lines = text[:_MAX_INFORMATIVE_SCAN].splitlines()[:_MAX_INFORMATIVE_LINES]
-    found = _why(lines)
-    return first_line(found if found is not None else text, max_chars)
-
-
-def _why(lines: list[str]) -> str | None:
-    """The first line in an error's words, or the one a traceback ends in; else the first
-    that is not framing; stripped."""
-    plain = None
-    in_traceback = False
-    for raw in lines:
-        line = raw.strip()
-        if not line or (in_traceback and raw[:1].isspace()):
-            continue  # blank, or a traceback's frame
-        if line.startswith(_TRACEBACK):
-            in_traceback = True
-        elif in_traceback or _ERROR_RE.search(line):
-            return line
-        elif plain is None and not _BOILERPLATE_RE.match(line):
-            plain = line
-    return plain
 
 
 # What an answer says, past its lead-in: markdown framing and openers are skipped.

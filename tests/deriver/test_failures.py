@@ -10,11 +10,12 @@ import pytest
 
 from deriver import SessionMemoryDeriver
 from deriver.actions import Action, actions_of, is_no_match, resolves
+from deriver.check_verdict import failure_line
+from deriver.output_scan import informative_line
 from deriver.read_only import is_read_only_command
 from deriver.recording import Failures
 from deriver.store import EVICTION_TIERS, MemoryStore
 from deriver.token_budget import TokenArithmetic
-from deriver.user_text import informative_line
 from session_memory.core.memory import SessionMemory
 from session_memory.core.tokens import DEFAULT_ENCODING, counter
 from session_memory.formats import ClaudeCodeAdapter
@@ -117,6 +118,23 @@ class TestInformativeLine:
         """ "0 errors" is not an error: the first plain line is quoted instead."""
         assert informative_line("Exit code 3\nlinting 12 files\n0 errors, 2 warnings") == (
             "linting 12 files"
+        )
+
+    def test_a_tools_notice_is_not_the_reason(self) -> None:
+        """A notice that says how to turn it off (a shell's ``cd`` hook, a package manager's
+        hint) comes before the command's own words: those say why."""
+        notice = (
+            "Exit code 1\nzoxide: detected a possible configuration issue.\nPlease ensure that "
+            "zoxide is initialized right at the end of your shell configuration file.\n\nIf "
+            "the issue persists, consider filing an issue at:\nhttps://example.org/issues\n\n"
+            "Disable this message by setting _ZO_DOCTOR=0.\n\n"
+        )
+        said = "(eval):1: no matches found: --include=*.py"
+        assert informative_line(notice + said) == said
+        assert failure_line(notice + said) == said
+        hint = "Hide these hints with HOMEBREW_NO_ENV_HINTS=1 (see `man brew`).\n"
+        assert informative_line("==> Upgrading 1 package\n" + hint + "x 1.2 is pinned") == (
+            "x 1.2 is pinned"
         )
 
     def test_an_output_of_only_framing_is_its_first_line(self) -> None:
