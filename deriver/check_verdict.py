@@ -1,4 +1,5 @@
-"""A check's verdict: whether it passed, which tests failed, and the line that says why.
+"""A check's verdict: whether it passed, which tests failed, the problems a filter of its output
+counted, and the line that says why.
 
 Total, deterministic, free of I/O; only the head and tail of a large output are read.
 """
@@ -9,10 +10,17 @@ import re
 from typing import Final
 
 from deriver.actions import lacks_program
-from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, is_script_echo
+from deriver.check_output import MAX_SUMMARY_SCAN, CheckCounts, CheckSummary, is_script_echo
 from deriver.output_scan import ends_notice, exit_only, tail, without_colours
 
-__all__ = ["check_passed", "failing_tests", "failure_line", "lines_said"]
+__all__ = [
+    "check_passed",
+    "failing_tests",
+    "failure_line",
+    "lines_said",
+    "names_problems",
+    "problems_counted",
+]
 
 _SUCCESS_RE: Final = re.compile(
     r"^(?:Success: no issues found|All checks passed!|OK\b|test result: ok\.|BUILD SUCCESSFUL\b"
@@ -329,3 +337,41 @@ def lines_said(output: str, summary: str = "") -> set[str]:
     if test := _only_test(output):
         said |= {f"{test}: {text}" for text in said}
     return said
+
+
+_PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.IGNORECASE)
+
+
+def names_problems(stage: str) -> bool:
+    """Whether a filter of a check's output keeps the lines of its problems (``grep -iE
+    'error|issue'``, ``grep -v warning``): it stands for the whole run."""
+    return _PROBLEM_WORDS_RE.search(stage) is not None
+
+
+# A filter that counts the problems a run printed, last on its line: ``flutter analyze |
+# grep -c " error "``, ``eslint . | grep error | wc -l``.
+_COUNTING_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep)\b[^|;&]*)(\|\s*wc\s+-l\s*)?$")
+_COUNT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*c[a-zA-Z]*|--count)(?=\s|$)")
+_INVERT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*v[a-zA-Z]*|--invert-match)(?=\s|$)")
+
+
+def problems_counted(command: str, output: str) -> CheckSummary | None:
+    """How many problem lines a filter that ends the command line counted (its output's last
+    line, a number), said as the summary of the run: the filter stripped from the command
+    shown, the count is all its output says of it. None when it counts none (no such
+    filter, or not of problems)."""
+    found = _COUNTING_RE.search(command.rstrip())
+    if found is None:
+        return None
+    stage = found.group(1)
+    if found.group(2) is None and not _COUNT_FLAG_RE.search(stage):
+        return None
+    if _INVERT_FLAG_RE.search(stage) or not names_problems(stage):
+        return None
+    last = output.strip().rsplit("\n", 1)[-1].strip()
+    if not last.isdigit():
+        return None
+    count = int(last)
+    return CheckSummary(
+        CheckCounts(errors=count), f"{count} problem line{'s' * (count != 1)} counted"
+    )

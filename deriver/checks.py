@@ -11,13 +11,21 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check, shown_command
-from deriver.check_output import CheckCounts, CheckSummary, script_command, summarize_check
+from deriver.check_output import CheckSummary, script_command, summarize_check
 from deriver.check_runners import CheckKind, gate_covers
 from deriver.check_scope import CheckScope
-from deriver.check_verdict import check_passed, failing_tests, failure_line, lines_said
+from deriver.check_verdict import (
+    check_passed,
+    failing_tests,
+    failure_line,
+    lines_said,
+    names_problems,
+    problems_counted,
+)
 from deriver.ci_checks import CI_CHECKS, ci_verdict
 from deriver.git_state import elsewhere
 from deriver.keys import call_identity, check_key, check_of, failure_key
@@ -116,37 +124,9 @@ def covered_by_checks(path: str, cwd: str | None = None) -> bool:
 
 # A filter that keeps only some lines of a check's output: ``tsc | grep -E "ezoic"``.
 _GREP_FILTER_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep|rg)\b[^|;&]*)")
-_PROBLEM_WORDS_RE: Final = re.compile(r"err|fail|issue|warn|problem|panic", re.IGNORECASE)
-# A filter that counts the problems a run printed, last on its line: ``flutter analyze |
-# grep -c " error "``, ``eslint . | grep error | wc -l``.
-_COUNTING_RE: Final = re.compile(r"\|&?\s*((?:grep|egrep)\b[^|;&]*)(\|\s*wc\s+-l\s*)?$")
-_COUNT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*c[a-zA-Z]*|--count)(?=\s|$)")
-_INVERT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*v[a-zA-Z]*|--invert-match)(?=\s|$)")
 # A filter that shows lines around those it keeps (``grep -B1 no-unused-vars``): what it
 # prints is not only what it looked for.
 _CONTEXT_FLAG_RE: Final = re.compile(r"(?:^|\s)(?:-[ABC]\s*\d*|--(?:after-|before-)?context\b)")
-
-
-def _problems_counted(command: str, output: str) -> CheckSummary | None:
-    """How many problem lines a filter that ends the command line counted (its output's last
-    line, a number), said as the summary of the run: the filter stripped from the command
-    shown, the count is all its output says of it. None when it counts none (no such
-    filter, or not of problems)."""
-    found = _COUNTING_RE.search(command.rstrip())
-    if found is None:
-        return None
-    stage = found.group(1)
-    if found.group(2) is None and not _COUNT_FLAG_RE.search(stage):
-        return None
-    if _INVERT_FLAG_RE.search(stage) or not _PROBLEM_WORDS_RE.search(stage):
-        return None
-    last = output.strip().rsplit("\n", 1)[-1].strip()
-    if not last.isdigit():
-        return None
-    count = int(last)
-    return CheckSummary(
-        CheckCounts(errors=count), f"{count} problem line{'s' * (count != 1)} counted"
-    )
 
 
 def _suffix(path: str) -> str:
@@ -239,7 +219,7 @@ class CheckRules:
         summary = ci.summary if ci is not None else summarize_check(check.name, output)
         counts = summary.counts if summary is not None else None
         stages = _GREP_FILTER_RE.findall(check.command) if summary is None else []
-        kept = next((s for s in stages if not _PROBLEM_WORDS_RE.search(s)), None)
+        kept = next((s for s in stages if not names_problems(s)), None)
         if kept is not None:
             # "tsc | grep ezoic", "pytest | grep FAILED | grep -v retriever": the run shows
             # only the lines its filters kept, so it stands for no broader run. A summary that
@@ -248,7 +228,7 @@ class CheckRules:
             scope = check.scope
             narrowed = CheckScope(scope.directory, scope.paths, (*scope.filters, kept))
             check = dataclasses.replace(check, scope=narrowed)
-        counted = _problems_counted(check.command, output)
+        counted = problems_counted(check.command, output)
         passed: bool | None
         if ci is not None:
             passed = ci.passed  # the checks' states, whatever gh's exit (8: some pending)
@@ -306,22 +286,21 @@ class CheckRules:
         of ``go build ./... && go test ./...``, which exited 0): that line stands for the run.
         The check's own lines it covers that are stale or failed go, and its failures are
         resolved."""
-        lines = self.lines.get(check.name, {})
-        for other, scope in list(lines.items()):
-            item = self.store.get(check_key(other))
-            if check.scope.covers(scope) and item is not None and item.status != "passed":
-                del lines[other]
-                self.store.remove(item, stamp)
+        self._drop(check.name, check.scope, stamp, lambda status: status not in (None, "passed"))
         self._resolve(check, stamp)
 
     def _gate_passed(self, check: CheckRun, stamp: Stamp) -> None:
         """A project's gate that passed stands for the earlier failed runs of the checks it
         runs (``mise run lint`` for a failed ``golangci-lint run``, ``make test`` for ``pytest
-        tests/a.py``): their FAILED lines go, their failures are resolved. Their passes stay:
-        a gate may run less than they did."""
+        tests/a.py``): their FAILED lines go, their failures are resolved. Their passes stay,
+        a gate may run less than they did, but not those stale since: the gate's pass is the
+        newer word on the code as it is."""
         covered = gate_covers(check.name)
         if not covered:
             return
+        for name in self.lines:
+            if name != check.name and self.kinds.get(name) in covered:
+                self._drop(name, check.scope, stamp, lambda status: status == "stale")
         for name, failing in self.failing.items():
             if self.kinds.get(name) not in covered:
                 continue
@@ -332,16 +311,29 @@ class CheckRules:
     def _settle(self, check: CheckRun, identity: str, stamp: Stamp) -> None:
         """Lines of narrower runs of the same check go: this run's result stands for them."""
         lines = self.lines.setdefault(check.name, {})
-        for other, scope in list(lines.items()):
-            if other != identity and check.scope.covers(scope):
-                del lines[other]
-                item = self.store.get(check_key(other))
-                if item is not None:
-                    self.store.remove(item, stamp)
+        self._drop(check.name, check.scope, stamp, lambda status: True, but=identity)
         lines.pop(identity, None)
         lines[identity] = check.scope
         if len(lines) > _MAX_TRACKED:
             del lines[next(iter(lines))]
+
+    def _drop(
+        self,
+        name: str,
+        scope: CheckScope,
+        stamp: Stamp,
+        goes: Callable[[str | None], bool],
+        but: str = "",
+    ) -> None:
+        """The lines of ``name``'s runs that ``scope`` covers go (not ``but``'s) when their
+        status (None: no longer shown) ``goes``."""
+        lines = self.lines.get(name, {})
+        for other, covered in list(lines.items()):
+            item = self.store.get(check_key(other))
+            if other != but and scope.covers(covered) and goes(item.status if item else None):
+                del lines[other]
+                if item is not None:
+                    self.store.remove(item, stamp)
 
     def _failed(
         self,

@@ -808,6 +808,24 @@ class TestGatesAndPastedRuns:
         )
         assert "failed" in [i.status for i in other.verification_status]
 
+    def test_a_passing_gate_replaces_the_stale_passes_it_covers(self) -> None:
+        """``go test ./internal/sem`` passed, a file changed, then ``mise run check`` passed:
+        the gate's pass is the word on the code as it is, and the stale line goes. A pass
+        not stale since stays (a gate may run less), and so does a stale one of a kind the
+        gate does not run."""
+        memory = derive(
+            bash("go test ./internal/sem", "ok  \tx/internal/sem\t0.1s", "c1"),
+            bash("golangci-lint run ./...", "0 issues.", "c2"),
+            call("Edit", {"file_path": "internal/sem/a.go"}, call_id="c3"),
+            bash("go test ./internal/gitutil", "ok  \tx/internal/gitutil\t0.1s", "c4"),
+            bash("mise run test", "[test] ok  \tx/internal/sem\t0.1s", "c5"),
+        )
+        assert [(i.status, i.text.split("`")[1]) for i in memory.verification_status] == [
+            ("stale", "golangci-lint run ./..."),
+            ("passed", "go test ./internal/gitutil"),
+            ("passed", "mise run test"),
+        ]
+
     @pytest.mark.parametrize(
         ("failed", "output", "rerun", "settled"),
         [
