@@ -316,9 +316,12 @@ class Failures:
         *,
         no_lesson: bool = False,
         place: str = "",
+        piped: str = "",
     ) -> None:
         """A success of the same action (in the same place) resolves its earlier failures it
-        settles; with ``no_lesson`` (a linter's finding, fixed) they go."""
+        settles; with ``no_lesson`` (a linter's finding, fixed) they go. A line whose exit
+        is a filter's, its output ``piped``, settles none whose error that output says again
+        (``git stash | head -5``: "error: could not write index")."""
         self.last = None  # a call worked: the next failure is a line of its own
         if not place and not self._may_resolve(tool, key, check):
             return
@@ -337,6 +340,9 @@ class Failures:
                 continue
             kept = []
             for entry in entries:
+                if piped and _says_again(self.store.get(ItemKey(entry[1])), piped):
+                    kept.append(entry)
+                    continue
                 refused = self._refused(entry) if check is None else frozenset()
                 narrowed = Action(action.name, entry[0] - refused)
                 if not resolves(action, narrowed, check=check is not None):
@@ -574,3 +580,14 @@ def placed(actions: tuple[Action, ...], place: str) -> tuple[Action, ...]:
     return tuple(
         Action(f"{a.name} in {place}", a.targets) if a.name.startswith(_GIT) else a for a in actions
     )
+
+
+_MIN_SAID: Final = 12  # shorter words ("failed") say no one error again
+_QUOTED_ERROR_RE: Final = re.compile(r"`(?: exited -?\d+)?: \u201c([^\u201d]+)\u201d")
+
+
+def _says_again(item: Item | None, output: str) -> bool:
+    """Whether ``output`` says again the error a failure's line quotes."""
+    found = _QUOTED_ERROR_RE.search(item.text) if item is not None else None
+    said = found.group(1).rstrip("\u2026").strip() if found is not None else ""
+    return len(said) >= _MIN_SAID and said in output

@@ -444,8 +444,9 @@ class ToolCallRules:
         else:
             again = bool(call.sent) and self.refused.pop(call.key or "", "") == call.sent
             if not forced:
+                piped = result if "|" in (call.key or "") else ""  # its exit is a filter's
                 self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
-                                      no_lesson=again)  # fmt: skip
+                                      no_lesson=again, piped=piped)  # fmt: skip
             if call.kind is ToolKind.READ and call.key and self.failures.by_action:
                 self.failures.seen(call.key, stamp)
             self._did(call, result, stamp)

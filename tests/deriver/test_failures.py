@@ -215,6 +215,29 @@ class TestResolution:
         assert "has no upstream branch" in failure.text
         assert "then `git push --set-upstream origin feature-x 2>&1` worked" in failure.text
 
+    def test_a_piped_success_that_says_the_error_again_settles_nothing(self) -> None:
+        """``git stash`` failing, then ``git stash -u 2>&1 | head -5`` exiting 0 (the exit is
+        ``head``'s) while its output says the same error: still open, until a run that
+        does not say it."""
+        failed = "Exit code 1\nerror: could not write index"
+        memory = claude_code(
+            bash_use(1, "git stash"),
+            bash_result(1, failed, is_error=True),
+            bash_use(2, "git stash -u 2>&1 | head -5"),
+            bash_result(2, "error: could not write index", is_error=False),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "open"
+        assert "could not write index" in failure.text
+        fixed = claude_code(
+            bash_use(1, "git stash"),
+            bash_result(1, failed, is_error=True),
+            bash_use(2, "git stash -u 2>&1 | head -5"),
+            bash_result(2, "Saved working directory and index state WIP on main", is_error=False),
+        )
+        (failure,) = fixed.failed_attempts
+        assert failure.status == "resolved"
+
     def test_a_success_in_another_repository_resolves_only_its_own(self) -> None:
         """The same push failing in the project and in a checkout beside it (a Codex call's
         ``workdir``): each is resolved by the push that worked where it failed."""
