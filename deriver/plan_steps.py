@@ -4,9 +4,10 @@ logs"), and those the session was not seen to take.
 
 The plan is the one the user approved (a plan-mode exit) or one a request carries. A step
 that names a command is taken when a command line runs it, or a broader run of the same
-check; a step of checks named without a command ("all existing tests pass") when any check
-runs after the plan; a step done by hand (watching logs, clicking through a page) is never
-seen taken. What is left is a todo: at the end of the session, what no one has verified.
+check (any check of its kind when it says "or equivalent"); a step of checks named without
+a command ("all existing tests pass") when any check runs after the plan; a step done by
+hand (watching logs, clicking through a page) is never seen taken. What is left is a todo:
+at the end of the session, what no one has verified.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check
+from deriver.check_runners import CheckKind, gate_covers
 from deriver.keys import PLAN_STEPS_KEY
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import quoted_some
@@ -37,6 +39,8 @@ _BY_HAND_RE: Final = re.compile(
     r"\b(?:manual\w*|by hand|visual\w*|browser|load|stress|soak|benchmark\w*)\b", re.IGNORECASE
 )
 """Steps no check of the suite takes: done by hand, or a load the suite does not put on."""
+_ANY_LIKE_RE: Final = re.compile(r"\bor (?:an? |the )?(?:equivalent|similar)\b", re.IGNORECASE)
+"""A step that names a command as one way among others: any check of its kind takes it."""
 _MAX_STEPS: Final = 8
 _STEPS_SHOWN: Final = 2
 _TOKENS_PER_STEP: Final = 240
@@ -76,7 +80,14 @@ def _takes(step: str, command: str, ran: CheckRun | None) -> bool:
         check = detect_check(wanted)
         if check and ran and ran.name == check.name and ran.scope.covers(check.scope):
             return True
+        if check and ran and _ANY_LIKE_RE.search(step) and ran.kind in _kinds(check):
+            return True  # "`npm run build` (or equivalent)": `npx astro build` takes it
     return False
+
+
+def _kinds(check: CheckRun) -> frozenset[CheckKind]:
+    """The kinds of check a run is: a project's gate, those of the tasks it names."""
+    return gate_covers(check.name) if check.kind is CheckKind.GATE else frozenset({check.kind})
 
 
 class PlanSteps:

@@ -308,7 +308,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "with a Verification / Testing / Test plan section listing steps",
          "one todo of the steps not seen taken (two shown, one more for each 240 tokens of "
          "the budget): a step naming a command goes "
-         "when a command line runs it or a broader run of its check; one naming checks "
+         "when a command line runs it or a broader run of its check (any check of its kind "
+         "for npm run build (or equivalent)); one naming checks "
          "without a command (all tests pass) when any check runs; one done by hand (manual, "
          "logs, a browser) or a load on the system (a load or stress test) stays; the next "
          "approved plan replaces them",

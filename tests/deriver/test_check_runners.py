@@ -139,6 +139,13 @@ class TestChecksByMeaning:
             ("yamllint .", "yamllint", CheckKind.LINT),
             ("npx next build", "next build", CheckKind.BUILD),
             ("npx vite build", "vite build", CheckKind.BUILD),
+            ("npx astro build", "astro build", CheckKind.BUILD),
+            ("npx nuxi generate", "nuxt build", CheckKind.BUILD),
+            ("ng build --configuration production", "ng build", CheckKind.BUILD),
+            ("gatsby build", "gatsby build", CheckKind.BUILD),
+            ("mkdocs build --strict", "mkdocs build", CheckKind.BUILD),
+            ("sphinx-build -b html docs docs/_build", "sphinx-build", CheckKind.BUILD),
+            ("flutter build apk --release", "flutter build", CheckKind.BUILD),
             ("npx svelte-check", "svelte-check", CheckKind.TYPECHECK),
         ],
     )

@@ -149,3 +149,26 @@ class TestThePlansVerification:
             restored.apply(event)
         assert restored.memory.todo_items == derive(first, rest).todo_items
         assert "go build" in plan_todos(restored.memory)[0]
+
+    def test_a_step_that_allows_an_equivalent_is_taken_by_any_check_of_its_kind(self) -> None:
+        """ "Run `npm run build` (or equivalent)": the project's own build, `npx astro build`,
+        takes it; a test run does not, nor a build for a step that names only its own."""
+        plan = (
+            "# Plan\n## Verification\n1. Run `npm run build` (or equivalent) to confirm no "
+            "type errors\n2. Run `cargo build --release`\n"
+        )
+        memory = derive(
+            user("plan it"),
+            call("ExitPlanMode", {"plan": plan}, call_id="p1", result="approved"),
+            shell("npx vitest run", "t1", "Tests  3 passed (3)"),
+        )
+        (todo,) = plan_todos(memory)
+        assert "npm run build" in todo
+        built = derive(
+            user("plan it"),
+            call("ExitPlanMode", {"plan": plan}, call_id="p1", result="approved"),
+            shell("npx astro build", "b1", "[build] Complete!"),
+            shell("cargo check", "b2", "Finished"),
+        )
+        (todo,) = plan_todos(built)
+        assert "npm run build" not in todo and "cargo build --release" in todo

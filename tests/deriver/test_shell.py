@@ -161,6 +161,8 @@ class TestDetectCheck:
             "go run main.go",
             "node server.js",
             "node node_modules/vite/bin/vite.js",
+            "npx astro dev",
+            "ng serve",
             "git status --short",
             "cat <<EOF > run.sh\npytest\nEOF",
             "",
