@@ -219,7 +219,8 @@ def informative_line(text: str, max_chars: int = 200) -> str:
     ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
     ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
     first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,
-    ``Compiling …``); else the first line. Empty when the text is blank.
+    ``Compiling …``) nor a tool's notice (up to its line saying how to turn it off); else
+    the first line. Empty when the text is blank.
     """
     if not isinstance(text, str) or max_chars <= 0:
         return ""
@@ -230,7 +231,7 @@ def informative_line(text: str, max_chars: int = 200) -> str:
 
 def _why(lines: list[str]) -> str | None:
     """The first line in an error's words, or the one a traceback ends in; else the first
-    that is not framing; stripped."""
+    that is not framing nor a tool's notice; stripped."""
     plain = None
     in_traceback = False
     for raw in lines:
