@@ -378,11 +378,13 @@ _RETRACTION_RE: Final = re.compile(
 
 
 # The agent opens by owning that what it said last did not hold: "Correct — I was sloppy on
-# that", "Good catch, my mistake", "I stand corrected".
+# that", "Good catch, my mistake", "I stand corrected", or that its fix changed nothing
+# ("Still empty. The fix I made parses …", after the user's screenshot).
 _CONCEDES_RE: Final = re.compile(
     r"\b(?:I was (?:wrong|sloppy|mistaken|incorrect)|I stand corrected|my (?:mistake|bad)"
     r"|I (?:misspoke|misread|misunderstood|conflated|got (?:that|this|it) wrong)|good catch"
-    r"|(?:that|this) was (?:wrong|incorrect|a mistake))\b",
+    r"|(?:that|this) was (?:wrong|incorrect|a mistake))\b"
+    r"|^\W*(?:it(?:['\u2019]s| is) )?still (?:empty|blank|failing|broken|not working)\b",
     re.IGNORECASE,
 )
 _CONCEDES_SCAN: Final = 160

@@ -66,9 +66,7 @@ DECISION_CHARS: Final = 400
 """An earlier closing message kept as a key decision: about 150 tokens at most."""
 _CLOSING_TIER: Final = "completed_work"
 _ANSWER_CHARS: Final = 120
-_REPLY_CHARS: Final = 240
-_SAID_CHARS: Final = 240
-_PLAN_CHARS: Final = 240
+_QUOTE_CHARS: Final = 240  # the agent's answer, its words mid-turn, a plan's head
 _PLAN_STATES: Final = {"open": "awaiting approval", "rejected": "rejected by the user"}
 _FILES_SHOWN: Final = 8
 # In git: "not committed" when the session runs git; when it runs none, the user may commit.
@@ -177,7 +175,7 @@ class Stands:
         reply = content.strip() if asked else ""
         if not reply or says_next_step(reply.split("\n", 1)[0]):
             return False
-        text = f"the agent answered {quote(asked, QUESTION_CHARS)}: {quote(reply, _REPLY_CHARS)}"
+        text = f"the agent answered {quote(asked, QUESTION_CHARS)}: {quote(reply, _QUOTE_CHARS)}"
         decision(self.store, "reply", text, stamp, tier=_CLOSING_TIER)
         return True
 
@@ -210,13 +208,15 @@ class Stands:
 
     def _owns_wrong(self, content: str, stamp: Stamp) -> None:
         """The agent's next words after a closing message kept as a key decision: when they
-        own it was wrong ("Correct — I was sloppy on that"), it did not hold."""
-        if self.concluded and concedes(content):
-            item = self.store.get(decision_key(self.concluded))
+        own it was wrong ("Correct — I was sloppy on that"), it did not hold; nor does the
+        closing message no request has followed yet ("Still empty.", after a screenshot)."""
+        if concedes(content):
+            item = self.store.get(decision_key(self.concluded)) if self.concluded else None
             if item is not None:
                 self.store.remove(item, stamp)
-            if self.previous_kept == self.concluded:  # nor is it where the session stands
-                self.previous = self.previous_kept = ""
+            if self.concluded and self.previous_kept == self.concluded:
+                self.previous = self.previous_kept = ""  # nor is it where the session stands
+            self.closing = ""
         self.concluded = ""
 
     def _keep_closing(self) -> bool:
@@ -443,7 +443,7 @@ class Stands:
                 found.append(("awaiting", f"awaiting the user's answer to: {quoted}",
                               self.closing_stamp))  # fmt: skip
         if self.plan_state and self.plan_stamp is not None:
-            plan = quote(self.plan, _PLAN_CHARS) if self.plan.strip() else ""
+            plan = quote(self.plan, _QUOTE_CHARS) if self.plan.strip() else ""
             what = _PLAN_STATES.get(self.plan_state, "not approved")
             text = f"plan {what}: {plan}" if plan else f"plan {what}"
             found.append(("plan_pending", text, self.plan_stamp))
@@ -463,7 +463,7 @@ class Stands:
             key: tuple[object, ...] = ("said", self.said)
             line = self._lines.get(key)
             if line is None:
-                said = quote_head_tail(self.said, _SAID_CHARS)
+                said = quote_head_tail(self.said, _QUOTE_CHARS)
                 line = self._line(key, f"unfinished: the agent, mid-turn: {said}")
             found.append(("mid_turn", line, self.said_stamp))
         return found

@@ -182,6 +182,23 @@ class TestLastMessage:
         )
         assert any("two hooks race" in t for t in texts(memory.key_decisions)) is kept
 
+    def test_a_fix_the_agent_finds_changed_nothing_is_no_decision(self) -> None:
+        """The user answers a closing message with only a screenshot (no request); the
+        agent's next words, "Still empty.", say its fix did not hold: the closing message it
+        concluded with is not kept when the next turn closes."""
+        memory = derive(
+            user("the charts are empty"),
+            final("Read the summary from topMeta, because it was sitting right there unparsed."),
+            assistant("Still empty. The summary may live in the session-level metadata."),
+            final("Read it in parseSessionMeta, because the summary is in the session's metadata."),
+            user("now add a legend to each chart"),
+            final("Added the legends."),
+            user("thanks, now the dark theme"),
+        )
+        decisions = " ".join(texts(memory.key_decisions))
+        assert "parseSessionMeta" in decisions
+        assert "sitting right there" not in render_memory(memory)
+
 
 class TestMidTurn:
     def test_the_agents_words_while_working_stay_within_the_budget(self) -> None:
