@@ -249,6 +249,7 @@ class CheckRules:
             )
         no_test = (
             passed is not False
+            and check.kind in (CheckKind.TEST, CheckKind.GATE)  # a linter runs no tests
             and not (counts and counts.passed)
             and _NO_TESTS_RE.search(output[-_SCAN:]) is not None
         )

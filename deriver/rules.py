@@ -226,7 +226,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "words (a project's script with the command its runner echoed: bun run lint, runs "
          "biome check), with the failing tests, else its first error when that is not its "
          "summary (mypy's a.py:3: error: …, eslint's under its file's line: a.ts 3:7 error …; "
-         "not a script runner's exited with code 1) (a run that found no test, No tests "
+         "not a script runner's exited with code 1) (a test run that found no test, No tests "
          "found, is a "
          "warning; a run piped into head or tail, its summary cut off, failed when its output "
          "lists errors (tsc | head; markdownlint-cli2 | tail: a.md:3:81 error MD013; a "

@@ -1074,6 +1074,16 @@ class TestChecks:
         assert check.text.startswith("`npm test -- --testPathPattern=shares` (")
         assert check.text.endswith(f"{said})")
 
+    def test_a_linter_after_tests_is_not_a_run_that_found_no_test(self) -> None:
+        """``go test ./... | tail -40 && golangci-lint run ./...``: the line is the linter's,
+        which runs no tests; a package's "[no tests to run]" above its "0 issues." does not
+        make it a run that checked nothing."""
+        output = "ok  \tx/src\t(cached) [no tests to run]\nok  \tx/src/cli\t(cached)\n0 issues.\n"
+        command = "go test ./... 2>&1 | tail -40 && golangci-lint run ./..."
+        memory = derive(bash(command, output, "c1"))
+        assert "passed" in [c.status for c in memory.verification_status]
+        assert "warning" not in [c.status for c in memory.verification_status]
+
     def test_narrower_run_keeps_the_broader_line(self) -> None:
         """A later run of one file does not settle the whole suite's line."""
         memory = derive(
