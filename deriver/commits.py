@@ -44,6 +44,9 @@ _MODES: Final = frozenset({"--soft", "--mixed", "--hard", "--keep", "--merge"})
 _HEX_RE: Final = re.compile(r"[0-9a-f]{7,40}")
 _HASH_PREFIX_RE: Final = re.compile(r"^`[0-9a-f]{7,40}` ")
 _HASH_RE: Final = re.compile(r"`([0-9a-f]{7,40})`")
+_PUSHED_HEAD_RE: Final = re.compile(
+    r"^\s*[+ ]?\s*[0-9a-f]{7,40}\.\.\.?([0-9a-f]{7,40})\s+(\S+)\s+->\s+\S+", re.MULTILINE
+)
 _REWRITES: Final = frozenset({"$ git rebase", "$ git filter-repo", "$ git filter-branch"})
 """What makes the commits not pushed anew (so does ``git pull --rebase``)."""
 _REBASING_RE: Final = re.compile(r"(?:^|\s)(?:--rebase(?:=\S+)?|-r)(?=\s|$)")
@@ -105,11 +108,20 @@ class Commits:
             self.last = f"{quote(commit.subject, 120)}{self.where}"
         self.stamp = stamp  # shown where the session stands until pushed: no line of its own
 
-    def pushed_all(self, stamp: Stamp) -> None:
+    def pushed_all(self, stamp: Stamp, output: str = "") -> None:
         """A push: the last commit is shown where the session stands as pushed (until another
-        is made), and the lines of the commits before it that the push took along say so."""
+        is made), and the lines of the commits before it that the push took along say so.
+        When the head git says it pushed (``b3e6ad6e..e921c91e  HEAD -> main``) is not the
+        commit made, a rebase since rewrote them: the commit is named by the head pushed."""
         if not self.last:
             return
+        head = _PUSHED_HEAD_RE.search(output[:4000])
+        made = _HASH_RE.match(self.last)
+        if head and made and head.group(2) in ("HEAD", self.branch):
+            pushed, mine = head.group(1), made.group(1)
+            if not (pushed.startswith(mine) or mine.startswith(pushed)):
+                self.rewritten(stamp)
+                self.last = f"{code(pushed[: len(mine)], 16)} {self.last}"
         self._mark_pushed(self.earlier, stamp)
         self.last_pushed, self.last, self.earlier = self.last, "", []
         self.pushed_stamp = stamp
@@ -133,7 +145,7 @@ class Commits:
         if action == "$ git commit":
             self.committed(command, output, stamp)
         elif action == "$ git push" and _pushes_branch(command):
-            self.pushed_all(stamp)
+            self.pushed_all(stamp, output)
         elif action == "$ git reset":
             self.reset(command, stamp)
         elif _rewrites(action, command):

@@ -346,7 +346,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands, pushed or not): hash and subject (the subject alone for a "
          "quiet one), an amended one (--amend) in place of the last, pushed or not; those "
          "not pushed by subject alone once rebased or filtered (git pull --rebase, git "
-         "filter-repo: their hashes are gone); the files changed before it are "
+         "filter-repo: their hashes are gone), or by the head a push says it pushed when "
+         "that is not the commit made (b3e6ad6e..e921c91e HEAD -> main); the files changed "
+         "before it are "
          "committed (also when nothing names the commit); one in another repository beside "
          "the project (cd ../other, a Codex workdir) says where, and that repository has its "
          "own last commit, pushes and branch",

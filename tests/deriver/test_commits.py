@@ -72,6 +72,29 @@ class TestCommits:
             in texts(memory.where_stands)
         )
 
+    def test_a_push_that_names_another_head_names_the_commit_by_it(self) -> None:
+        """``git pull --rebase && git push`` failed at the push, after the rebase rewrote the
+        commit; ``git push origin HEAD:main`` then says the head it pushed: the commit is
+        named by that hash. A push whose head is the commit made changes nothing, nor does
+        one of another branch."""
+        rebased = "Successfully rebased and updated refs/heads/wt.\nfatal: The upstream branch"
+        memory = derive(
+            user("push it"),
+            bash('git commit -m "fix a"', "[wt 53ea0ad1] fix a", "g1"),
+            bash("git pull --rebase && git push", rebased, "p1", exit_code=128),
+            bash("git push origin HEAD:main", "   b3e6ad6e..e921c91e  HEAD -> main", "p2"),
+        )
+        assert "committed and pushed on `wt`: `e921c91e` \u201cfix a\u201d" in texts(
+            memory.where_stands
+        )
+        for output in ("   b3e6ad6e..53ea0ad1  HEAD -> main", "   1111111..2222222  dev -> dev"):
+            same = derive(
+                user("push it"),
+                bash('git commit -m "fix a"', "[wt 53ea0ad1] fix a", "g1"),
+                bash("git push origin HEAD:main", output, "p2"),
+            )
+            assert "`53ea0ad1`" in " ".join(texts(same.where_stands))
+
     def test_a_branch_whose_pull_request_merged_and_deleted_it_is_left(self) -> None:
         """``gh pr merge 15 --squash --delete-branch`` deletes the branch the session made
         and moves to the default branch, whatever it prints (the switch goes to stderr)."""
