@@ -26,9 +26,12 @@ __all__ = [
     "actions_of",
     "actions_of_uncached",
     "feeds_all",
+    "files_viewed",
     "is_no_match",
+    "moved_only",
     "only_looked",
     "only_looks",
+    "placed",
     "positional_words",
     "resolves",
     "settles",
@@ -234,3 +237,41 @@ def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: s
     if lacks_program(error):
         return False
     return is_read_only_command(key) or is_no_match(key, exit_code, error)
+
+
+_VIEWERS: Final = frozenset({"$ cat", "$ sed", "$ head", "$ tail", "$ nl", "$ bat", "$ less"})
+
+
+def files_viewed(tool: str, command: str) -> list[str]:
+    """The files a shell command line that only reads shows, whole or in part (``cat a.py``,
+    ``sed -n '1,140p' a.go``, ``head -50 README.md``): the agent has seen them as they are."""
+    if not is_read_only_command(command):
+        return []
+    return [p for a in actions_of(tool, command) if a.name in _VIEWERS for p in sorted(a.targets)]
+
+
+_GIT: Final = "$ git "
+_CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
+
+
+def moved_only(failed: str, worked: str) -> bool:
+    """Whether one command line is the other run from another directory: ``cd web && npm
+    install`` when the shell was in ``web`` already, then ``npm install``; or the other way
+    round."""
+    if not failed or not worked or failed == worked:
+        return False
+    return _CD_RE.sub("", failed, count=1) == _CD_RE.sub("", worked, count=1) and (
+        _CD_RE.match(failed) is not None or _CD_RE.match(worked) is not None
+    )
+
+
+def placed(actions: tuple[Action, ...], place: str) -> tuple[Action, ...]:
+    """The actions of a call run in another directory than the session's (a Codex
+    ``workdir``): a git command's failure there is settled only by a success there, not by
+    the same command in the project (``git push`` in two repositories). Other commands
+    (``gh repo view o/r``) act the same from anywhere."""
+    if not place:
+        return actions
+    return tuple(
+        Action(f"{a.name} in {place}", a.targets) if a.name.startswith(_GIT) else a for a in actions
+    )

@@ -9,7 +9,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from deriver.actions import Action, actions_of, feeds_all, lacks_program, resolves, settles
+from deriver.actions import (
+    Action,
+    actions_of,
+    feeds_all,
+    files_viewed,
+    lacks_program,
+    moved_only,
+    placed,
+    resolves,
+    settles,
+)
 from deriver.git_state import FORGE_PULLS
 from deriver.goal import steps_apart
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
@@ -24,7 +34,6 @@ from session_memory.core.redact import quote_untrusted
 __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
-_GIT: Final = "$ git "
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
 _READING_CHARS: Final = 120
 _PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
@@ -73,7 +82,6 @@ _UNUSED_NAME_RE: Final = re.compile(
     r"elements?)\b",
     re.IGNORECASE,
 )
-_CD_RE: Final = re.compile(r"cd\s+\S+\s*(?:&&|;)\s*")
 # A call refused for how it was made, an option, value or name it does not take ("unknown
 # flag: --no-pager", "Unknown skill: commit"): made right, it did what was asked; a slip.
 _USAGE_RE: Final = re.compile(
@@ -428,13 +436,16 @@ class Failures:
                 del self.by_action[name]
         self._count_shell_actions()
 
-    def seen(self, path: str, stamp: Stamp) -> None:
-        """A file read: an edit of it that did not apply because the file was not as last
-        seen (``stale_edit``) is settled, nothing learned: the agent now sees it as it is."""
-        for entries in self.by_action.values():
+    def seen(self, tool: str, key: str, stamp: Stamp) -> None:
+        """A file read (by a read, or a shell line that shows it: ``sed -n '1,140p' a.go``):
+        an edit of it that did not apply because the file was not as last seen
+        (``stale_edit``) is settled, nothing learned: the agent now sees it as it is."""
+        kind = classify_tool(tool)
+        paths = [key] if kind is ToolKind.READ else files_viewed(tool, key)
+        for entries in self.by_action.values() if kind in (ToolKind.READ, ToolKind.SHELL) else ():
             for targets, item_key, failed in list(entries):
                 item = self.store.get(ItemKey(item_key))
-                if path in targets and item is not None and item.kind == "stale_edit":
+                if item is not None and item.kind == "stale_edit" and _any_same(paths, targets):
                     self._resolve(ItemKey(item_key), failed, "", stamp, False)  # gone
 
     def _staged(self, stamp: Stamp) -> None:
@@ -499,7 +510,7 @@ class Failures:
             or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
             or (item.kind in ("tool_failed", "check_failed") and _USAGE_RE.search(item.text))
             or (item.kind == "tool_failed" and not fixed and shell
-                and (worked == failed or _moved_only(failed, worked)))
+                and (worked == failed or moved_only(failed, worked)))
         ):  # fmt: skip
             # A linter's finding that now passes (or a compiler's that a name is unused), an
             # edit made good once the agent saw the file as it is, a call whose arguments were
@@ -559,29 +570,6 @@ class Failures:
         self._count_shell_actions()
 
 
-def _moved_only(failed: str, worked: str) -> bool:
-    """Whether one command line is the other run from another directory: ``cd web && npm
-    install`` when the shell was in ``web`` already, then ``npm install``; or the other way
-    round."""
-    if not failed or not worked or failed == worked:
-        return False
-    return _CD_RE.sub("", failed, count=1) == _CD_RE.sub("", worked, count=1) and (
-        _CD_RE.match(failed) is not None or _CD_RE.match(worked) is not None
-    )
-
-
-def placed(actions: tuple[Action, ...], place: str) -> tuple[Action, ...]:
-    """The actions of a call run in another directory than the session's (a Codex
-    ``workdir``): a git command's failure there is settled only by a success there, not by
-    the same command in the project (``git push`` in two repositories). Other commands
-    (``gh repo view o/r``) act the same from anywhere."""
-    if not place:
-        return actions
-    return tuple(
-        Action(f"{a.name} in {place}", a.targets) if a.name.startswith(_GIT) else a for a in actions
-    )
-
-
 _MIN_SAID: Final = 12  # shorter words ("failed") say no one error again
 _QUOTED_ERROR_RE: Final = re.compile(r"`(?: exited -?\d+)?: \u201c([^\u201d]+)\u201d")
 
@@ -591,3 +579,9 @@ def _says_again(item: Item | None, output: str) -> bool:
     found = _QUOTED_ERROR_RE.search(item.text) if item is not None else None
     said = found.group(1).rstrip("\u2026").strip() if found is not None else ""
     return len(said) >= _MIN_SAID and said in output
+
+
+def _any_same(paths: list[str], targets: frozenset[str]) -> bool:
+    """Whether a path read names a file an edit targeted, from the project's directory or
+    from the root (``internal/a.go`` and ``/w/p/internal/a.go``)."""
+    return any(p == t or t.endswith(f"/{p}") or p.endswith(f"/{t}") for p in paths for t in targets)

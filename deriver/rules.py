@@ -212,7 +212,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "yet, changed since read, the text to replace not found or found twice, a patch's "
          "context not found; docs/formats.md)",
          "failed attempt, open until an edit of the same file works or the file is read (the "
-         "agent sees it as it is); then gone (nothing learned)",
+         "agent sees it as it is; also by a shell line that shows it: sed -n '1,140p' a.go); "
+         "then gone (nothing learned)",
          "failed_attempts", "open_failures"),
     Rule("merge_conflict", "git merge, pull, rebase, cherry-pick, revert, stash or am failed "
          "on conflicts (or on a commit it could not apply)",

@@ -447,8 +447,8 @@ class ToolCallRules:
                 piped = result if "|" in (call.key or "") else ""  # its exit is a filter's
                 self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
                                       no_lesson=again, piped=piped)  # fmt: skip
-            if call.kind is ToolKind.READ and call.key and self.failures.by_action:
-                self.failures.seen(call.key, stamp)
+            if call.key and self.failures.by_action:
+                self.failures.seen(call.name, call.key, stamp)
             self._did(call, result, stamp)
 
     def _failed(

@@ -1082,6 +1082,23 @@ class TestStaleEdits:
         denied = call("Write", args, "failed", "w1", error="EACCES: permission denied")
         assert len(derive(denied, read).failed_attempts) == 1
 
+    def test_a_shell_line_that_shows_the_file_settles_it_too(self) -> None:
+        """Codex reads through its shell: ``sed -n '1,140p' internal/cli/root_test.go`` after
+        a patch whose context was not found shows the file as it is (named from the
+        project's directory); ``ls`` of its directory, or a line that writes, does not."""
+        error = "apply_patch verification failed: Failed to find expected lines"
+        stale = {"status": "stale", "exit_code": None, "output": "", "error": error}
+        args = {"file_path": "/w/p/internal/cli/root_test.go"}
+        refused = [*call("Edit", args)[:2], tool_event("failed", "Edit", outcome=stale)]
+
+        def shell(command: str) -> list[dict[str, Any]]:
+            return call("exec_command", {"cmd": command}, call_id="s1", result="x", exit_code=0)
+
+        shown = shell("sed -n '1,140p' internal/cli/root_test.go")
+        assert derive(refused, shown).failed_attempts == ()
+        for other in ("ls internal/cli", "sed -i 's/a/b/' internal/cli/root_test.go"):
+            assert len(derive(refused, shell(other)).failed_attempts) == 1
+
 
 def _rejected_edit(path: str, n: int) -> list[dict[str, Any]]:
     return call("Edit", {"file_path": path}, "failed", f"r{n}", error="User rejected tool use")
