@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
+from deriver.calls import parse_tool_event
 from deriver.messages import (
     Checkpoint,
     MessageRules,
@@ -25,7 +26,7 @@ from deriver.recording import Failures
 from deriver.stands import Stands
 from deriver.store import Item, MemoryStore
 from deriver.todo_lists import TodoLists
-from deriver.tool_calls import ToolCallRules, parse_tool_event
+from deriver.tool_calls import ToolCallRules
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.memory import SectionName
 
@@ -299,7 +300,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "a lesson",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
-         "the todo list is replaced by the latest list, verbatim, in order; its open steps go "
+         "the todo list is replaced by the latest list, verbatim, in order (as its result "
+         "says it stands when it does: TaskList); its open steps go "
          "when the agent worked on past its last update, ended the turn and the user asks for "
          "something new; a step that verifies the work (Verify…, Run the tests), in progress, "
          "goes when the agent ends its turn after checks passed since it began (the last too), "

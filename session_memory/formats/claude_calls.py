@@ -2,8 +2,9 @@
 
 A ``tool_use`` block becomes ``requested`` + ``started``, and its ``tool_result`` (in a later
 ``user`` record) ``completed`` or ``failed``, with the outcome the result states
-(``claude_results``). TaskCreate / TaskUpdate keep a todo list (``claude_tasks``);
-``ToolSearch``, TaskList and TaskGet do no work and emit nothing. Work started in the
+(``claude_results``). TaskCreate / TaskUpdate keep a todo list (``claude_tasks``), and the
+states a TaskList result lists update it; ``ToolSearch`` and TaskGet do no work and emit
+nothing. Work started in the
 background stays open until its task notification or a poll says how it ended, and the polls
 are no calls of their own (``claude_background``). A ``pr-link`` record (the session's pull
 request) becomes a completed ``pull request`` call with its ``url``, once per pull request.
@@ -33,6 +34,7 @@ from session_memory.formats.claude_results import RESULT_MARKERS, ending, is_fai
 from session_memory.formats.claude_tasks import (
     TASK_TOOLS,
     Tasks,
+    listed_task_states,
     plan_task_call,
     settle_task_call,
     tasks_are_valid,
@@ -41,9 +43,9 @@ from session_memory.formats.outcomes import ResultMarkers
 
 __all__ = ["ClaudeCalls"]
 
-_NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskList", "TaskGet"})
+_NOT_WORK_TOOLS: Final = frozenset({"ToolSearch", "TaskGet"})
 """Calls that do no work: loading deferred tools' schemas (``ToolSearch`` with
-``select:TaskCreate,TaskUpdate``) and reading back the task list the adapter already keeps."""
+``select:TaskCreate,TaskUpdate``) and reading back one task the adapter already keeps."""
 _PULL_REQUEST: Final = "pull request"
 _MAX_PULL_REQUESTS: Final = 16
 _MAX_EARLY_RESULTS: Final = 16
@@ -160,6 +162,9 @@ class ClaudeCalls(AdapterBase):
             _bound(self._background)
             return
         end = ending(name, text, structured, failed=failed)
+        listed = listed_task_states(self._tasks, text) if name == "TaskList" else None
+        if listed is not None:
+            end = replace(end, extra={**end.extra, "args": listed})
         self._tool_end(
             out,
             event_id,

@@ -7,7 +7,10 @@ adapter keeps the list and gives every task call ``todos``: the list as it stand
 call succeeds, in TodoWrite's shape (``content``, ``status``). A task is created when its call
 is seen (so that calls sent together in one message see each other), gets its id from the
 call's result ("Task #3 created successfully", or ``toolUseResult.task.id``), and is removed
-again when the create failed. Deleted tasks leave the list.
+again when the create failed. Deleted tasks leave the list. TaskList's result says how the
+session's tasks stand (teammates update them in their own sessions): the states it lists
+for tasks the list knows are theirs now; a task it lists that this session did not create
+stays out (a listing is a read).
 """
 
 from __future__ import annotations
@@ -18,7 +21,14 @@ from typing import Final
 from session_memory.core.events import JsonObject
 from session_memory.formats.base import as_dict, as_str
 
-__all__ = ["MAX_TASKS", "TASK_TOOLS", "Tasks", "plan_task_call", "settle_task_call"]
+__all__ = [
+    "MAX_TASKS",
+    "TASK_TOOLS",
+    "Tasks",
+    "listed_task_states",
+    "plan_task_call",
+    "settle_task_call",
+]
 
 TASK_TOOLS: Final = frozenset({"TaskCreate", "TaskUpdate"})
 
@@ -30,6 +40,7 @@ Tasks = list[list[str | None]]
 
 _CREATED: Final = re.compile(r"Task #(\w+) created")
 _STATUSES: Final = frozenset({"pending", "in_progress", "completed"})
+_LISTED: Final = re.compile(r"^#(\w+) \[(pending|in_progress|completed)\] ", re.MULTILINE)
 
 
 def plan_task_call(tasks: Tasks, name: str, call_id: str, args: JsonObject) -> JsonObject:
@@ -72,6 +83,17 @@ def settle_task_call(
     if task_id is None and (m := _CREATED.search(text)):
         task_id = m.group(1)
     task[1] = task_id
+
+
+def listed_task_states(tasks: Tasks, text: str) -> JsonObject | None:
+    """Apply the states a TaskList result lists ("#3 [completed] Fix auth") to the tasks of
+    ``tasks`` it names; the arguments carrying the resulting ``todos`` when one changed."""
+    changed = False
+    for task_id, status in _LISTED.findall(text[:20_000]):
+        task = _find(tasks, task_id)
+        if task is not None and task[3] != status:
+            task[3], changed = status, True
+    return {"todos": [{"content": t[2], "status": t[3]} for t in tasks]} if changed else None
 
 
 def tasks_are_valid(value: object) -> bool:

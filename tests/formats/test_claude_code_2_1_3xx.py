@@ -59,10 +59,27 @@ class TestTaskTools:
         )
         assert m.todo_items == ()
 
-    def test_task_list_is_not_work(self) -> None:
-        """TaskList reads back the list the adapter keeps: no tool call is emitted."""
-        out = events(prompt(1, "Go"), tool_use(2, "TaskList", {}), tool_result(3, 2, "No tasks"))
-        assert [e.event_type for e in out] == ["message"]
+    def test_task_list_says_how_the_sessions_tasks_stand(self) -> None:
+        """Teammates update the tasks in their own sessions: TaskList's result says how they
+        stand, so the states it lists are the list's for the tasks this session created; a
+        task it lists that this session did not create (another's) stays out."""
+        listed = (
+            "#2 [completed] Fix auth race\n#1 [in_progress] Add Redis cache (backend)\n"
+            "#7 [pending] Someone else's task"
+        )
+        m = memory(
+            prompt(1, "Go"),
+            tool_use(2, "TaskCreate", {"subject": "Add Redis cache"}),
+            tool_result(3, 2, "Task #1 created successfully: Add Redis cache"),
+            tool_use(4, "TaskCreate", {"subject": "Fix auth race"}),
+            tool_result(5, 4, "Task #2 created successfully: Fix auth race"),
+            tool_use(6, "TaskList", {}),
+            tool_result(7, 6, listed),
+        )
+        todos = [(t.status, t.text) for t in m.todo_items]
+        assert ("in_progress", "Add Redis cache") in todos
+        assert not any("Fix auth race" in text or "Someone else" in text for _, text in todos)
+        assert any("Fix auth race" in t.text for t in m.completed_work)
 
 
 class TestKnownRecords:
