@@ -36,6 +36,7 @@ _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-cre
 # local branch x and switched to branch main".
 _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
 _SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
+_ON_BRANCH_RE: Final = re.compile(r"^On branch (\S+)", re.MULTILINE)
 _MERGE_DELETES_RE: Final = re.compile(r"\bmerge\b.*(?:\s--delete-branch\b|\s-d(?=\s|$))")
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
 _BACK_RE: Final = re.compile(r"(HEAD|@|[0-9a-f]{7,40})((?:\^|~\d*)+)")
@@ -152,6 +153,8 @@ class Commits:
             self.rewritten(stamp)
         if action in _SWITCHES or (self.made and "witched to" in output):
             self.switched(command, output, stamp)
+        elif self.made and (on := _ON_BRANCH_RE.search(output[:2000])) and on[1] != self.made:
+            self.made = ""  # git status: "On branch main", the branch made is left
         elif self.made and action == "$ gh pr" and _MERGE_DELETES_RE.search(command):
             self.made = ""  # the pull request merged, its branch deleted: back on the default
 

@@ -26,6 +26,8 @@ __all__ = ["Forge"]
 # the description says is still to be done or seen, most often in its test plan.
 _UNCHECKED_RE: Final = re.compile(r"^[ \t]*[-*] \[ \] +(\S[^\n]*)", re.MULTILINE)
 _BODY_RE: Final = re.compile(r"(?:^|\s)(?:--body|-b)[\s=]")  # not --body-file: its text unseen
+_MERGED: Final = "Merge pull request #"
+_MERGED_RE: Final = re.compile(r"\bMerge pull request #(\d+) from \S")
 _TOKENS_PER_BOX: Final = 400
 """A box shown per this many tokens of the budget, one at least."""
 
@@ -48,9 +50,16 @@ class Forge:
         self.ci_stamp: Stamp | None = None
         self.ci_pushed = ""
 
-    def ran(self, command: str) -> None:
-        """A command: one that looks at CI's runs (``gh run watch``) sees them."""
+    def ran(self, command: str, output: str, stamp: Stamp) -> bool:
+        """A command: one that looks at CI's runs (``gh run watch``) sees them; one whose
+        output shows the open pull request's merge commit, as the forge writes it ("Merge
+        pull request #2 from o/branch" in ``git log``), says it merged: whether it did."""
         self.ci = "seen" if looks_at_ci(command) else self.ci
+        if self.open and _MERGED in output:
+            for number in _MERGED_RE.findall(output[:8000]):
+                if same_pull(number, self.open.strip("`")):
+                    return self.ended(PullAction("merge", number, ""), "", stamp)
+        return False
 
     def changed(self, path: str) -> None:
         """A file edited: CI's configuration (``.github/workflows/deploy.yml``) says that CI

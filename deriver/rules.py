@@ -373,7 +373,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "_create_pull_request: its output's URL); the failed attempts to open one (gh pr "
          "create, gh api …/pulls) are settled by it",
          "completed work: the pull request merged or closed (the one named, else the one the "
-         "session opened); one opened is where the session stands while it is open, and "
+         "session opened; the open one when a log shows its merge commit, Merge pull request "
+         "#7 from o/b); one opened is where the session stands while it is open, and "
          "completed work once another is opened; a merge only scheduled (--auto, a merge "
          "queue) leaves it open; the boxes its description left unchecked (- [ ] in the "
          "--body it was opened with, or last written with gh pr edit) a todo until it is "
@@ -473,7 +474,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "where_stands", "never evicted"),
     Rule("branch", "git checkout -b / -B, git switch -c / -C completed, and no move to another "
          "branch since (git switch x, git checkout of the branch it was made from, git or gh "
-         "saying it switched, or gh pr merge --delete-branch)",
+         "saying it switched or, git status, On branch main, or gh pr merge --delete-branch)",
          "where the session stands: the branch and the one it was made from, unless the line "
          "of a commit not pushed names it", "where_stands", "never evicted"),
     Rule("ci_unseen", "git push completed after the session looked at CI (gh pr checks, gh "

@@ -200,8 +200,7 @@ class Stands:
         """How the last run ended: shown only when it did not complete normally."""
         self.completed = reason == "completed"
         self.ending = "" if self.completed else text
-        if self.completed:
-            self.said = ""  # the run ended its turn: no longer mid-turn
+        self.said = "" if self.completed else self.said  # a turn ended: no longer mid-turn
         self.ending_stamp = stamp
         self._fits.clear()  # the last message's line now starts differently
         self.refresh()
@@ -291,7 +290,8 @@ class Stands:
                     self.changed[:] = kept
                     self.changed_stamp = self.changed_stamp or stamp
                     self.refresh()
-            self.forge.ran(arg)
+            if self.forge.ran(arg, outcome.output, stamp):  # its log shows the merge commit
+                self.commits.at(place).settle_pushed()
             # A command that does more than read changes files: a status then lists its work.
             self.acted = self.acted or (outcome.status == "completed" and not only_reads(arg))
         if kind is ToolKind.TASK:  # a sub-agent's changes are the session's

@@ -1032,6 +1032,31 @@ class TestEndState:
         methods = [t for t in texts(memory.key_decisions) if t.startswith("merge method")]
         assert methods == ([f"merge method: {method}"] if method else [])
 
+    def test_a_log_that_shows_the_pull_requests_merge_commit_says_it_merged(self) -> None:
+        """Merged on the forge, not by the session: ``git log`` on main shows "Merge pull
+        request #7 from o/feat" (the forge's merge commit), and ``git status`` says "On branch
+        main". The pull request is merged, its boxes moot, and the branch made is left.
+        Another pull request's merge commit says nothing of this one."""
+        body = "--body '## Test plan\n- [ ] Verify the nav links'"
+
+        def session(log: str) -> Any:
+            return derive(
+                user("ship it"),
+                bash("git checkout -b feat", "Switched to a new branch 'feat'", "b1"),
+                bash(f"gh pr create --title x {body}", "https://github.com/o/r/pull/7\n", "p1"),
+                bash("git status && git log --oneline -3", f"On branch main\n{log}", "s1"),
+            )
+
+        memory = session("00a3fce Merge pull request #7 from o/feat\nd4d0272 Refine hero")
+        assert "merged pull request `https://github.com/o/r/pull/7`" in texts(memory.completed_work)
+        rendered = render_memory(memory)
+        assert "left open" not in rendered and "boxes left unchecked" not in rendered
+        assert "made in this session" not in rendered
+        other = session("bd0c1c7 Merge pull request #1 from o/chore-deps")
+        assert "pull request left open: `https://github.com/o/r/pull/7`" in texts(
+            other.where_stands
+        )
+
     @pytest.mark.parametrize(
         ("command", "closed", "left_open"),
         [
