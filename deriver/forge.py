@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+import orjson
+
 from deriver.git_state import (
     MERGE_LATER_RE,
     PULL_URL_RE,
@@ -25,6 +27,7 @@ __all__ = ["Forge"]
 # A box of a pull request's description left unchecked ("- [ ] Verify on Linux/Windows"): what
 # the description says is still to be done or seen, most often in its test plan.
 _UNCHECKED_RE: Final = re.compile(r"^[ \t]*[-*] \[ \] +(\S[^\n]*)", re.MULTILINE)
+_BOX_RE: Final = re.compile(r"^[ \t]*[-*] \[[ xX]\] ", re.MULTILINE)
 _BODY_RE: Final = re.compile(r"(?:^|\s)(?:--body|-b)[\s=]")  # not --body-file: its text unseen
 _MERGED: Final = "Merge pull request #"
 _MERGED_RE: Final = re.compile(r"\bMerge pull request #(\d+) from \S")
@@ -35,6 +38,23 @@ _TOKENS_PER_BOX: Final = 400
 def _unchecked(command: str) -> tuple[str, ...]:
     """The boxes a command's pull request description leaves unchecked."""
     return tuple(dict.fromkeys(m.group(1).strip() for m in _UNCHECKED_RE.finditer(command)))
+
+
+def _shown_body(targets: frozenset[str], output: str, url: str) -> str | None:
+    """The description of the pull request at ``url`` as ``gh pr view`` shows it (``--json
+    body``, or its text with the boxes in it); None when it shows another one, or none."""
+    if any(not same_pull(t, url) for t in targets if t.lstrip("#").isdigit() or "/pull" in t):
+        return None
+    text = output.strip()
+    if not text.startswith("{"):
+        return text if _BOX_RE.search(text) else None
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    body = data.get("body") if isinstance(data, dict) else None
+    shown = data.get("url", url) if isinstance(data, dict) else url
+    return body if isinstance(body, str) and same_pull(str(shown), url) else None
 
 
 class Forge:
@@ -72,12 +92,17 @@ class Forge:
             self.ci, self.ci_stamp, self.ci_pushed = "unseen", stamp, commit
 
     def pulled(self, targets: frozenset[str], command: str, output: str, stamp: Stamp) -> None:
-        """A pull request command that worked: one that opened it, or one that wrote the open
-        one's description again (``gh pr edit 8 --body …``): its boxes unchecked since."""
+        """A pull request command that worked: one that opened it, one that wrote the open
+        one's description again (``gh pr edit 8 --body …``), or one that shows it (``gh pr
+        view --json body``): its boxes unchecked since."""
         if "create" in targets:
             self.opened(output, stamp, command)
         elif "edit" in targets and self.open and _BODY_RE.search(command):
             self._boxes(_unchecked(command), stamp)
+        elif "view" in targets and self.open and "[" in output:
+            body = _shown_body(targets, output, self.open.strip("`"))
+            if body is not None:  # as the forge shows it now: boxes ticked since (by anyone)
+                self._boxes(_unchecked(body), stamp)
 
     def opened(self, output: str, stamp: Stamp, command: str = "") -> None:
         """A command or a forge's tool that opened one: its output's URL names it, and the

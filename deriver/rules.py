@@ -377,7 +377,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "#7 from o/b); one opened is where the session stands while it is open, and "
          "completed work once another is opened; a merge only scheduled (--auto, a merge "
          "queue) leaves it open; the boxes its description left unchecked (- [ ] in the "
-         "--body it was opened with, or last written with gh pr edit) a todo until it is "
+         "--body it was opened with, or last written with gh pr edit, or as gh pr view shows "
+         "it) a todo until it is "
          "merged or closed, evicted with the verification",
          "completed_work, todo_items", "completed_work"),
     Rule("merge_method", "`gh pr merge` / `glab mr merge` completed with --squash, --rebase "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from deriver.agent_text import question_of, quote_head_tail
@@ -951,6 +952,15 @@ class TestEndState:
         assert not derive(*opened, bash(f"gh pr edit 7 --body '{checked}'", "", "p2")).todo_items
         merged = derive(*opened, bash("gh pr merge 7 --squash", "✓ Squashed and merged", "p3"))
         assert not merged.todo_items
+        # As the forge shows it now (boxes ticked since, by anyone): the one still unchecked.
+        ticked = body.replace("- [ ] Verify CI", "- [x] Verify CI")
+        shown = orjson.dumps({"body": ticked, "url": "https://github.com/o/r/pull/7"}).decode()
+        viewed = derive(*opened, bash("gh pr view --json body,url", shown, "p4"))
+        assert texts(viewed.todo_items) == [
+            "the pull request's boxes left unchecked: “Try it on a device”"
+        ]
+        other = orjson.dumps({"body": ticked.replace("- [ ]", "- [x]")}).decode()
+        assert derive(*opened, bash("gh pr view 12 --json body", other, "p5")).todo_items
 
     def test_a_forge_tool_opens_a_pull_request_and_settles_the_attempts(self) -> None:
         """GitHub's MCP tool or app (``mcp__github__create_pull_request``,
