@@ -19,7 +19,7 @@ import re
 from typing import Any, Final
 
 from deriver.actions import positional_words
-from deriver.git_state import COMMIT_RE, commit_line
+from deriver.git_state import COMMIT_RE, commit_subjects
 from deriver.keys import done_key
 from deriver.shell import basename, simple_commands
 from deriver.store import MemoryStore, Stamp
@@ -83,13 +83,20 @@ class Commits:
         self.made_stamp: Stamp | None = None
 
     def committed(self, command: str, output: str, stamp: Stamp) -> None:
-        """A ``git commit`` that worked."""
+        """A ``git commit`` that worked; each of a line's commits in turn (``git commit -q -m
+        a && … && git commit -q -m b``), by what git printed of it or else its subject."""
+        made = list(COMMIT_RE.finditer(output[:4000]))
+        subjects = commit_subjects(command)
+        amend = "--amend" in command
+        for n in range(max(len(made), len(subjects))):
+            found = made[n] if n < len(made) else None
+            self._made(found, subjects[n] if n < len(subjects) else "", amend and not n, stamp)
+
+    def _made(self, found: re.Match[str] | None, subject: str, amend: bool, stamp: Stamp) -> None:
         store = self.store
-        found = COMMIT_RE.search(output[:4000])
-        commit = commit_line(command)
-        if found is None and not commit.subject:
+        if found is None and not subject:
             return
-        if commit.amend and (self.last or self.last_pushed):
+        if amend and (self.last or self.last_pushed):
             # The amended commit replaces the last one, whether or not it was pushed.
             self._take_off(self.last or self.last_pushed, stamp)
             self.last_pushed, self.pushed_stamp = "", None
@@ -106,7 +113,7 @@ class Commits:
             self.last = f"{code(found.group(2), 16)} {quote(found.group(3), 120)}{self.where}"
         else:
             # quiet (-q): the command line names it
-            self.last = f"{quote(commit.subject, 120)}{self.where}"
+            self.last = f"{quote(subject, 120)}{self.where}"
         self.stamp = stamp  # shown where the session stands until pushed: no line of its own
 
     def pushed_all(self, stamp: Stamp, output: str = "") -> None:

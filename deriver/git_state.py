@@ -24,6 +24,7 @@ __all__ = [
     "CommitLine",
     "PullAction",
     "commit_line",
+    "commit_subjects",
     "commits_ahead",
     "configures_ci",
     "elsewhere",
@@ -100,15 +101,18 @@ class CommitLine(NamedTuple):
 
 def commit_line(command: str) -> CommitLine:
     """What a ``git commit`` command line says of the commit it makes (:class:`CommitLine`)."""
-    return CommitLine("--amend" in command, _commit_subject(command))
+    subjects = commit_subjects(command)
+    return CommitLine("--amend" in command, subjects[0] if subjects else "")
 
 
-def _commit_subject(command: str) -> str:
-    """The subject a ``git commit`` command line gives its commit (``-m``, ``--message``, a
-    heredoc's first line); empty when it gives none (an editor, ``--no-edit``)."""
+def commit_subjects(command: str) -> list[str]:
+    """The subjects a ``git commit`` command line gives its commits (``-m``, ``--message``,
+    a heredoc's first line), one per commit it makes (``git commit -q -m a && … git commit
+    -q -m b``); none when it gives none (an editor, ``--no-edit``)."""
     found = _HEREDOC_SUBJECT_RE.search(command)
     if found is not None:
-        return found.group(1).strip()
+        return [found.group(1).strip()]
+    subjects = []
     for piped, words in simple_commands(command):
         if piped or basename(words[0]) != "git" or words[1:2] != ["commit"]:
             continue
@@ -122,8 +126,9 @@ def _commit_subject(command: str) -> str:
                 message = word[2:]
             else:
                 continue
-            return message.strip().split("\n", 1)[0]
-    return ""
+            subjects.append(message.strip().split("\n", 1)[0])
+            break
+    return subjects
 
 
 def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:

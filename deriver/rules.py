@@ -347,7 +347,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "then cd $S; S=$(mktemp -d) then cd $S)",
          "completed work, once followed by another commit (until then the last one is "
          "where the session stands, pushed or not): hash and subject (the subject alone for a "
-         "quiet one), an amended one (--amend) in place of the last, pushed or not; those "
+         "quiet one; each of a line's commits in turn), an amended one (--amend) in place of "
+         "the last, pushed or not; those "
          "not pushed by subject alone once rebased or filtered (git pull --rebase, git "
          "filter-repo: their hashes are gone), or by the head a push says it pushed when "
          "that is not the commit made (b3e6ad6e..e921c91e HEAD -> main); the files changed "

@@ -72,6 +72,25 @@ class TestCommits:
             in texts(memory.where_stands)
         )
 
+    def test_a_line_that_makes_two_commits_made_two(self) -> None:
+        """``git add a && git commit -q -m "perf: a" && git add b && git commit -q -m "perf:
+        b"``: two commits, the last is the one not pushed and the first counts before it;
+        so too when git prints each."""
+        quiet = (
+            'git add a.go && git commit -q -m "perf: a" && '
+            'git add b.go && git commit -q -m "perf: b"'
+        )
+        memory = derive(user("commit both"), bash(quiet, "", "g1"))
+        assert "committed and not pushed: \u201cperf: b\u201d (and 1 earlier commit)" in texts(
+            memory.where_stands
+        )
+        printed = "[main 1a2b3c4] perf: a\n 1 file changed\n[main 2b3c4d5] perf: b\n"
+        memory = derive(user("commit both"), bash(quiet.replace(" -q", ""), printed, "g2"))
+        assert (
+            "committed and not pushed on `main`: `2b3c4d5` \u201cperf: b\u201d (and 1 earlier"
+            " commit)" in texts(memory.where_stands)
+        )
+
     def test_a_push_that_names_another_head_names_the_commit_by_it(self) -> None:
         """``git pull --rebase && git push`` failed at the push, after the rebase rewrote the
         commit; ``git push origin HEAD:main`` then says the head it pushed: the commit is
