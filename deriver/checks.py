@@ -29,6 +29,7 @@ from deriver.check_verdict import (
 from deriver.ci_checks import CI_CHECKS, ci_verdict
 from deriver.git_state import elsewhere
 from deriver.keys import call_identity, check_key, check_of, failure_key
+from deriver.output_scan import windowed
 from deriver.recording import Failures, verification
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import (
@@ -59,14 +60,9 @@ _SCAN: Final = 4096
 _PASTE_SCAN: Final = 16_000
 _WHOLE_OUTPUT: Final = 32 * 1024
 """The longest output whose every line is read for the causes a failed run still says."""
-# A run seen through a window of its output ("| tail -30", "| head -n 50"): what it does not
-# show may still be there, unless the window was larger than the output.
-_WINDOW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b([^|;&]*)")
 # An output that says part of it was cut ("[3515 characters truncated]", "…1110 tokens
 # truncated…", pytest's "Full output truncated"): what it does not show may still be there.
 _CUT_SHORT_RE: Final = re.compile(r"\btruncated\b", re.IGNORECASE)
-_LINES_RE: Final = re.compile(r"^\s*(?:-n\s*\+?|--lines[= ]|-)(\d+)\s*$")
-_DEFAULT_WINDOW: Final = 10
 # A shell prompt line in a user's message, then the command: "$ pytest -q", "\u276f make
 # test" (a zsh theme), "[test:ci] $ go test ./..." (a task runner's echo).
 _PROMPT_RE: Final = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\] )?[$\u276f%] +(\S.{0,500})$")
@@ -390,7 +386,7 @@ class CheckRules:
         if (
             len(output) >= _WHOLE_OUTPUT
             or _GREP_FILTER_RE.search(check.command)
-            or _cut(check.command, output)
+            or windowed(check.command, output)
             or _CUT_SHORT_RE.search(output)
         ):
             return  # a view cut short: what it does not show may still be there
@@ -559,22 +555,6 @@ _FORMAT: Final = CheckKind.FORMAT
 _STYLE_KINDS: Final = frozenset({CheckKind.LINT, _FORMAT})
 _SILENT_KINDS: Final = _STYLE_KINDS | {CheckKind.TYPECHECK, CheckKind.BUILD}
 """Checks that print nothing when all is well (``git diff --check``, ``tsc``, ``go build``)."""
-
-
-def _cut(command: str, output: str) -> bool:
-    """Whether a window of the output (``| tail -20``) may have left out some of it: not
-    when the output has fewer lines than the window shows."""
-    windows = _WINDOW_RE.findall(command)
-    if not windows:
-        return False
-    lines = len(output.splitlines())
-    for options in windows:
-        found = _LINES_RE.match(options) if options.strip() else None
-        if options.strip() and found is None:
-            return True  # bytes (-c), a file, a follow: no count of lines
-        if lines >= (int(found.group(1)) if found else _DEFAULT_WINDOW):
-            return True
-    return False
 
 
 def _by_ci(name: str) -> bool:

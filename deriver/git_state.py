@@ -9,6 +9,7 @@ import posixpath
 import re
 from typing import Final, NamedTuple
 
+from deriver.output_scan import windowed
 from deriver.shell import basename, simple_commands
 from deriver.wording import DRIVE_RE, beside, in_scratch, relative
 from session_memory.core.outcome import ToolOutcome
@@ -136,17 +137,23 @@ def tree_status(command: str, outcome: ToolOutcome) -> list[str] | None:
     to commit, working tree clean" (``git status``, a ``git commit`` with nothing to do),
     else those ``git status`` of the whole tree lists, short (``-s``, ``--porcelain``; also
     when other commands follow it, its listing first) or long. None when the command is no
-    such listing (a status of some paths, or hiding untracked files, lists only some)."""
+    such listing (a status of some paths, or hiding untracked files, or seen through a
+    filter or a window it fills, ``| head -5``, lists only some)."""
     if "git" not in command:
         return None
     text = outcome.output or outcome.error
     if says_clean(text):
         return []
-    commands = [words for _piped, words in simple_commands(command) if words[0] != "cd"]
+    parts = [(piped, words) for piped, words in simple_commands(command) if words[0] != "cd"]
+    commands = [words for _piped, words in parts]
     if not commands or outcome.status != "completed" or outcome.exit_code not in (0, None):
         return None
     at = next((n for n, w in enumerate(commands) if w[1:2] == ["status"]), 0)
     words = commands[at]
+    if at + 1 < len(parts) and parts[at + 1][0]:
+        filtered = basename(parts[at + 1][1][0]) not in ("head", "tail")
+        if filtered or windowed(command, text):
+            return None  # only part of the listing: git status | head -5, | grep
     options = words[2:]
     if (
         basename(words[0]) != "git"

@@ -24,6 +24,7 @@ __all__ = [
     "informative_line",
     "reports_error",
     "tail",
+    "windowed",
     "without_colours",
 ]
 
@@ -247,3 +248,26 @@ def _why(lines: list[str]) -> str | None:
         elif plain is None and not _BOILERPLATE_RE.match(line):
             plain = line
     return plain
+
+
+# Output seen through a window ("| tail -30", "| head -n 50"): what it does not show may
+# still be there, unless the window was larger than the output.
+_WINDOW_RE: Final = re.compile(r"\|\s*(?:tail|head)\b([^|;&]*)")
+_LINES_RE: Final = re.compile(r"^\s*(?:-n\s*\+?|--lines[= ]|-)(\d+)\s*$")
+_DEFAULT_WINDOW: Final = 10
+
+
+def windowed(command: str, output: str) -> bool:
+    """Whether a window of the output (``| tail -20``) may have left out some of it: not
+    when the output has fewer lines than the window shows."""
+    windows = _WINDOW_RE.findall(command)
+    if not windows:
+        return False
+    lines = len(output.splitlines())
+    for options in windows:
+        found = _LINES_RE.match(options) if options.strip() else None
+        if options.strip() and found is None:
+            return True  # bytes (-c), a file, a follow: no count of lines
+        if lines >= (int(found.group(1)) if found else _DEFAULT_WINDOW):
+            return True
+    return False

@@ -622,13 +622,24 @@ class TestEndState:
         memory = derive(asked, *edits, bash(f"{commit} && git status src/", output, "g1"))
         assert not any("files changed" in t for t in texts(memory.where_stands))
 
-    @pytest.mark.parametrize("command", ["git status src/", "git status -uno -s"])
+    @pytest.mark.parametrize(
+        "command",
+        ["git status src/", "git status -uno -s", "git status -s | head -1",
+         "git status -s | grep src"],
+    )  # fmt: skip
     def test_a_status_of_some_files_says_nothing_of_the_others(self, command: str) -> None:
+        """A status of some paths, hiding untracked files, or seen through a filter or a
+        window it fills (``| head -1``) lists only some: the others are still changed."""
         memory = derive(
             user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
             bash(command, " M src/b.py\n", "g1"),
         )  # fmt: skip
         assert "files changed and not committed: `a.py`" in texts(memory.where_stands)
+        whole = derive(
+            user("fix it"), call("Edit", {"file_path": "a.py"}, call_id="e1"),
+            bash("git status -s | head -5", " M src/b.py\n", "g1"),
+        )  # fmt: skip
+        assert not any("a.py" in t for t in texts(whole.where_stands))  # all of it: a.py isn't
 
     @pytest.mark.parametrize(
         ("staging", "commit", "left"),
