@@ -275,7 +275,8 @@ class CheckRules:
             if passed:
                 self._resolve(check, stamp)
                 self._named_tests_passed(check, stamp)
-            self.failures.unread = check_key(identity)  # the agent's reading of the outcome
+            if passed or output.strip():  # what it says of a run that printed nothing is no reading
+                self.failures.unread = check_key(identity)  # the agent's reading of the outcome
         return bool(passed)
 
     def passed_on_the_way(self, check: CheckRun, stamp: Stamp) -> None:

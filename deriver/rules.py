@@ -271,7 +271,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "output) counts, run by the "
          "user, when it is the last command pasted (after it, a script's next step, $ bun "
          "publish, says what follows is not its output); the agent's first sentence after a "
-         "pass, or after a run whose outcome its output did not tell, when it reports a "
+         "pass, or after a run whose outcome its output did not tell (not one that printed "
+         "nothing: its words rest on no output), when it reports a "
          "result and no next step (All 527 tests pass), is kept with it",
          "verification_status", "verification_status"),
     Rule("ci_checks", "gh pr checks or gh run watch completed or failed, listing the CI "

@@ -958,7 +958,8 @@ class TestChecks:
         """``cargo test --lib | grep -E "(test result|passed)"`` printed nothing, its exit 0:
         the summary it looked for never showed, so neither verdict does ("Tests pass." is
         the agent's word, not the run's)."""
-        memory = derive(bash('cargo test --lib | grep -E "(test result|passed)"', "", "c1"))
+        command = 'cargo test --lib | grep -E "(test result|passed)"'
+        memory = derive(bash(command, "", "c1"), assistant("Tests pass."))
         [check] = memory.verification_status
         assert check.status == "warning" and check.text.endswith("(outcome unknown)")
 
