@@ -169,7 +169,7 @@ def bids_anew(message: str, reply: str) -> bool:
 
 # A reply that picks an option by its number or letter: "1", "option B", "the second one".
 _PICK_RE: Final = re.compile(
-    r"^\s*(?:(?:option|choice|#)\s*)?(?P<key>[1-9]|[a-e])\s*[.)]?\s*(?:please)?\s*$"
+    r"^\s*(?:(?:option|choice|#)\s*)?(?P<key>[0-9]|[a-e])\s*[.)]?\s*(?:please)?\s*$"
     r"|^\s*(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth)(?:\s+(?:one|option))?\W*$",
     re.IGNORECASE,
 )
@@ -178,13 +178,13 @@ _ORDINALS: Final = {"first": "1", "second": "2", "third": "3", "fourth": "4", "f
 # "A. is fine, ensure we log", "I think 2 - and keep the flag".
 _LEADING_PICK_RE: Final = re.compile(
     r"^\s*(?:i think|i'd say|i'd go with|i prefer|let's go with|let's do|go with)?\s*"
-    r"(?:option\s+)?(?P<key>[1-9]|[a-eA-E])(?:[.,):]|\s+[-\u2013\u2014])\s",
+    r"(?:option\s+)?(?P<key>[0-9]|[a-eA-E])(?:[.,):]|\s+[-\u2013\u2014])\s",
     re.IGNORECASE,
 )
 # An option of a list or of a table's first column: "2. Copy", "**B.** nested", "| **A.
 # `auto_summarize`** | Simple boolean |", "**[C]** Continue".
 _OPTION_LINE_RE: Final = re.compile(
-    r"^[\s>*_#|-]*(?:option\s+|approach\s+)?[(\[]?(?P<key>[1-9]|[a-eA-E])[.):\]][\s*]*"
+    r"^[\s>*_#|-]*(?:option\s+|approach\s+)?[(\[]?(?P<key>[0-9]|[a-eA-E])[.):\]][\s*]*"
     r"(?P<text>\S.*)$",
     re.IGNORECASE,
 )

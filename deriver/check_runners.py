@@ -43,6 +43,7 @@ __all__ = [
     "CheckKind",
     "CheckRunner",
     "gate_covers",
+    "kinds_of",
 ]
 
 
@@ -102,6 +103,14 @@ def gate_covers(name: str) -> frozenset[CheckKind]:
     if kinds:
         return kinds
     return _ALL_KINDS if _GATE_ALL_WORDS.intersection(words) else frozenset()
+
+
+def kinds_of(name: str, kind: str | None) -> frozenset[CheckKind]:
+    """The kinds of check a run named ``name`` is: a project's gate, those of the tasks it
+    names (``mise run rust:lint``: the linters)."""
+    if kind == CheckKind.GATE:
+        return gate_covers(name)
+    return frozenset() if kind is None else frozenset({CheckKind(kind)})
 
 
 GATE = CheckKind.GATE

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["CheckScope", "scope_of"]
+__all__ = ["CheckScope", "names_path", "scope_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,21 @@ class CheckScope:
         if self.directory and not other.directory:
             mine += tuple(posixpath.join(self.directory, path) for path in self.paths)
         return covered and _covers_paths(mine, other.paths)
+
+
+def names_path(scope: CheckScope, path: str) -> bool:
+    """Whether a run's paths, from the session's directory, name ``path`` or a directory it
+    is under (``./internal/...``, ``lib/**/*.dart``: the directory before the pattern; any
+    path when it names none, or names the whole tree)."""
+    roots = [_ROOT_RE.sub("", p.removeprefix("./")).rstrip("/") for p in scope.paths]
+    if not roots or any(r in ("", ".") for r in roots):
+        return True
+    path = path.removeprefix("./")
+    return any(_under(path, r) or _under(path, posixpath.join(scope.directory, r)) for r in roots)
+
+
+_ROOT_RE: Final = re.compile(r"/?[^/]*[*?\[{].*$|/?\.\.\.$")
+"""What follows a run path's directory: a glob or Go's ``...``."""
 
 
 def _covers_paths(mine: tuple[str, ...], paths: tuple[str, ...]) -> bool:

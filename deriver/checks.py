@@ -16,8 +16,8 @@ from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check, shown_command
 from deriver.check_output import CheckSummary, script_command, summarize_check
-from deriver.check_runners import CheckKind, gate_covers
-from deriver.check_scope import CheckScope
+from deriver.check_runners import CheckKind, gate_covers, kinds_of
+from deriver.check_scope import CheckScope, names_path
 from deriver.check_verdict import (
     check_passed,
     failing_tests,
@@ -40,6 +40,7 @@ from deriver.wording import (
     describe,
     in_scratch,
     quote,
+    relative,
     under,
 )
 from session_memory.core.redact import contain_trusted_line
@@ -297,7 +298,8 @@ class CheckRules:
         if not covered:
             return
         for name in self.lines:
-            if name != check.name and self.kinds.get(name) in covered:
+            kinds = kinds_of(name, self.kinds.get(name))  # mise run rust:lint: the linters
+            if name != check.name and kinds and kinds <= covered:
                 self._drop(name, check.scope, stamp, lambda status: status == "stale")
         for name, failing in self.failing.items():
             if self.kinds.get(name) not in covered:
@@ -516,6 +518,11 @@ class CheckRules:
             if paths and _ran_beside(identity, paths, store.root or store.cwd):
                 continue
             name = _name_of(identity)
+            scope = self.lines.get(name, {}).get(identity)
+            if paths and scope and self.kinds.get(name) in _STYLE_KINDS:
+                shown = [relative(p, store.cwd) or p for p in paths]
+                if not any(names_path(scope, p) for p in shown):
+                    continue  # a linter of lib/ read nothing of test/
             language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
             static = self.kinds.get(name) not in _READ_BY_ALL
             # Stale unless a static check of one language saw only other languages change.

@@ -16,7 +16,7 @@ import re
 from typing import Any, Final
 
 from deriver.check_commands import CheckRun, detect_check
-from deriver.check_runners import CheckKind, gate_covers
+from deriver.check_runners import kinds_of
 from deriver.keys import PLAN_STEPS_KEY
 from deriver.store import MemoryStore, Stamp
 from deriver.wording import quoted_some
@@ -78,16 +78,13 @@ def _takes(step: str, command: str, ran: CheckRun | None) -> bool:
         if " ".join(wanted.split()) in " ".join(command.split()):
             return True
         check = detect_check(wanted)
-        if check and ran and ran.name == check.name and ran.scope.covers(check.scope):
+        if check is None or ran is None:
+            continue
+        if ran.name == check.name and ran.scope.covers(check.scope):
             return True
-        if check and ran and _ANY_LIKE_RE.search(step) and ran.kind in _kinds(check):
+        if _ANY_LIKE_RE.search(step) and ran.kind in kinds_of(check.name, check.kind):
             return True  # "`npm run build` (or equivalent)": `npx astro build` takes it
     return False
-
-
-def _kinds(check: CheckRun) -> frozenset[CheckKind]:
-    """The kinds of check a run is: a project's gate, those of the tasks it names."""
-    return gate_covers(check.name) if check.kind is CheckKind.GATE else frozenset({check.kind})
 
 
 class PlanSteps:

@@ -256,8 +256,10 @@ RULES: Final[tuple[Rule, ...]] = (
          "a pass of a run naming each test a failed run "
          "listed as failing (go test -run TestA, pytest a.py::test_b) the failed run, and a "
          "project's gate that passes (mise run lint, make test) the FAILED lines of the kinds "
-         "of check it runs, and their passes stale since; stale after a later edit of a file "
-         "checks read (not docs, not a file "
+         "of check it runs, and their passes stale since (a narrower gate's of those kinds "
+         "too: mise run rust:lint, then mise run lint); stale after a later edit of a file "
+         "checks read (not docs, a linter's or formatter's only under the paths it was given: "
+         "dart analyze lib/ not after test/a.dart; not a file "
          "outside the session's working directory; for a check run in a directory beside the "
          "project, cd ../lib && go test, only a file in that directory); a check run in another "
          "checkout beside the project (cd ../lib && pytest) is that checkout's, shown with its "
@@ -409,7 +411,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "I'll post it; not an offer of this or that)",
          "where the session stands: the answer with the question of "
          "the message it answers, its offer, or the option it picks by number, letter or "
-         "ordinal (1, option B, the second one; a list's line or a table's row); never a new "
+         "ordinal (1, option B, the second one, 0 of a menu numbered from 0; a list's line "
+         "or a table's row); never a new "
          "goal",
          "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",

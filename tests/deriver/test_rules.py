@@ -826,6 +826,31 @@ class TestGatesAndPastedRuns:
             ("passed", "mise run test"),
         ]
 
+    def test_a_gate_replaces_the_stale_pass_of_a_narrower_gate_of_its_kinds(self) -> None:
+        """``mise run rust:lint`` (a gate that runs the linters) passed, a file changed, then
+        ``mise run lint`` passed: the stale narrower gate's line goes, as a linter's would."""
+        memory = derive(
+            bash("mise run rust:lint", "[rust:lint] Finished", "c1"),
+            call("Edit", {"file_path": "src/a.rs"}, call_id="c2"),
+            bash("mise run lint", "[lint] ok", "c3"),
+        )
+        assert [(i.status, i.text.split("`")[1]) for i in memory.verification_status] == [
+            ("passed", "mise run lint")
+        ]
+
+    def test_a_linter_of_some_paths_is_not_stale_after_an_edit_elsewhere(self) -> None:
+        """``dart analyze lib/features/`` passed, then only a test file changed: the linter
+        read none of it, and its pass still stands; an edit under lib/ makes it stale, and
+        a test run of some paths is stale after any edit (tests import the code)."""
+        ran = bash("dart analyze lib/features/", "No issues found!", "c1")
+        memory = derive(ran, call("Edit", {"file_path": "test/a_test.dart"}, call_id="c2"))
+        assert [i.status for i in memory.verification_status] == ["passed"]
+        memory = derive(ran, call("Edit", {"file_path": "lib/features/a.dart"}, call_id="c2"))
+        assert [i.status for i in memory.verification_status] == ["stale"]
+        tests = bash("pytest tests/test_a.py", "1 passed in 0.1s", "c1")
+        memory = derive(tests, call("Edit", {"file_path": "src/a.py"}, call_id="c2"))
+        assert [i.status for i in memory.verification_status] == ["stale"]
+
     @pytest.mark.parametrize(
         ("failed", "output", "rerun", "settled"),
         [

@@ -366,6 +366,18 @@ class TestAnswers:
         option = "option 1: Mermaid in fenced code blocks: both clients render it."
         assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
+    def test_a_menu_numbered_from_zero_binds_zero_to_its_first_item(self) -> None:
+        """A workflow's menu numbered from 0 ("0. Batch-apply all", "1. Fix them one by
+        one"): "0" picks the item numbered 0, not the next one."""
+        menu = (
+            "That brings the total to 16 patch findings.\n\n**How would you like to handle "
+            "them?**\n\n> **0. Batch-apply all** — fix every non-controversial patch\n> **1. "
+            "Fix them automatically** — one by one\n> **2. Leave as action items**"
+        )
+        memory = derive(user("/review"), final(menu), user("0"))
+        answered = "user answered “0” to: “option 0: Batch-apply all — fix every"
+        assert any(t.startswith(answered) for t in texts(memory.where_stands))
+
     @pytest.mark.parametrize(
         ("reply", "answers"),
         [("only me", True), ("speed, aesthetics, focus", True), ("keep it simple", True),
