@@ -205,7 +205,7 @@ def option_of(message: str, reply: str) -> str:
     if pick is None:
         pick = _LEADING_PICK_RE.match(reply)
         if pick is None or not _asks_to_choose(question_of(message)):
-            return ""
+            return _named_options(message, reply)
         key = pick.group("key")
     else:
         key = pick.group("key") or _ORDINALS[pick.group("ordinal").lower()]
@@ -219,6 +219,31 @@ def option_of(message: str, reply: str) -> str:
             if menu_key.lower() == key.lower():
                 found = f"option {menu_key}: {text.strip()}"
     return found
+
+
+def _named_options(message: str, reply: str) -> str:
+    """The options of ``message`` a reply of a few short lines names, one per line, by the
+    words each starts with ("Show no-data / 0", then "Strip the first zero bar", picking an
+    option of each of two questions); empty unless every line names one."""
+    picked = [ln.strip(" >*-") for ln in reply.strip().splitlines()]
+    if not picked or len(picked) > _MAX_NAMED or any(len(p) > _NAMED_CHARS for p in picked):
+        return ""
+    options = []
+    for text_line in message[-MESSAGE_CHARS:].splitlines():
+        option = _OPTION_LINE_RE.match(text_line)
+        if option is not None:
+            options.append((option.group("key"), option.group("text").replace("**", "").strip()))
+    found = []
+    for name in picked:
+        named = [(k, t) for k, t in options if name and t.lower().startswith(name.lower())]
+        if not named:
+            return ""
+        found.append(f"option {named[-1][0]}: {named[-1][1]}")
+    return " \u2026 ".join(found)
+
+
+_MAX_NAMED: Final = 4
+_NAMED_CHARS: Final = 80
 
 
 def _menu(line: str) -> list[tuple[str, str]]:

@@ -412,7 +412,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: the answer with the question of "
          "the message it answers, its offer, or the option it picks by number, letter or "
          "ordinal (1, option B, the second one, 0 of a menu numbered from 0; a list's line "
-         "or a table's row); never a new "
+         "or a table's row), or those a reply of a few lines names, one per line, by the "
+         "words each starts with; never a new "
          "goal",
          "where_stands", "never evicted"),
     Rule("awaiting", "the agent's last message ends by asking something",

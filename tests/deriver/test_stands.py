@@ -366,6 +366,27 @@ class TestAnswers:
         option = "option 1: Mermaid in fenced code blocks: both clients render it."
         assert f"user answered “{reply}” to: “{option}”" in texts(memory.where_stands)
 
+    def test_a_reply_that_names_an_option_of_each_question_answers_them(self) -> None:
+        """Two decisions asked, each with numbered options, "Reply with your choices": a
+        reply of two lines, each the words an option starts with, picks them; it is an
+        answer bound to those options, not a new goal. A line that names no option makes
+        the reply a request."""
+        asked = (
+            "**[DN1] Metric 3 denominator**\nOptions:\n1. **Show no-data / 0** — return 0\n"
+            "2. **Keep the guard** — max(x, 1)\n\n**[DN2] Cadence**\nOptions:\n1. **Strip "
+            "the first zero bar** — slice index 0\n2. **Keep as-is**\n\nReply with your "
+            "choices."
+        )
+        memory = derive(
+            user("/review"), final(asked), user("Show no-data / 0\nStrip the first zero bar")
+        )
+        assert memory.current_goal is not None and memory.current_goal.text == "/review"
+        [answered] = [t for t in texts(memory.where_stands) if t.startswith("user answered")]
+        assert "option 1: Show no-data / 0 — return 0" in answered
+        assert "option 1: Strip the first zero bar — slice index 0" in answered
+        other = derive(user("/review"), final(asked), user("Show no-data / 0\nand add a legend"))
+        assert other.current_goal is not None and other.current_goal.text.startswith("Show")
+
     def test_a_menu_numbered_from_zero_binds_zero_to_its_first_item(self) -> None:
         """A workflow's menu numbered from 0 ("0. Batch-apply all", "1. Fix them one by
         one"): "0" picks the item numbered 0, not the next one."""
