@@ -520,8 +520,10 @@ class CheckRules:
             name = _name_of(identity)
             scope = self.lines.get(name, {}).get(identity)
             if paths and scope and self.kinds.get(name) in _STYLE_KINDS:
-                shown = [relative(p, store.cwd) or p for p in paths]
-                if not any(names_path(scope, p) for p in shown):
+                # From where the session is now and from the project's root (the linter ran
+                # in one of them); a path above both may be any of the linter's.
+                shown = {relative(p, base) or p for p in paths for base in (store.cwd, store.root)}
+                if not any(p.startswith("../") or names_path(scope, p) for p in shown):
                     continue  # a linter of lib/ read nothing of test/
             language = _LANGUAGE_OF_CHECK.get(name.split(" ", 1)[0])
             static = self.kinds.get(name) not in _READ_BY_ALL

@@ -850,6 +850,14 @@ class TestGatesAndPastedRuns:
         tests = bash("pytest tests/test_a.py", "1 passed in 0.1s", "c1")
         memory = derive(tests, call("Edit", {"file_path": "src/a.py"}, call_id="c2"))
         assert [i.status for i in memory.verification_status] == ["stale"]
+        # The session went into web/ since: the edit is read from the project's root too.
+        memory = derive(
+            event("message", role="user", content="lint it", cwd="/w/p"),
+            ran,
+            event("message", role="user", content="now the frontend", cwd="/w/p/web"),
+            call("Edit", {"file_path": "/w/p/lib/features/a.dart"}, call_id="c2"),
+        )
+        assert [i.status for i in memory.verification_status] == ["stale"]
 
     @pytest.mark.parametrize(
         ("failed", "output", "rerun", "settled"),
