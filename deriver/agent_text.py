@@ -59,8 +59,10 @@ _QUESTION_END_RE: Final = re.compile(r"(?<![/=&?])\?(?=[\"'\u201d\u2019)\]*_`]*(
 
 
 # Where a sentence before the question ends: its mark and the blank after it (the "." of
-# "writeup.md" or "v1.2" ends none).
-_SENTENCE_GAP_RE: Final = re.compile(r"[.!?]+[\"'\u201d\u2019)\]*_`]*\s")
+# "writeup.md" or "v1.2" ends none, nor that of "e.g. " or "etc. ").
+_SENTENCE_GAP_RE: Final = re.compile(
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)[.!?]+[\"'\u201d\u2019)\]*_`]*\s"
+)
 
 
 def _in_address(word: str) -> bool:

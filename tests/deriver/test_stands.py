@@ -450,6 +450,9 @@ class TestAnswers:
     def test_question_of_takes_the_last_question(self) -> None:
         assert question_of("Done. Shall I push? Or wait?\n") == "Or wait?"
         assert question_of("Done.\nAll good.") == ""
+        # "e.g." and "etc." inside the question end no sentence.
+        asked = "I haven't committed. One commit, or split (e.g. backend vs. frontend)?"
+        assert question_of(asked) == "One commit, or split (e.g. backend vs. frontend)?"
 
     def test_a_question_starts_after_a_sentence_not_inside_a_name(self) -> None:
         """The "." of a file name or a version ends no sentence: the question is whole."""
