@@ -212,7 +212,7 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
                                   "linter")), "ruff", LINT, "linters"),
     _R(("flake8",), ANY, "flake8", LINT),
     _R(("pylint",), ANY, "pylint", LINT),
-    _R(("golangci-lint",), ANY, "golangci-lint", LINT, "linters"),
+    _R(("golangci-lint",), _sub("run"), "golangci-lint", LINT, "linters"),
     _R(("staticcheck",), ANY, "staticcheck", LINT),
     _R(("shellcheck",), ANY, "shellcheck", LINT),
     _R(("rubocop",), ANY, "rubocop", LINT),

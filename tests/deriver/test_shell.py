@@ -163,6 +163,8 @@ class TestDetectCheck:
             "node node_modules/vite/bin/vite.js",
             "npx astro dev",
             "ng serve",
+            "golangci-lint version",
+            "golangci-lint linters",
             "git status --short",
             "cat <<EOF > run.sh\npytest\nEOF",
             "",
