@@ -164,7 +164,7 @@ def failing_tests(output: str, limit: int = 3) -> tuple[str, ...]:
 
 
 # The line that says why a check failed: an ExUnit "** (Error) ...", a pytest "E   ...", a
-# Rust panic message, a compiler or tool "error: ...".
+# Rust panic message, a compiler or tool "error: ...", a structured log's level=error line.
 _ERROR_LINE_RE: Final = re.compile(
     r"^[ \t]*(\*\* \([\w.]+\)[^\n]*"
     r"|E {3}[^\n]*\S"
@@ -181,7 +181,9 @@ _ERROR_LINE_RE: Final = re.compile(
     # a linter's ``a.md:3:81 error MD013/line-length …``
     r"|[^\s:()]+\.\w+:\d+: (?:fatal )?error: [^\n]+|\S+\.\w+:\[\d+,\d+\] [^\n]+"
     r"|\d+:\d+ +error +[^\n]+|(?:Type|Syntax) error: [^\n]+|error - \S+:\d+:\d+ - [^\n]+"
-    r"|[^\s:()]+\.\w+:\d+(?::\d+)? +error +[^\n]+)",
+    r"|[^\s:()]+\.\w+:\d+(?::\d+)? +error +[^\n]+"
+    # a structured log's error among its info lines: ``level=error msg="Running error: …"``
+    r"|(?:time=\S+ )?level=(?:error|fatal|panic) [^\n]+)",
     re.MULTILINE,
 )
 

@@ -120,6 +120,17 @@ class TestInformativeLine:
             "linting 12 files"
         )
 
+    def test_a_structured_logs_error_line_is_the_reason(self) -> None:
+        """A linter's verbose log (``golangci-lint run -v``): its level=error line among the
+        info lines says why it failed."""
+        log = (
+            'level=info msg="golangci-lint has version 2.11.3"\n'
+            'level=info msg="[lintersdb] Active 44 linters"\n'
+            'level=error msg="Running error: context loading failed: no go files to analyze"\n'
+            'level=info msg="Execution took 42ms"\n'
+        )
+        assert failure_line(log).startswith('level=error msg="Running error: context loading')
+
     def test_a_tools_notice_is_not_the_reason(self) -> None:
         """A notice that says how to turn it off (a shell's ``cd`` hook, a package manager's
         hint) comes before the command's own words: those say why."""
