@@ -441,8 +441,10 @@ class Failures:
         an edit of it that did not apply because the file was not as last seen
         (``stale_edit``) is settled, nothing learned: the agent now sees it as it is."""
         kind = classify_tool(tool)
+        if kind not in (ToolKind.READ, ToolKind.SHELL):
+            return
         paths = [key] if kind is ToolKind.READ else files_viewed(tool, key)
-        for entries in self.by_action.values() if kind in (ToolKind.READ, ToolKind.SHELL) else ():
+        for entries in self.by_action.values():
             for targets, item_key, failed in list(entries):
                 item = self.store.get(ItemKey(item_key))
                 if item is not None and item.kind == "stale_edit" and _any_same(paths, targets):
