@@ -331,7 +331,9 @@ _FRAMING_RE: Final = re.compile(
     r"^(?:#{1,6}\s|[-=*_\u2500\u2501]{3,}\s*$|```|\|[-: |]+\|?\s*$|</?[\w-]+>\s*$)"
 )
 _MARKER_RE: Final = re.compile(r"^(?:[-*+\u2022]\s+|\d+[.)]\s+|>\s*)+")
-_EMPHASIS_RE: Final = re.compile(r"\*\*|__")
+# Bold marks outside a code span: ``**x**``, a word in ``__x__`` (not ``__init__.py`` in
+# backticks, nor ``a__b``).
+_EMPHASIS_RE: Final = re.compile(r"(`[^`\n]*`)|\*\*|(?<![\w`])__(\S(?:.*?\S)?)__(?![\w.])")
 _SENTENCE_END_RE: Final = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
 _COLONS: Final = (":", "\uff1a")
 _MAX_OPENER_WORDS: Final = 3
@@ -526,6 +528,11 @@ def answer_gist(text: str, max_chars: int = 200) -> str:
     return first_line(joined, max_chars)
 
 
+def _unbold(found: re.Match[str]) -> str:
+    """A code span as it is, a bold mark gone (the words it marks kept)."""
+    return found.group(1) or found.group(2) or ""
+
+
 def _first_points(head: str) -> list[str]:
     """The gist of the first substantive line, and of the next when the first is short or
     introduces it."""
@@ -534,7 +541,7 @@ def _first_points(head: str) -> list[str]:
         stripped = raw.strip()
         if not stripped or _FRAMING_RE.match(stripped):
             continue
-        gist = _gist_of(_EMPHASIS_RE.sub("", _MARKER_RE.sub("", stripped)))
+        gist = _gist_of(_EMPHASIS_RE.sub(_unbold, _MARKER_RE.sub("", stripped)))
         if not gist:
             continue
         found.append(gist)

@@ -462,6 +462,16 @@ class TestAnswerGist:
                   "- **lib/report.ex**: CSV export added\n- 87 tests, 0 failures\n")  # fmt: skip
         assert answer_gist(answer) == "lib/report.ex: CSV export added; 87 tests, 0 failures"
 
+    def test_bold_marks_go_but_a_names_underscores_stay(self) -> None:
+        """``**x**`` and ``__x__`` are bold marks; ``__init__.py`` in a code span and a
+        tool's ``mcp__playwright__browser_navigate`` are names, kept whole."""
+        answer = "Found it: `code` lacks `__init__.py`; use __mcp__ tools, **not** the plugin."
+        assert answer_gist(answer) == (
+            "Found it: `code` lacks `__init__.py`; use mcp tools, not the plugin."
+        )
+        said = "The `mcp__playwright__browser_navigate` instance works."
+        assert answer_gist(said) == said
+
     def test_a_substantive_sentence_before_the_lead_in_is_kept(self) -> None:
         """Openers and the closing "Here's …:" go; what was done stays."""
         answer = ("All done. The epic is implemented and pushed. Here's a summary of the two "
