@@ -198,7 +198,10 @@ _ERROR_RE: Final = re.compile(
     r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
     r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
     r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing (?:added )?to commit|panicked at"
-    r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b",
+    r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b"
+    # PowerShell's error record, in any language: its message after the cmdlet's name
+    # ("Get-ChildItem : 对路径…的访问被拒绝。"), else its category ("+ CategoryInfo : …")
+    r"|^[A-Z][a-z]+-[A-Z][A-Za-z]+ : \S|^\s*\+ CategoryInfo\s*:",
     re.IGNORECASE,
 )
 # Lines that frame an output and never say why it failed.

@@ -131,6 +131,22 @@ class TestInformativeLine:
         )
         assert failure_line(log).startswith('level=error msg="Running error: context loading')
 
+    def test_a_powershell_error_record_in_any_language_is_the_reason(self) -> None:
+        """PowerShell in Chinese: a listing's header first, then the error record. Its
+        message after the cmdlet's name is the reason; else its CategoryInfo, English in
+        any language."""
+        record = (
+            "\r\nFullName        Length LastWriteTime\r\n--------        ------ ----\r\n"
+            "D:\\a\\entire.log   688 2026/6/30\r\n\r\n"
+            "Get-ChildItem : 对路径“D:\\a\\data”的访问被拒绝。\r\n所在位置 行:2 字符: 1\r\n"
+            "+ Get-ChildItem -Recurse -Force -File .\r\n"
+            "    + CategoryInfo          : PermissionDenied: (D:\\a\\data:String) "
+            "[Get-ChildItem], UnauthorizedAccessException\r\n"
+        )
+        assert informative_line(record) == "Get-ChildItem : 对路径“D:\\a\\data”的访问被拒绝。"
+        thrown = "#2 added\r\n    + CategoryInfo : OperationStopped: (x) [], RuntimeException"
+        assert informative_line(thrown).startswith("+ CategoryInfo : OperationStopped")
+
     def test_a_tools_notice_is_not_the_reason(self) -> None:
         """A notice that says how to turn it off (a shell's ``cd`` hook, a package manager's
         hint) comes before the command's own words: those say why."""
