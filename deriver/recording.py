@@ -64,7 +64,7 @@ _STOPPED_RE: Final = re.compile(r"conflict|could not apply", re.IGNORECASE)
 # An error that refuses a value it quotes ("Invalid --since value: '1d'", "'security' not found").
 _REFUSED_RE: Final = re.compile(
     r"(?i)\b(?:invalid|unknown|unrecognized|unsupported|not a valid|not recognized|bad value|"
-    r"not found)\b"
+    r"not found|matches parameter name)\b"
 )
 _QUOTED_RE: Final = re.compile(r"'([^'\s]{1,80})'|`([^`\s]{1,80})`|\u201c([^\u201d\s]{1,80})\u201d")
 _COMMIT: Final = "$ git commit"
@@ -87,7 +87,8 @@ _UNUSED_NAME_RE: Final = re.compile(
 _USAGE_RE: Final = re.compile(
     r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
     r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
-    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b",
+    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b"
+    r"|\bcannot be found that matches parameter name\b",  # PowerShell's unknown -Parameter
     re.IGNORECASE,
 )
 

@@ -348,7 +348,10 @@ class TestResolution:
           "entire status"),
          ("gh run view 218 --json title,pullRequests --jq '{title}'",
           'Unknown JSON field: "pullRequests"\nAvailable fields:\n  attempt',
-          "gh run view 218 --json title,headBranch --jq '.'")],
+          "gh run view 218 --json title,headBranch --jq '.'"),
+         ("./scripts/land.ps1 -TaskId ab8 -Subject 'x'",
+          "land.ps1: A parameter cannot be found that matches parameter name 'Subject'.",
+          "./scripts/land.ps1 -TaskId ab8 -Transcript t.txt")],
     )  # fmt: skip
     def test_a_command_called_as_it_takes_settles_its_usage_slip(
         self, failed: str, error: str, worked: str
