@@ -444,11 +444,15 @@ class Failures:
         kind = classify_tool(tool)
         if kind not in (ToolKind.READ, ToolKind.SHELL):
             return
-        paths = [key] if kind is ToolKind.READ else files_viewed(tool, key)
+        paths: list[str] | None = None  # read from the command line once an edit needs it
         for entries in self.by_action.values():
             for targets, item_key, failed in list(entries):
                 item = self.store.get(ItemKey(item_key))
-                if item is not None and item.kind == "stale_edit" and _any_same(paths, targets):
+                if item is None or item.kind != "stale_edit":
+                    continue
+                if paths is None:
+                    paths = [key] if kind is ToolKind.READ else files_viewed(tool, key)
+                if _any_same(paths, targets):
                     self._resolve(ItemKey(item_key), failed, "", stamp, False)  # gone
 
     def _staged(self, stamp: Stamp) -> None:

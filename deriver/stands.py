@@ -209,7 +209,7 @@ class Stands:
         """The agent's next words after a closing message kept as a key decision: when they
         own it was wrong ("Correct — I was sloppy on that"), it did not hold; nor does the
         closing message no request has followed yet ("Still empty.", after a screenshot)."""
-        if concedes(content):
+        if (self.concluded or self.closing) and concedes(content):
             item = self.store.get(decision_key(self.concluded)) if self.concluded else None
             if item is not None:
                 self.store.remove(item, stamp)
