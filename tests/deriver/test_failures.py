@@ -246,23 +246,19 @@ class TestResolution:
         """``git stash`` failing, then ``git stash -u 2>&1 | head -5`` exiting 0 (the exit is
         ``head``'s) while its output says the same error: still open, until a run that
         does not say it."""
-        failed = "Exit code 1\nerror: could not write index"
-        memory = claude_code(
-            bash_use(1, "git stash"),
-            bash_result(1, failed, is_error=True),
-            bash_use(2, "git stash -u 2>&1 | head -5"),
-            bash_result(2, "error: could not write index", is_error=False),
-        )
-        (failure,) = memory.failed_attempts
+
+        def then_piped(output: str) -> Any:
+            return claude_code(
+                bash_use(1, "git stash"),
+                bash_result(1, "Exit code 1\nerror: could not write index", is_error=True),
+                bash_use(2, "git stash -u 2>&1 | head -5"),
+                bash_result(2, output, is_error=False),
+            )
+
+        (failure,) = then_piped("error: could not write index").failed_attempts
         assert failure.status == "open"
         assert "could not write index" in failure.text
-        fixed = claude_code(
-            bash_use(1, "git stash"),
-            bash_result(1, failed, is_error=True),
-            bash_use(2, "git stash -u 2>&1 | head -5"),
-            bash_result(2, "Saved working directory and index state WIP on main", is_error=False),
-        )
-        (failure,) = fixed.failed_attempts
+        (failure,) = then_piped("Saved working directory and index state WIP").failed_attempts
         assert failure.status == "resolved"
 
     def test_a_success_in_another_repository_resolves_only_its_own(self) -> None:
