@@ -148,13 +148,15 @@ class Call:
 def _replacement(args: object) -> str:
     """What an edit of one place in a file replaced and by what, as digests ("old>new"): an
     edit that puts back what the last one replaced undoes it. Empty for other edits (a
-    whole file written, every occurrence replaced)."""
+    whole file written, every occurrence replaced, unless into itself: no edit at all)."""
     data = as_dict(args)
     old, new = (
         data.get("old_string", data.get("oldString")),
         data.get("new_string", data.get("newString")),
     )
-    if not isinstance(old, str) or not isinstance(new, str) or data.get("replace_all"):
+    if not isinstance(old, str) or not isinstance(new, str):
+        return ""
+    if data.get("replace_all") and old != new:
         return ""
     return f"{_digest(old)}>{_digest(new)}"
 

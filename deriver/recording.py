@@ -88,7 +88,9 @@ _USAGE_RE: Final = re.compile(
     r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
     r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
     r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b"
-    r"|\bcannot be found that matches parameter name\b",  # PowerShell's unknown -Parameter
+    r"|\bcannot be found that matches parameter name\b"  # PowerShell's unknown -Parameter
+    # A tool's input refused by its schema: "Invalid input: expected number, received string".
+    r"|\binvalid input\b|\binputvalidationerror\b",
     re.IGNORECASE,
 )
 

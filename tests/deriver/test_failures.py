@@ -364,6 +364,20 @@ class TestResolution:
                         bash("git add b.py", "", "c2"))  # fmt: skip
         assert [f.status for f in memory.failed_attempts] == ["open"]
 
+    def test_a_tool_called_as_its_schema_takes_settles_the_refusal(self) -> None:
+        """A tool's input refused by its schema ("Invalid input: expected number, received
+        string", an MCP server's; Claude Code's InputValidationError), then the tool called
+        with input it takes: a slip in calling it, nothing learned, nothing left."""
+        refused = '[{"code": "invalid_type", "message": "Invalid input: expected number"}]'
+        name = "mcp__playwright__browser_resize"
+        memory = derive(
+            call(name, {"width": "390", "height": "844"}, "failed", "c1", error=refused),
+            call(name, {"width": 390, "height": 844}, call_id="c2", result="Resized"),
+        )  # fmt: skip
+        assert memory.failed_attempts == ()
+        memory = derive(call(name, {"width": "390"}, "failed", "c1", error=refused))
+        assert [f.status for f in memory.failed_attempts] == ["open"]
+
     def test_a_value_refused_from_a_list_is_left_out_by_the_success(self) -> None:
         """``gh issue create --label security,p0`` refused ("could not add label: 'security'
         not found"), then the same issue created without the labels: resolved. Only the
@@ -1190,6 +1204,8 @@ def test_an_edit_of_a_text_into_itself_is_no_failed_attempt() -> None:
     refused = "<tool_use_error>No changes to make: old_string and new_string are exactly the same."
     memory = derive(call("Edit", same, "failed", "e1", error=refused))
     assert memory.failed_attempts == ()
+    every = {**same, "old_string": " \u2014", "new_string": " \u2014", "replace_all": True}
+    assert derive(call("Edit", every, "failed", "e1", error=refused)).failed_attempts == ()
     other = {**same, "new_string": "x = 2"}
     memory = derive(call("Edit", other, "failed", "e1", error="String to replace not found"))
     assert len(memory.failed_attempts) == 1
