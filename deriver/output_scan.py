@@ -211,6 +211,9 @@ _BOILERPLATE_RE: Final = re.compile(
     r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
     re.IGNORECASE,
 )
+# A heading framed by runs of one mark ("# >>>>>> ERROR REPORT <<<<<<", "==== ERRORS ===="):
+# the lines under it say why.
+_BANNER_RE: Final = re.compile(r"^[#\s]*([-=*<>_~+])\1{2,}.*?([-=*<>_~+])\2{2,}\s*$")
 _TRACEBACK: Final = "Traceback (most recent call last):"
 _MAX_INFORMATIVE_SCAN: Final = 64 * 1024
 _MAX_INFORMATIVE_LINES: Final = 400
@@ -223,8 +226,9 @@ def informative_line(text: str, max_chars: int = 200) -> str:
     ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
     ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
     first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,
-    ``Compiling …``) nor a tool's notice (up to its line saying how to turn it off); else
-    the first line. Empty when the text is blank.
+    ``Compiling …``, a heading framed by marks: ``>>>> ERROR REPORT <<<<``) nor a tool's
+    notice (up to its line saying how to turn it off); else the first line. Empty when the
+    text is blank.
     """
     if not isinstance(text, str) or max_chars <= 0:
         return ""
@@ -237,14 +241,14 @@ def _why(lines: list[str]) -> str | None:
     """The first line in an error's words, or the one a traceback ends in; else the first
     that is not framing nor a tool's notice; stripped."""
     plain = None
-    in_traceback = False
+    frames = -1  # a traceback's frames are indented deeper than its first line
     for raw in lines:
         line = raw.strip()
-        if not line or (in_traceback and raw[:1].isspace()):
+        if not line or (frames >= 0 and len(raw) - len(raw.lstrip()) > frames):
             continue  # blank, or a traceback's frame
         if line.startswith(_TRACEBACK):
-            in_traceback = True
-        elif in_traceback or _ERROR_RE.search(line):
+            frames = len(raw) - len(raw.lstrip())
+        elif frames >= 0 or (_ERROR_RE.search(line) and not _BANNER_RE.match(line)):
             return line
         elif ends_notice(line):
             plain = None  # what came before was a tool's notice

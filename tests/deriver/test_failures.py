@@ -147,6 +147,21 @@ class TestInformativeLine:
         thrown = "#2 added\r\n    + CategoryInfo : OperationStopped: (x) [], RuntimeException"
         assert informative_line(thrown).startswith("+ CategoryInfo : OperationStopped")
 
+    def test_a_framed_heading_over_an_indented_traceback_is_not_the_reason(self) -> None:
+        """conda's error report: a heading framed by marks, then a traceback indented as a
+        whole. The exception line, at the traceback's own indentation, says why."""
+        report = (
+            "\r\n# >>>>>>>>>>>>>>>>>>>>>> ERROR REPORT <<<<<<<<<<<<<<<<<<<<<<\r\n\r\n"
+            "    Traceback (most recent call last):\r\n"
+            '      File "D:\\conda\\cli\\main_run.py", line 141, in execute\r\n'
+            '        print(response.stdout, file=sys.stdout, end="")\r\n'
+            "    UnicodeEncodeError: 'gbk' codec can't encode character '\\ufffd'\r\n\r\n"
+            "`$ D:\\conda\\Scripts\\conda-script.py run -n MedAI python probe.py`\r\n"
+        )
+        assert informative_line(report) == (
+            "UnicodeEncodeError: 'gbk' codec can't encode character '\\ufffd'"
+        )
+
     def test_a_tools_notice_is_not_the_reason(self) -> None:
         """A notice that says how to turn it off (a shell's ``cd`` hook, a package manager's
         hint) comes before the command's own words: those say why."""
