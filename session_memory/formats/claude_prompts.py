@@ -124,7 +124,7 @@ def prompt_text(text: str) -> str:
     appends to a plan it hands on are not the user's, and of a team's messages only what
     asks this session for work is."""
     if text.startswith("<teammate-message"):
-        text = _BLANK_LINES.sub("\n\n", _TEAMMATE_MESSAGE.sub(_team_request, text))
+        text = _team_requests(text)
     if "<system" in text:
         text = _SYSTEM_BLOCK.sub("", text)
     if "[Image #" in text:
@@ -136,18 +136,30 @@ def prompt_text(text: str) -> str:
     return text.strip()
 
 
-def _team_request(block: re.Match[str]) -> str:
-    """A team's message as a request to this session: the lead's words, or a task assigned
-    to it; nothing for a teammate's report or a notice of the team's."""
+def _team_requests(text: str) -> str:
+    """A record of a team's messages as requests to this session: the lead's own words first
+    (who this session is on the team, and how to work), then the tasks assigned to it, which
+    the client may deliver before them."""
+    asked = [_team_request(block) for block in _TEAMMATE_MESSAGE.finditer(text)]
+    words = [said for task, said in asked if said and not task]
+    tasks = [said for task, said in asked if task]
+    rest = _TEAMMATE_MESSAGE.sub("", text).strip()
+    return _BLANK_LINES.sub("\n\n", "\n\n".join([*words, *tasks, rest]))
+
+
+def _team_request(block: re.Match[str]) -> tuple[bool, str]:
+    """A team's message as a request to this session, and whether it assigns a task: the
+    lead's words, or a task assigned to it; nothing for a teammate's report or a notice of
+    the team's."""
     sender = dict(_ATTRIBUTE.findall(block.group(1))).get("teammate_id", "")
     body = block.group(2).strip()
     notice = _json_object(body)
     if notice is not None:
         if notice.get("type") != "task_assignment":
-            return ""
+            return False, ""
         task = f"task #{notice.get('taskId', '?')}: {notice.get('subject', '')}"
-        return f"{sender} assigned {task}\n{notice.get('description', '')}".strip()
-    return f"{sender}: {body}" if sender == TEAM_LEAD else ""
+        return True, f"{sender} assigned {task}\n{notice.get('description', '')}".strip()
+    return False, f"{sender}: {body}" if sender == TEAM_LEAD else ""
 
 
 def _ide_reference(block: re.Match[str]) -> str:

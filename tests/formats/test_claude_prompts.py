@@ -222,6 +222,22 @@ class TestAgentTeams:
             "Implement all TODO test stubs in Modal.test.tsx",
         ]
 
+    def test_the_lead_s_briefing_comes_before_the_tasks_delivered_with_it(self) -> None:
+        """A teammate's first record may hold a task assigned to it before the lead's
+        briefing (who it is on the team): the briefing is read first, then the task, so a
+        quote of the request's head says who the session is."""
+        assignment = (
+            '{"type":"task_assignment","taskId":"17","subject":"UI-6: Add i18n strings",'
+            '"description":"Add the profile keys to app_en.arb","assignedBy":"team-lead"}'
+        )
+        briefing = "You are ui-dev on the VPN team. You build the presentation layer."
+        both = f"{team_message('team-lead', assignment)}\n\n{team_message('team-lead', briefing)}"
+        assert prompts(prompt(1, both)) == [
+            f"team-lead: {briefing}\n\n"
+            "team-lead assigned task #17: UI-6: Add i18n strings\n"
+            "Add the profile keys to app_en.arb"
+        ]
+
     def test_a_teammate_s_report_and_the_team_s_notices_ask_the_lead_nothing(self) -> None:
         """In the lead's session, a teammate's report and its idle notices are no requests:
         the user's own request stays the goal."""
