@@ -1,6 +1,6 @@
 """A plan's verification: the steps a plan says will show its work is right (its
-"Verification" or "Testing" section: ``go test ./...``, "Manual: send SIGTERM and check the
-logs"), and those the session was not seen to take.
+"Verification" or "Testing" section, "验证方式" or "Проверка" too: ``go test ./...``, "Manual:
+send SIGTERM and check the logs"), and those the session was not seen to take.
 
 The plan is the one the user approved (a plan-mode exit) or one a request carries. A step
 that names a command is taken when a command line runs it, or a broader run of the same
@@ -24,8 +24,11 @@ from deriver.wording import quoted_some
 __all__ = ["PlanSteps", "verification_steps"]
 
 _SECTION_RE: Final = re.compile(
-    r"^#{1,6}[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:verification|testing|test plan|validation|"
-    r"how to (?:verify|test))\b[^\n]*\n",
+    r"^#{1,6}[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:(?:verification|testing|test plan|validation|"
+    r"how to (?:verify|test)|v[ée]rification|verificaci[óo]n|verifica[çc][ãa]o|pruebas|"
+    r"überprüfung|verifizierung|проверка|тестирование)\b"
+    # Words that stand with no space after them: "验证方式", "検証手順", "검증 방법".
+    r"|验证|驗證|测试|測試|検証|テスト|검증|테스트)[^\n]*\n",
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADING_RE: Final = re.compile(r"^#{1,6}\s", re.MULTILINE)

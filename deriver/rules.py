@@ -317,7 +317,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "that also commits or pushes) as soon as each of them passed since it began",
          "todo_items", "todo_items"),
     Rule("plan_step", "an approved plan (plan-mode exit) or a request that carries a plan, "
-         "with a Verification / Testing / Test plan section listing steps",
+         "with a Verification / Testing / Test plan section listing steps (in the plan's "
+         "language too: 验证方式, 検証, 검증, Проверка, Vérification)",
          "one todo of the steps not seen taken (two shown, one more for each 240 tokens of "
          "the budget): a step naming a command goes "
          "when a command line runs it or a broader run of its check (any check of its kind "

@@ -48,6 +48,16 @@ class TestVerificationSteps:
         ]
 
     @pytest.mark.parametrize(
+        "heading", ["## 验证方式", "## 検証手順", "## 검증 방법", "## Проверка", "### Vérification"]
+    )
+    def test_the_section_in_the_plan_s_own_language(self, heading: str) -> None:
+        """A plan written in Chinese, Japanese, Korean, Russian or French names its
+        verification section in its own words: its steps are steps all the same."""
+        plan = f"# 计划\n## 步骤\n1. 更新文档\n\n{heading}\n\n"
+        plan += "1. 检查所有内部锚点链接\n2. `pnpm test`\n"
+        assert verification_steps(plan) == ["检查所有内部锚点链接", "`pnpm test`"]
+
+    @pytest.mark.parametrize(
         "plan",
         ["# Plan\n1. Add cache\n2. Test", "## Verification\n\nRun it and see.",
          "Verification:\n1. `make test`"],
