@@ -57,6 +57,9 @@ _PUSHED_SINCE: Final = "; pushed again since"
 _NO_TESTS_RE: Final = re.compile(
     r"^No tests found|\bno tests ran\b|\bno tests to run\b", re.IGNORECASE | re.MULTILINE
 )
+# A run of any kind whose paths matched nothing to check: go's `go: warning: "./..." matched
+# no packages`, run from a directory with no Go code under it.
+_MATCHED_NOTHING_RE: Final = re.compile(r"\bmatched no packages\b")
 _SCAN: Final = 4096
 _PASTE_SCAN: Final = 16_000
 _WHOLE_OUTPUT: Final = 32 * 1024
@@ -179,6 +182,7 @@ def _line(
     detail = contain_trusted_line(words := summary.words if summary else "", 80)
     if passed is None and not detail:
         detail = "ran no test" if no_test else "outcome unknown"
+        detail = "matched no code" if _MATCHED_NOTHING_RE.search(output[-_SCAN:]) else detail
     if runs:
         detail = f"runs {quote(runs, _COMMAND_CHARS)}" + (f"; {detail}" if detail else "")
     text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
@@ -250,7 +254,8 @@ class CheckRules:
             and not (counts and counts.passed)
             and _NO_TESTS_RE.search(output[-_SCAN:]) is not None
         )
-        if no_test:
+        matched_nothing = passed is not False and _MATCHED_NOTHING_RE.search(output[-_SCAN:])
+        if no_test or matched_nothing:
             passed = None  # "No tests found, exiting with code 0": nothing was checked
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)

@@ -1108,6 +1108,15 @@ class TestChecks:
         assert check.text.startswith("`npm test -- --testPathPattern=shares` (")
         assert check.text.endswith(f"{said})")
 
+    @pytest.mark.parametrize("command", ["go build ./...", "go vet ./...", "go test ./..."])
+    def test_a_run_whose_paths_matched_no_code_is_no_pass(self, command: str) -> None:
+        """``go build ./...`` from a directory with no Go code under it (web/frontend) exits
+        0 saying its pattern matched no packages: it built nothing, and the line says so."""
+        output = 'go: warning: "./..." matched no packages'
+        memory = derive(bash(command, output, "c1"))
+        [check] = memory.verification_status
+        assert (check.status, check.text) == ("warning", f"`{command}` (matched no code)")
+
     def test_a_linter_after_tests_is_not_a_run_that_found_no_test(self) -> None:
         """``go test ./... | tail -40 && golangci-lint run ./...``: the line is the linter's,
         which runs no tests; a package's "[no tests to run]" above its "0 issues." does not
