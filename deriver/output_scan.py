@@ -196,6 +196,7 @@ def reports_error(line: str) -> bool:
 # What an error says, across languages and tools: the line a failure is quoted by.
 _ERROR_RE: Final = re.compile(
     r"fatal:|(?<![\w-])(?<!\b0 )(?<!\bno )(?:error|errors|ERROR|failed|failure|FAILED|FAIL)\b"
+    r"|\b\w+(?:Error|Exception):"  # a named exception: SyntaxError: Unexpected token
     r"|\u2718|\u2717|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
     r"|\bnot found\b|No such file|\bdenied\b|\bexceeds?\b|nothing (?:added )?to commit|panicked at"
     r"|^\s*\*\* \(|syntax error|\bnot allowed\b|\brefused\b|\binvalid\b|\bundefined\b"
@@ -222,7 +223,8 @@ _MAX_INFORMATIVE_LINES: Final = 400
 def informative_line(text: str, max_chars: int = 200) -> str:
     """The line of a tool's output that says why it failed, at most ``max_chars`` long.
 
-    The first line in an error's words (``fatal:``, ``error``/``ERROR``/``✘``, ``failed``,
+    The first line in an error's words (``fatal:``, ``error``/``ERROR``/``✘``, a named
+    exception's ``SyntaxError:``, ``failed``,
     ``cannot``, ``could not``, ``not found``, ``No such file``, ``denied``, ``exceeds``,
     ``panicked at``, an Elixir ``** (Error)``...), a Python traceback's last line; else the
     first line that is not framing (``Exit code N``, ``On branch …``, ``hint:``,

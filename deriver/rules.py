@@ -170,7 +170,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("tool_failed", "tool call failed, exited non-zero, or returned an error text",
          "failed attempt with tool, key argument, the line that says why (its paths named from "
          "the project's directory; not a tool's notice, up to its line saying how to turn it "
-         "off; PowerShell's error record by its message, else its CategoryInfo; not a "
+         "off; a named exception, SyntaxError: Unexpected token, over the lines above it; "
+         "PowerShell's error record by its message, else its CategoryInfo; not a "
          "heading framed by marks, >>>> ERROR REPORT <<<<: an indented traceback's exception "
          "line under it); the same failure again "
          "counts up, and calls of the same tool failing the same way in a row are one line "

@@ -108,6 +108,11 @@ class TestInformativeLine:
             ("   Compiling app v0.1.0\nthread 'main' panicked at src/main.rs:4:5:\nboom\n",
              "thread 'main' panicked at src/main.rs:4:5:"),
             ("cat: a.txt: No such file or directory", "cat: a.txt: No such file or directory"),
+            ("<anonymous_script>:49\n      ]\n      ^\n\nSyntaxError: Unexpected token ']'\n"
+             "    at JSON.parse (<anonymous>)\n", "SyntaxError: Unexpected token ']'"),
+            ('  File "<string>", line 19\n    print("a)\n          ^\n'
+             "SyntaxError: unterminated string literal (detected at line 19)\n",
+             "SyntaxError: unterminated string literal (detected at line 19)"),
         ],
     )  # fmt: skip
     def test_the_line_in_an_errors_words(self, text: str, expected: str) -> None:
