@@ -57,10 +57,11 @@ _PUSHED_SINCE: Final = "; pushed again since"
 _NO_TESTS_RE: Final = re.compile(
     r"^No tests found|\bno tests ran\b|\bno tests to run\b", re.IGNORECASE | re.MULTILINE
 )
-# A run of any kind whose paths matched nothing to check: go's `go: warning: "./..." matched
-# no packages`, run from a directory with no Go code under it.
+# A run whose paths matched nothing to check: `go: warning: "./..." matched no packages`.
 _MATCHED_NOTHING_RE: Final = re.compile(r"\bmatched no packages\b")
 _SCAN: Final = 4096
+# A check's own program not there: "zsh: command not found: nx", "bash: nx: command not found".
+_ABSENT: Final = r"command not found: {0}\b|(?<![\w/.-]){0}: (?:command )?not found"
 _PASTE_SCAN: Final = 16_000
 _WHOLE_OUTPUT: Final = 32 * 1024
 """The longest output whose every line is read for the causes a failed run still says."""
@@ -174,15 +175,14 @@ def _line(
     summary: CheckSummary | None,
     passed: bool | None,
     output: str,
-    no_test: bool,
+    unchecked: str,
     runs: str,
 ) -> str:
     """A check's verification line: its command (and what a project script ran), the
     runner's summary, the failing tests (or the line that says why it failed)."""
     detail = contain_trusted_line(words := summary.words if summary else "", 80)
     if passed is None and not detail:
-        detail = "ran no test" if no_test else "outcome unknown"
-        detail = "matched no code" if _MATCHED_NOTHING_RE.search(output[-_SCAN:]) else detail
+        detail = unchecked or "outcome unknown"
     if runs:
         detail = f"runs {quote(runs, _COMMAND_CHARS)}" + (f"; {detail}" if detail else "")
     text = code(shown, _COMMAND_CHARS) + (f" ({detail})" if detail else "")
@@ -254,8 +254,9 @@ class CheckRules:
             and not (counts and counts.passed)
             and _NO_TESTS_RE.search(output[-_SCAN:]) is not None
         )
-        matched_nothing = passed is not False and _MATCHED_NOTHING_RE.search(output[-_SCAN:])
-        if no_test or matched_nothing:
+        nothing = passed is not False and _MATCHED_NOTHING_RE.search(output[-_SCAN:])
+        unchecked = "ran no test" if no_test else "matched no code" if nothing else ""
+        if unchecked:
             passed = None  # "No tests found, exiting with code 0": nothing was checked
         status = "passed" if passed else "failed" if passed is False else "warning"
         shown = shown_command(check.command)
@@ -271,7 +272,7 @@ class CheckRules:
         # A project's script says what it ran ("bun run lint": "$ biome check").
         script = shown.rsplit(None, 1)[-1] if shown.strip() else ""
         runs = script_command(output, script) if check.kind is CheckKind.GATE else ""
-        text = _line(shown, summary, passed, output, no_test, runs)
+        text = _line(shown, summary, passed, output, unchecked, runs)
         if tool == _PASTED_TOOL:
             text += ", run by the user"
         verification(self.store, "check", status, text, stamp, key=check_key(identity))
@@ -307,11 +308,23 @@ class CheckRules:
             if name != check.name and kinds and kinds <= covered:
                 self._drop(name, check.scope, stamp, lambda status: status == "stale")
         for name, failing in self.failing.items():
-            if self.kinds.get(name) not in covered:
+            if self.kinds.get(name) in covered:
+                ran = list(failing.items())
+            elif kinds_of(name, self.kinds.get(name)) <= covered:
+                # Another gate of those kinds that never ran ("zsh: command not found: nx"
+                # of nx lint api): the gate that did run stands for it.
+                ran = [(other, scope) for other, scope in failing.items() if self._absent(other)]
+            else:
                 continue
-            for other, scope in list(failing.items()):
+            for other, scope in ran:
                 if check.scope.covers(scope):
                     self._settled(name, other, stamp, no_lesson=_no_lesson(check))
+
+    def _absent(self, identity: str) -> bool:
+        """Whether a failed run's line says its own program is not there: it ran nothing."""
+        item = self.store.get(check_key(identity))
+        said = item.text.partition("\u201c")[2] if item is not None else ""
+        return re.search(_ABSENT.format(re.escape(identity.split(" ", 1)[0])), said) is not None
 
     def _settle(self, check: CheckRun, identity: str, stamp: Stamp) -> None:
         """Lines of narrower runs of the same check go: this run's result stands for them."""

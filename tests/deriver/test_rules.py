@@ -808,6 +808,23 @@ class TestGatesAndPastedRuns:
         )
         assert "failed" in [i.status for i in other.verification_status]
 
+    def test_a_passing_gate_stands_for_a_gate_of_its_kinds_that_never_ran(self) -> None:
+        """``nx lint api`` failed for want of nx ("zsh: command not found: nx"), then ``mise
+        run //apps/api:lint`` passed: the gate that ran is the word on the lint, and the
+        missing program stays a lesson. A gate of those kinds that ran and failed stays
+        FAILED after another gate of them passes (``mise run test`` runs no e2e suite)."""
+        memory = derive(
+            bash("nx lint api", "zsh: command not found: nx", "c1", exit_code=127),
+            bash("mise run //apps/api:lint", "All checks passed!", "c2"),
+        )
+        assert [i.status for i in memory.verification_status] == ["passed"]
+        assert [i.status for i in memory.failed_attempts] == ["resolved"]
+        memory = derive(
+            bash("mise run test:e2e", "--- FAIL: TestLifecycle (2.1s)\nFAIL", "c1", exit_code=1),
+            bash("mise run test", "ok  \tx/internal/pi\t0.2s", "c2"),
+        )
+        assert "failed" in [i.status for i in memory.verification_status]
+
     def test_a_passing_gate_replaces_the_stale_passes_it_covers(self) -> None:
         """``go test ./internal/sem`` passed, a file changed, then ``mise run check`` passed:
         the gate's pass is the word on the code as it is, and the stale line goes. A pass
