@@ -3,7 +3,9 @@
 A closing message that states a choice is kept as a key decision, cut to a share of the
 budget when the fold keeps it (:meth:`deriver.stands.Stands._keep_closing`). When the memory
 is read, the room the rest leaves lets the newest of them say more (head and tail kept):
-the earlier closing messages, "while the budget allows". Nothing is evicted for it.
+the earlier closing messages, "while the budget allows"; and the closing message the latest
+request followed is quoted where the session stands (:func:`earlier_message`). Nothing is
+evicted for them.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from deriver.agent_text import quote_head_tail
-from deriver.store import Item, MemoryStore
+from deriver.agent_text import before_question, quote_head_tail, without_git_state
+from deriver.store import Item, MemoryStore, Stamp
 from deriver.wording import longest_cut
 
-__all__ = ["KEPT_WHOLE", "concluded", "widened"]
+__all__ = ["KEPT_WHOLE", "concluded", "earlier_message", "widened"]
 
 _CONCLUDED: Final = "the agent concluded: "
 KEPT_WHOLE: Final = 8
@@ -23,6 +25,7 @@ KEPT_WHOLE: Final = 8
 _WIDENED: Final = 3
 """How many of the newest are quoted longer."""
 _MOST_CHARS: Final = 2000
+_MIN_PREVIOUS_CHARS: Final = 80
 
 
 def concluded(said: str, chars: int) -> str:
@@ -63,3 +66,24 @@ def widened(
         used += wider.body_tokens - item.body_tokens
         shown[i] = wider
     return shown, used
+
+
+def earlier_message(
+    store: MemoryStore, previous: str, stamp: Stamp | None, free: int
+) -> tuple[str, str, Stamp] | None:
+    """The closing message the latest request followed (``previous``), cut to take up to
+    ``free`` tokens where the session stands: what that request answers. None when there is
+    none or no cut fits."""
+    if not previous or stamp is None:
+        return None
+    said = without_git_state(before_question(previous))
+    room = free - store.tokens.prefix(None, 1, None)
+    room -= 0 if store.stands else store.tokens.stands_header
+
+    def line(chars: int) -> tuple[str, str, Stamp]:
+        text = f"before the latest request, the agent said: {quote_head_tail(said, chars)}"
+        return ("previous_message", text, stamp)
+
+    body = store.tokens.body
+    chars = longest_cut(lambda n: body(line(n)[1]) <= room, room, _MOST_CHARS, _MIN_PREVIOUS_CHARS)
+    return line(chars) if chars else None

@@ -15,7 +15,7 @@ from typing import Any, Final
 import msgspec
 import orjson
 
-from deriver.conclusions import widened
+from deriver.conclusions import earlier_message, widened
 from deriver.rules import Rules
 from deriver.store import Item, MemoryStore
 from deriver.token_budget import TokenArithmetic
@@ -270,7 +270,9 @@ class SessionMemoryDeriver:
         freed = store.shown_cost("key_decisions", decisions, left_out) - store.shown_cost(
             "key_decisions", rest, left_out
         )
-        earlier = self._rules.stands.earlier(store.budget_tokens - used + freed)
+        followed = self._rules.stands  # the closing message the latest request followed
+        room = store.budget_tokens - used + freed
+        earlier = earlier_message(store, followed.previous, followed.previous_stamp, room)
         if earlier is not None:
             sections["key_decisions"], used = rest, used - freed
             item = store.stands_item(*earlier)

@@ -404,7 +404,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "question it ends with (its awaiting line shows it); a run that completed after it "
          "says so", "where_stands", "never evicted"),
     Rule("previous_message", "the agent's closing message the user's latest request "
-         "followed",
+         "followed (not once the user added to the request while the agent worked on it)",
          "where the session stands, only as the memory is read and only in the room the rest "
          "leaves (never evicting anything), and when it was kept as a key decision (it states "
          "a choice) in the room that decision's line leaves, shown there instead (a key "

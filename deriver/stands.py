@@ -76,8 +76,6 @@ _NOT_STATE: Final = frozenset(
     {"store", "commits", "forge", "_quoted", "_lines", "_fits", "_built_from", "_cut_at"}
 )
 _MIN_MESSAGE_CHARS: Final = 40
-_PREVIOUS_CHARS: Final = 2000
-_MIN_PREVIOUS_CHARS: Final = 80
 _PROPOSED_PLAN: Final = "<proposed_plan>"
 
 
@@ -162,6 +160,11 @@ class Stands:
         self.asked = "" if answer else sole_question(content)
         self.said = ""
         self.refresh()
+
+    def extended(self) -> None:
+        """The user added to the request while the agent worked on it: the closing message
+        the request followed is behind that work, no longer what the request answers."""
+        self.previous = ""
 
     def working_message(self, content: str, stamp: Stamp) -> bool:
         """The agent's first words after the user asked a question, said while working: its
@@ -541,25 +544,6 @@ class Stands:
             return None
         chars = self._fitting_chars(shown.body_tokens + free)
         return self._message(chars) if chars > self._cut_at else None
-
-    def earlier(self, free: int) -> tuple[str, str, Stamp] | None:
-        """The closing message the latest request followed, cut to take up to ``free``
-        tokens: what that request answers. None when there is none or no cut fits."""
-        if not self.previous or self.previous_stamp is None:
-            return None
-        said, stamp = without_git_state(before_question(self.previous)), self.previous_stamp
-        room = free - self.store.tokens.prefix(None, 1, None)
-        room -= 0 if self.store.stands else self.store.tokens.stands_header
-
-        def line(chars: int) -> tuple[str, str, Stamp]:
-            text = f"before the latest request, the agent said: {quote_head_tail(said, chars)}"
-            return ("previous_message", text, stamp)
-
-        body = self.store.tokens.body
-        chars = longest_cut(
-            lambda n: body(line(n)[1]) <= room, room, _PREVIOUS_CHARS, _MIN_PREVIOUS_CHARS
-        )
-        return line(chars) if chars else None
 
     def _fitting_chars(self, room: int) -> int:
         """The longest cut of the last message whose line fits ``room`` tokens (0: none)."""

@@ -65,6 +65,21 @@ class TestLastMessage:
         assert any("too brittle" in t for t in texts(memory.key_decisions))
         assert not any("too brittle" in t for t in texts(memory.where_stands))
 
+    def test_a_request_added_to_while_the_agent_worked_answers_no_closing_message(
+        self,
+    ) -> None:
+        """The agent reported the plan and the user asked for the fix; while the agent
+        worked the user queued "You introduced ruff errors": the report is behind that work,
+        no longer what the request answers, and is not quoted before it."""
+        turns = (user("make a plan for the warnings"),
+                 final("The investigation confirmed it: the engine leaks connections."),
+                 user("Fix the leak then"),
+                 call("Edit", {"file_path": "conftest.py"}, call_id="e1"))  # fmt: skip
+        before = "before the latest request, the agent said"
+        assert any(t.startswith(before) for t in texts(derive(*turns).where_stands))
+        memory = derive(*turns, user("You introduced ruff errors. Fix those.", queued=True))
+        assert not any(t.startswith(before) for t in texts(memory.where_stands))
+
     def test_a_kept_closing_message_leaves_out_the_question_answered(self) -> None:
         """The question a closing message ended with was the user's to answer, and the next
         request did: the decision kept is what the message concluded."""
