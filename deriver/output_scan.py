@@ -21,6 +21,7 @@ __all__ = [
     "error_lines",
     "exit_code_from_output",
     "exit_only",
+    "found_done",
     "informative_line",
     "reports_error",
     "tail",
@@ -257,6 +258,19 @@ def _why(lines: list[str]) -> str | None:
         elif plain is None and not _BOILERPLATE_RE.match(line):
             plain = line
     return plain
+
+
+# A command that found its work already done ("! Pull request #22 was already merged", "Already
+# up to date."): it did nothing itself.
+_ALREADY_DONE_RE: Final = re.compile(
+    r"\balready (?:merged|closed|up[ -]to[ -]date|installed|applied|exists)\b", re.IGNORECASE
+)
+_ALREADY_SCAN: Final = 400
+
+
+def found_done(output: str) -> bool:
+    """Whether a command's output says it found its work already done."""
+    return _ALREADY_DONE_RE.search(output[:_ALREADY_SCAN]) is not None
 
 
 # Output seen through a window ("| tail -30", "| head -n 50"): what it does not show may

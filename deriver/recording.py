@@ -328,11 +328,13 @@ class Failures:
         no_lesson: bool = False,
         place: str = "",
         piped: str = "",
+        done_before: bool = False,
     ) -> None:
         """A success of the same action (in the same place) resolves its earlier failures it
         settles; with ``no_lesson`` (a linter's finding, fixed) they go. A line whose exit
         is a filter's, its output ``piped``, settles none whose error that output says again
-        (``git stash | head -5``: "error: could not write index")."""
+        (``git stash | head -5``: "error: could not write index"). One that found its work
+        ``done_before`` ("was already merged") is not what worked instead."""
         self.last = None  # a call worked: the next failure is a line of its own
         if not place and not self._may_resolve(tool, key, check):
             return
@@ -388,7 +390,7 @@ class Failures:
             ):
                 self._worked_in_line(ItemKey(item_key), failed, stamp)
             else:
-                worked = "" if item_key in by_parts else key or ""
+                worked = "" if item_key in by_parts or done_before else key or ""
                 self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
 
     def _refused(self, entry: tuple[frozenset[str], str, str]) -> frozenset[str]:

@@ -384,6 +384,20 @@ class TestResolution:
                         bash("git add b.py", "", "c2"))  # fmt: skip
         assert [f.status for f in memory.failed_attempts] == ["open"]
 
+    def test_a_success_that_found_the_work_done_is_not_what_worked_instead(self) -> None:
+        """``gh pr merge 22 --squash --delete-branch`` refused (not mergeable), conflicts
+        resolved and pushed, then ``gh pr merge 22 --squash --delete-branch=false`` says the
+        pull request "was already merged": resolved, but that call did nothing, and no line
+        names it as what worked."""
+        memory = derive(
+            bash("gh pr merge 22 --squash --delete-branch", "X Pull request o/r#22 is not "
+                 "mergeable: the merge commit cannot be cleanly created.", "c1", exit_code=1),
+            bash("gh pr merge 22 --squash --delete-branch=false",
+                 "! Pull request o/r#22 was already merged", "c2"),
+        )  # fmt: skip
+        [failure] = memory.failed_attempts
+        assert failure.status == "resolved" and "worked" not in failure.text
+
     def test_a_tool_called_as_its_schema_takes_settles_the_refusal(self) -> None:
         """A tool's input refused by its schema ("Invalid input: expected number, received
         string", an MCP server's; Claude Code's InputValidationError), then the tool called
