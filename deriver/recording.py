@@ -23,7 +23,7 @@ from deriver.actions import (
 from deriver.git_state import FORGE_PULLS
 from deriver.goal import steps_apart
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
-from deriver.output_scan import cause_line, error_lines, reports_error
+from deriver.output_scan import cause_line, error_lines, found_done, reports_error
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
@@ -327,14 +327,14 @@ class Failures:
         *,
         no_lesson: bool = False,
         place: str = "",
-        piped: str = "",
-        done_before: bool = False,
+        output: str = "",
+        piped: bool = False,
     ) -> None:
         """A success of the same action (in the same place) resolves its earlier failures it
         settles; with ``no_lesson`` (a linter's finding, fixed) they go. A line whose exit
-        is a filter's, its output ``piped``, settles none whose error that output says again
-        (``git stash | head -5``: "error: could not write index"). One that found its work
-        ``done_before`` ("was already merged") is not what worked instead."""
+        is a filter's (``piped``) settles none whose error its ``output`` says again (``git
+        stash | head -5``: "error: could not write index"). One whose output says it found
+        the work already done ("was already merged") is not what worked instead."""
         self.last = None  # a call worked: the next failure is a line of its own
         if not place and not self._may_resolve(tool, key, check):
             return
@@ -353,7 +353,7 @@ class Failures:
                 continue
             kept = []
             for entry in entries:
-                if piped and _says_again(self.store.get(ItemKey(entry[1])), piped):
+                if piped and _says_again(self.store.get(ItemKey(entry[1])), output):
                     kept.append(entry)
                     continue
                 refused = self._refused(entry) if check is None else frozenset()
@@ -390,7 +390,7 @@ class Failures:
             ):
                 self._worked_in_line(ItemKey(item_key), failed, stamp)
             else:
-                worked = "" if item_key in by_parts or done_before else key or ""
+                worked = "" if item_key in by_parts or found_done(output) else key or ""
                 self._resolve(ItemKey(item_key), failed, worked, stamp, shell, no_lesson)
 
     def _refused(self, entry: tuple[frozenset[str], str, str]) -> frozenset[str]:

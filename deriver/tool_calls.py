@@ -23,7 +23,7 @@ from deriver.checks import CheckRules
 from deriver.deploys import shipped
 from deriver.git_state import CHANGED_KEPT, commit_line, says_clean
 from deriver.keys import ItemKey, done_key
-from deriver.output_scan import exit_code_from_output, found_done, informative_line
+from deriver.output_scan import exit_code_from_output, informative_line
 from deriver.recording import Failures, bump, decision
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
@@ -293,10 +293,9 @@ class ToolCallRules:
         else:
             again = bool(call.sent) and self.refused.pop(call.key or "", "") == call.sent
             if not forced:
-                piped = result if "|" in (call.key or "") else ""  # its exit is a filter's
+                piped = "|" in (call.key or "")  # its exit is a filter's
                 self.failures.resolve(call.name, call.key, stamp, place=call.workdir,
-                                      no_lesson=again, piped=piped,
-                                      done_before=found_done(result))  # fmt: skip
+                                      no_lesson=again, output=result, piped=piped)  # fmt: skip
             if call.key and self.failures.by_action:
                 self.failures.seen(call.name, call.key, stamp)
             self._did(call, result, stamp)
