@@ -213,9 +213,7 @@ _BOILERPLATE_RE: Final = re.compile(
     r"|[-=_*#~.\u2500\u2501]{3,}|\$ .*|\+ .*)\s*$",
     re.IGNORECASE,
 )
-# A heading framed by runs of one mark ("# >>>>>> ERROR REPORT <<<<<<", "==== ERRORS ===="):
-# the lines under it say why.
-_BANNER_RE: Final = re.compile(r"^[#\s]*([-=*<>_~+])\1{2,}.*?([-=*<>_~+])\2{2,}\s*$")
+_MARKS: Final = "-=*<>_~+"
 _TRACEBACK: Final = "Traceback (most recent call last):"
 _MAX_INFORMATIVE_SCAN: Final = 64 * 1024
 _MAX_INFORMATIVE_LINES: Final = 400
@@ -251,13 +249,23 @@ def _why(lines: list[str]) -> str | None:
             continue  # blank, or a traceback's frame
         if line.startswith(_TRACEBACK):
             frames = len(raw) - len(raw.lstrip())
-        elif frames >= 0 or (_ERROR_RE.search(line) and not _BANNER_RE.match(line)):
+        elif frames >= 0 or (_ERROR_RE.search(line) and not _is_heading(line)):
             return line
         elif ends_notice(line):
             plain = None  # what came before was a tool's notice
         elif plain is None and not _BOILERPLATE_RE.match(line):
             plain = line
     return plain
+
+
+def _is_heading(line: str) -> bool:
+    """Whether a stripped line is a heading framed by runs of one mark ("# >>>>>> ERROR
+    REPORT <<<<<<", "==== ERRORS ===="): the lines under it say why."""
+    body = line.lstrip("# ")
+    first, last = body[:1], body[-1:]
+    if not (first and first in _MARKS and last in _MARKS):
+        return False
+    return body.startswith(first * 3) and body.endswith(last * 3)
 
 
 # A command that found its work already done ("! Pull request #22 was already merged", "Already

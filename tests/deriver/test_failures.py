@@ -3,6 +3,7 @@ action, however it is spelled (CAUSES E1, issue 17 "Failures must say why")."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import orjson
@@ -166,6 +167,19 @@ class TestInformativeLine:
         assert informative_line(report) == (
             "UnicodeEncodeError: 'gbk' codec can't encode character '\\ufffd'"
         )
+
+    def test_a_long_run_of_marks_is_read_in_linear_time(self) -> None:
+        """A line of a hundred thousand "=" before error words costs about ten times one of
+        ten thousand (not a hundred): a heading is told by its ends, not searched."""
+
+        def seconds(size: int) -> float:
+            started = time.process_time()
+            for _ in range(5):
+                informative_line("=" * size + " error here")
+            return time.process_time() - started
+
+        small, large = seconds(10_000), seconds(100_000)
+        assert large < 30 * max(small, 0.02)
 
     def test_a_tools_notice_is_not_the_reason(self) -> None:
         """A notice that says how to turn it off (a shell's ``cd`` hook, a package manager's
