@@ -23,7 +23,7 @@ from deriver.wording import as_dict, relative, str_or_none
 from session_memory.core.events import TranscriptEvent
 from session_memory.core.outcome import ToolOutcome, tool_outcome
 
-__all__ = ["FINISHED", "Call", "ToolEvent", "parse_tool_event"]
+__all__ = ["FINISHED", "SHUTDOWN_ANSWER", "Call", "ToolEvent", "parse_tool_event"]
 
 _STATUSES: Final = frozenset({"requested", "started", "completed", "failed"})
 FINISHED: Final = frozenset({"completed", "failed"})
@@ -166,10 +166,41 @@ def _digest(text: str) -> str:
 
 
 def _call_note(kind: ToolKind, args: object) -> str | None:
-    """What a plan-mode exit or a sub-agent call says it is about: the plan, the task."""
+    """What a plan-mode exit, a sub-agent call or a message to the team says it is about:
+    the plan, the task, the message (:func:`team_message`)."""
     if kind is ToolKind.PLAN_EXIT:
         return str_or_none(as_dict(args).get("plan"))
     if kind is ToolKind.TASK:
         data = as_dict(args)
         return str_or_none(data.get("description")) or str_or_none(data.get("prompt"))
+    if kind is ToolKind.MESSAGE:
+        return team_message(args)
     return None
+
+
+def team_message(args: object) -> str | None:
+    """A message to another agent of the team, as where the session stands says it: who
+    it went to, then its words ("the agent's last message to team-lead: …"), or the agent's
+    answer to its lead's shutdown request (:data:`SHUTDOWN_ANSWER`), from SendMessage's
+    arguments (``type``, ``recipient`` and ``content``; or ``to`` and a ``message``, words
+    or an object)."""
+    data = as_dict(args)
+    message = data.get("message")
+    kind = as_dict(message).get("type") or data.get("type")
+    words = (
+        message if isinstance(message, str)
+        else as_dict(message).get("reason") or as_dict(message).get("content")
+        or data.get("content") or data.get("summary")
+    )  # fmt: skip
+    words = words.strip() if isinstance(words, str) else ""
+    if kind == "shutdown_response":
+        return f"{SHUTDOWN_ANSWER}: {words or ('approved' if data.get('approve') else 'refused')}"
+    to = data.get("recipient") or data.get("to")
+    if not words or not isinstance(to, str):
+        return None
+    if kind == "shutdown_request":
+        return f"the agent asked {to} to shut down: {words}"
+    return f"the agent's last message to {to}: {words}"
+
+
+SHUTDOWN_ANSWER: Final = "the agent answered its lead's shutdown request"

@@ -438,6 +438,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("announced", "the agent's last message ends by announcing a step (Let me..., I'll...)",
          "where the session stands: unfinished, the step announced", "where_stands",
          "never evicted"),
+    Rule("team_message", "SendMessage completed (Claude Code's agent teams): a message to "
+         "another agent of the team, or an answer to the lead's shutdown request; gone once a "
+         "new request starts",
+         "where the session stands: the last such message, to whom and its words (head and "
+         "tail kept, 240 characters); an answer to a shutdown request by the client's own "
+         "confirmation (Shutdown approved. … is now exiting.)", "where_stands",
+         "never evicted"),
     Rule("mid_turn", "the transcript ends inside a turn: the agent spoke while working after "
          "its last closing message, and no run completed, nor todo list was written or plan "
          "proposed since",

@@ -93,9 +93,12 @@ class Stands:
         self.said = ""
         """What the agent last said while working, until it closes its turn."""
         self.said_stamp: Stamp | None = None
+        self.team_said = ""
+        """The agent's last message to another agent of its team, until the next request."""
+        self.team_stamp: Stamp | None = None
         self.previous = self.previous_kept = ""
         """The closing message the user's latest request followed, and the key decision it
-        became, if one: shown as the memory is read (:meth:`earlier`) instead of it."""
+        became, if one: shown as the memory is read instead of it (conclusions.py)."""
         self.previous_stamp: Stamp | None = None
         self.concluded = ""
         """The key decision the last closing message became, until the agent speaks again."""
@@ -158,7 +161,13 @@ class Stands:
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
         self.asked = "" if answer else sole_question(content)
-        self.said = ""
+        self.said = self.team_said = ""
+        self.refresh()
+
+    def messaged(self, said: str, stamp: Stamp) -> None:
+        """A message the agent sent another agent of its team (its lead, a teammate), or its
+        answer to its lead's shutdown request (:func:`deriver.calls.team_message`)."""
+        self.team_said, self.team_stamp = said, stamp
         self.refresh()
 
     def extended(self) -> None:
@@ -425,6 +434,10 @@ class Stands:
         found: list[tuple[str, str, Stamp]] = []
         if self.answer and self.answer_stamp is not None:
             found.append(("answered", self._answer_text(), self.answer_stamp))
+        if self.team_said and self.team_stamp is not None:
+            head, _, words = self.team_said.partition(": ")
+            said = f"{head}: {quote_head_tail(words, _QUOTE_CHARS)}"
+            found.append(("team_message", said, self.team_stamp))
         found.extend([*self._awaiting(), *self._unfinished(), *self._end_state()])
         if self.ending and self.ending_stamp is not None:
             ending = f"the last run did not complete: {self.ending}"
@@ -502,7 +515,7 @@ class Stands:
             len(self.changed), tuple(self.changed[-_FILES_SHOWN:]), self.changed_stamp,
             self.git_used, self.commits.facts(),
             self.forge.facts(),
-            self.ending, self.ending_stamp, self.said,
+            self.ending, self.ending_stamp, self.said, self.team_said,
         )  # fmt: skip
 
     def refresh(self) -> bool:

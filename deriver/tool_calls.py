@@ -15,9 +15,11 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+import orjson
+
 from deriver.actions import found_missing, only_looked, only_looks
 from deriver.agent_text import reports_unfinished
-from deriver.calls import FINISHED, Call, ToolEvent
+from deriver.calls import FINISHED, SHUTDOWN_ANSWER, Call, ToolEvent
 from deriver.check_commands import hooks_passed
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
@@ -38,6 +40,7 @@ from deriver.wording import (
     EXCERPT_CHARS,
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
+    as_dict,
     code,
     describe,
     failure_target,
@@ -109,6 +112,7 @@ class ToolCallRules:
             ToolKind.PLAN_EXIT: self._plan_approved,
             ToolKind.QUESTION: self._question_answered,
             ToolKind.TASK: self._sub_agent_done,
+            ToolKind.MESSAGE: self._team_messaged,
         }
 
     def apply(self, event: ToolEvent) -> bool:
@@ -358,6 +362,20 @@ class ToolCallRules:
         if how:
             text = f"{how} with {code(call.key, _SHIPPED_CHARS)}"
             bump(self.store, "completed_work", "deploy", text, stamp, done_key(text))
+
+    def _team_messaged(self, call: Call, result: str, stamp: Stamp) -> None:
+        """A message sent to another agent of the team: where the session stands says it;
+        an answer to a shutdown request, by the client's own confirmation ("Shutdown
+        approved. … Agent domain-dev is now exiting.")."""
+        said = call.note
+        if said and said.startswith(SHUTDOWN_ANSWER) and result.lstrip().startswith("{"):
+            try:
+                confirmed = as_dict(orjson.loads(result)).get("message")
+            except orjson.JSONDecodeError:
+                confirmed = None
+            said = f"{SHUTDOWN_ANSWER}: {confirmed}" if isinstance(confirmed, str) else said
+        if said:
+            self.stands.messaged(said, stamp)
 
     def _files_changed(self, call: Call, result: str, stamp: Stamp) -> None:
         """Files changed show where the session stands until a commit takes them, and

@@ -38,6 +38,7 @@ class ToolKind(StrEnum):
     TODO = "todo"
     PLAN_EXIT = "plan_exit"
     QUESTION = "question"
+    MESSAGE = "message"  # a message to another agent of the session's team
     WEB = "web"
     OTHER = "other"
 
@@ -94,13 +95,16 @@ _TOOL_KINDS: Final[Mapping[str, ToolKind]] = {
         ToolKind.WEB,
         "webfetch web_fetch websearch web_search google_web_search fetch fetch_url browse",
     ),
+    "sendmessage": ToolKind.MESSAGE,  # Claude Code's agent teams
 }
 
 # Namespaces some providers put in front of a function name ("functions.shell").
 _NAME_PREFIXES: Final = ("functions.", "tools.")
 
 _PATCH_TOOLS: Final = frozenset({"apply_patch", "patch", "apply_diff"})
-_SIDE_EFFECTING: Final = frozenset({ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK, ToolKind.OTHER})
+_SIDE_EFFECTING: Final = frozenset(
+    {ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK, ToolKind.MESSAGE, ToolKind.OTHER}
+)
 
 
 def classify_tool(name: str) -> ToolKind:

@@ -1520,3 +1520,47 @@ class TestPreviousMessage:
         assert "Policy support" in line and "restart the backend" not in line
         restored = SessionMemoryDeriver.restore(deriver.snapshot())
         assert restored.memory.to_json() == deriver.memory.to_json()
+
+
+class TestTeamMessages:
+    """In an agent team, what the agent last told another agent says where it stands."""
+
+    def test_the_last_message_to_the_team_stands_until_the_next_request(self) -> None:
+        """A teammate's report to its lead ("… Ready for commit/push.") is where it stands,
+        the newest one only; the lead's next request starts a new turn without it."""
+        report = {"type": "message", "recipient": "team-lead", "content": "INT-2 is done."}
+        ready = {**report, "content": "All 5 tasks done, analyze clean. Ready for commit/push."}
+        sent = (
+            user("team-lead: do INT-2 and INT-5"),
+            call("SendMessage", report, call_id="m1", result='{"success": true}'),
+            call("SendMessage", ready, call_id="m2", result='{"success": true}'),
+        )
+        memory = derive(*sent)
+        assert (
+            "the agent's last message to team-lead: “All 5 tasks done, analyze clean. Ready for "
+            "commit/push.”"
+        ) in texts(memory.where_stands)
+        assert not any("INT-2 is done" in t for t in texts(memory.where_stands))
+        later = derive(*sent, user("team-lead: now INT-6"))
+        assert not any("to team-lead" in t for t in texts(later.where_stands))
+
+    def test_a_shutdown_answer_is_told_by_the_client_s_confirmation(self) -> None:
+        """The agent approved its lead's shutdown request: the client's confirmation says
+        the session ended; a lead's request that a teammate shut down says whom it asked."""
+        confirmed = (
+            '{"success": true, "message": "Shutdown approved. Sent confirmation to team-lead. '
+            'Agent domain-dev is now exiting.", "request_id": "shutdown-1@domain-dev"}'
+        )
+        answer = {"type": "shutdown_response", "request_id": "shutdown-1", "approve": True}
+        memory = derive(user("team-lead: build DOM-1"),
+                        call("SendMessage", answer, call_id="m1", result=confirmed))  # fmt: skip
+        assert texts(memory.where_stands)[-1] == (
+            "the agent answered its lead's shutdown request: “Shutdown approved. Sent "
+            "confirmation to team-lead. Agent domain-dev is now exiting.”"
+        )
+        request = {"type": "shutdown_request", "reason": "Story 4.4 review complete."}
+        asked = {"to": "reviewer-fix", "message": request, "summary": "Shutdown reviewer-fix"}
+        memory = derive(user("run the review"), call("SendMessage", asked, call_id="m1"))
+        assert texts(memory.where_stands)[-1] == (
+            "the agent asked reviewer-fix to shut down: “Story 4.4 review complete.”"
+        )

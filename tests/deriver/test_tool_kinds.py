@@ -50,6 +50,7 @@ class TestClassifyTool:
             ("TaskUpdate", ToolKind.TODO),
             ("ExitPlanMode", ToolKind.PLAN_EXIT),
             ("AskUserQuestion", ToolKind.QUESTION),
+            ("SendMessage", ToolKind.MESSAGE),
             ("WebFetch", ToolKind.WEB),
             ("WebSearch", ToolKind.WEB),
         ],
@@ -129,9 +130,12 @@ class TestClassifyTool:
 
 
 class TestIsSideEffecting:
-    @pytest.mark.parametrize("kind", [ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK, ToolKind.OTHER])
+    @pytest.mark.parametrize(
+        "kind", [ToolKind.EDIT, ToolKind.SHELL, ToolKind.TASK, ToolKind.MESSAGE, ToolKind.OTHER]
+    )
     def test_unsafe_kinds(self, kind: ToolKind) -> None:
-        """Edits, shell commands, sub-agents and unknown tools are not safe to replay."""
+        """Edits, shell commands, sub-agents, messages to the team and unknown tools are not
+        safe to replay."""
         assert is_side_effecting(kind)
 
     @pytest.mark.parametrize(
