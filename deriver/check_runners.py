@@ -245,6 +245,10 @@ CHECK_RUNNERS: Final[tuple[CheckRunner, ...]] = (
     _R(("next",), _sub("lint"), "next lint", LINT),
     _R(("vite",), _sub("build"), "vite build", BUILD),
     _R(("git",), _sub("diff", needs="--check"), "git diff --check", LINT),
+    # A syntax check: the code parses (nothing runs).
+    _R(("bash", "sh", "zsh"), WithOption(word_set("-n")), "bash -n", BUILD),
+    _R(("node",), WithOption(word_set("--check -c")), "node --check", BUILD),
+    _R(("py_compile", "compileall"), ANY, "py_compile", BUILD),
     # Formatters and linters that only check when told to
     _R(("prettier",), WithOption(word_set("--check -c --list-different -l")), "prettier", FORMAT),
     _R(("biome",), WithOption(word_set("check ci lint")), "biome", LINT),

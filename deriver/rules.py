@@ -228,7 +228,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "failed attempt, open until a commit or the command's --continue finishes it; then "
          "gone (the conflicts were resolved)",
          "failed_attempts", "open_failures, then resolved_failures"),
-    Rule("check", "shell command that runs tests, builds, linters or a project gate "
+    Rule("check", "shell command that runs tests, builds, linters, syntax checks (bash -n, "
+         "node --check, python -m py_compile) or a project gate "
          "(make check, just test, npm run check-types, pre-commit run...), or a project's own "
          "script named for what it verifies (node scripts/validate.js, ./scripts/check.sh)",
          "one verification line per check: passed or failed in the runner's own summary "

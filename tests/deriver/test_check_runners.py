@@ -147,6 +147,11 @@ class TestChecksByMeaning:
             ("sphinx-build -b html docs docs/_build", "sphinx-build", CheckKind.BUILD),
             ("flutter build apk --release", "flutter build", CheckKind.BUILD),
             ("npx svelte-check", "svelte-check", CheckKind.TYPECHECK),
+            ("bash -n scripts/setup.sh", "bash -n", CheckKind.BUILD),
+            ("sh -n install.sh", "bash -n", CheckKind.BUILD),
+            ("node --check scripts/release.mjs", "node --check", CheckKind.BUILD),
+            ("python -m py_compile src/app.py", "py_compile", CheckKind.BUILD),
+            ("python3 -m compileall -q src", "py_compile", CheckKind.BUILD),
         ],
     )
     def test_more_runners_by_what_they_check(
@@ -175,7 +180,7 @@ class TestChecksByMeaning:
     @pytest.mark.parametrize(
         "command",
         ["node server.js", "python scripts/build_index.py", 'node -e "check()"',
-         'python -c "import test"', "./run.sh", "python -"],
+         'python -c "import test"', "./run.sh", "python -", "bash install.sh"],
     )  # fmt: skip
     def test_other_scripts_and_inline_code_are_no_check(self, command: str) -> None:
         assert detect_check(command) is None
