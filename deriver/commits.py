@@ -36,6 +36,7 @@ _NEW_BRANCH: Final = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-cre
 # local branch x and switched to branch main".
 _SWITCHED_RE: Final = re.compile(r"[Ss]witched to (?:a new )?branch '?([^'\s]+)")
 _SWITCHES: Final = frozenset({"$ git checkout", "$ git switch"})
+_INTEGRATES: Final = frozenset({"$ git pull", "$ git merge", "$ git rebase", "$ git reset"})
 _ON_BRANCH_RE: Final = re.compile(r"^On branch (\S+)", re.MULTILINE)
 _MERGE_DELETES_RE: Final = re.compile(r"\bmerge\b.*(?:\s--delete-branch\b|\s-d(?=\s|$))")
 # A reset's target back from a commit: "HEAD~2", "HEAD^^", "74e8a5e^".
@@ -81,6 +82,8 @@ class Commits:
         """The branch the session made and is on, and the one it made it from (if named)."""
         self.made_from = ""
         self.made_stamp: Stamp | None = None
+        self.behind = 0
+        """The upstream's commits the branch has not, as git's last status said."""
 
     def committed(self, command: str, output: str, stamp: Stamp) -> None:
         """A ``git commit`` that worked; each of a line's commits in turn (``git commit -q -m
@@ -132,13 +135,15 @@ class Commits:
                 self.last = f"{code(pushed[: len(mine)], 16)} {self.last}"
         self._mark_pushed(self.earlier, stamp)
         self.last_pushed, self.last, self.earlier = self.last, "", []
-        self.pushed_stamp = stamp
+        self.pushed_stamp, self.behind = stamp, 0
 
-    def upstream_has(self, branch: str, ahead: int, stamp: Stamp) -> None:
+    def upstream_has(self, branch: str, ahead: int, behind: int, stamp: Stamp) -> None:
         """git says ``branch`` has ``ahead`` commits its upstream has not: those before them
-        were pushed (by the session or not)."""
+        were pushed (by the session or not); and ``behind`` the upstream's it has not: a
+        push of the session's commits is refused until they are pulled."""
         if not self.last or branch != self.branch:
             return
+        self.behind = behind
         unpushed = len(self.earlier) + 1
         if ahead == 0:
             self.pushed_all(stamp)
@@ -158,6 +163,8 @@ class Commits:
             self.reset(command, stamp)
         elif _rewrites(action, command):
             self.rewritten(stamp)
+        if action in _INTEGRATES:
+            self.behind = 0  # the upstream's commits taken in (or the branch set to them)
         if action in _SWITCHES or (self.made and "witched to" in output):
             self.switched(command, output, stamp)
         elif self.made and (on := _ON_BRANCH_RE.search(output[:2000])) and on[1] != self.made:
@@ -278,6 +285,9 @@ class Commits:
         if self.last and self.stamp is not None:
             earlier = len(self.earlier)
             more = f" (and {earlier} earlier commit{'s' * (earlier > 1)})" if earlier else ""
+            behind = self.behind
+            if behind:
+                more += f"; its upstream has {behind} commit{'s' * (behind > 1)} it has not"
             found.append(("unpushed", f"committed and not pushed{on}: {self.last}{more}",
                           self.stamp))  # fmt: skip
         if self.made and self.made_stamp is not None and not (found and self.branch == self.made):
@@ -289,7 +299,7 @@ class Commits:
     def facts(self) -> tuple[object, ...]:
         """What the lines of :meth:`lines` are made of."""
         return (self.last, len(self.earlier), self.stamp, self.branch, self.made, self.made_from,
-                self.last_pushed, self.pushed_stamp)  # fmt: skip
+                self.last_pushed, self.pushed_stamp, self.behind)  # fmt: skip
 
     def _mark_pushed(self, commits: list[str], stamp: Stamp) -> None:
         for commit in commits:
@@ -308,6 +318,7 @@ class Commits:
             "last_pushed": self.last_pushed,
             "pushed_stamp": self.pushed_stamp,
             "made": [self.made, self.made_from, self.made_stamp],
+            "behind": self.behind,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -319,6 +330,7 @@ class Commits:
         self.made_stamp = None if made_stamp is None else (made_stamp[0], made_stamp[1])
         pushed = state["pushed_stamp"]
         self.pushed_stamp = None if pushed is None else (pushed[0], pushed[1])
+        self.behind = state["behind"]
 
 
 class Repositories:

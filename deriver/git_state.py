@@ -224,27 +224,35 @@ def _long_listing(lines: list[str]) -> list[str] | None:
 
 
 # What a status says of the branch against its upstream, long ("On branch x" then "Your branch
-# is up to date with 'origin/x'." / "… is ahead of 'origin/x' by 2 commits." / "… and
-# 'origin/x' have diverged,\nand have 2 and 1 different commits each") or short (-b: "## x...
-# origin/x [ahead 2, behind 1]"; "[gone]": the upstream is no more).
+# is up to date with 'origin/x'." / "… is ahead of 'origin/x' by 2 commits." / "… is behind
+# 'origin/x' by 1 commit" / "… and 'origin/x' have diverged,\nand have 2 and 1 different
+# commits each") or short (-b: "## x...origin/x [ahead 2, behind 1]"; "[gone]": the upstream
+# is no more).
 _UPSTREAM_RE: Final = re.compile(
     r"^On branch (\S+)\nYour branch (?:is up to date with '[^'\n]+'|is ahead of '[^'\n]+' by "
-    r"(\d+) commits?\.|and '[^'\n]+' have diverged,\nand have (\d+) and \d+ different commits)"
-    r"|^## (\S+?)\.\.\.\S+(?: \[ahead (\d+)(?:, behind \d+)?\]| \[behind \d+\])?$",
+    r"(\d+) commits?\.|is behind '[^'\n]+' by (\d+) commits?"
+    r"|and '[^'\n]+' have diverged,\nand have (\d+) and (\d+) different commits)"
+    r"|^## (\S+?)\.\.\.\S+(?: \[ahead (\d+)(?:, behind (\d+))?\]| \[behind (\d+)\])?$",
     re.MULTILINE,
 )  # fmt: skip
 
 
-def commits_ahead(command: str, outcome: ToolOutcome) -> tuple[str, int] | None:
-    """The branch a ``git status`` names, and how many of its commits its upstream has not
-    (0: up to date, or only behind). None when the output says no such thing."""
+def commits_ahead(command: str, outcome: ToolOutcome) -> tuple[str, int, int] | None:
+    """The branch a ``git status`` names, how many of its commits its upstream has not (0:
+    up to date, or only behind), and how many of the upstream's it has not. None when the
+    output says no such thing."""
     if "status" not in command or outcome.status != "completed":
         return None
     found = _UPSTREAM_RE.search(outcome.output[:4000])
     if found is None:
         return None
-    branch, ahead, diverged, short, short_ahead = found.groups()
-    return (branch or short, int(ahead or diverged or short_ahead or 0))
+    branch, ahead, behind, both_ahead, both_behind, short, *counts = found.groups()
+    short_ahead, short_behind, only_behind = counts
+    return (
+        branch or short,
+        int(ahead or both_ahead or short_ahead or 0),
+        int(behind or both_behind or short_behind or only_behind or 0),
+    )
 
 
 def listed(changed: str, entries: list[str]) -> bool:

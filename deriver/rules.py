@@ -492,7 +492,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "where the session stands: the commit "
          "and its branch, and how many commits before it are not pushed either (a push takes "
          "them all, and so does a git status of its branch up to date with its upstream; one "
-         "ahead by N commits leaves the last N)",
+         "ahead by N commits leaves the last N), and the upstream's commits the branch has not "
+         "(behind, or diverged: its push is refused) until a pull, merge, rebase or reset",
          "where_stands", "never evicted"),
     Rule("pushed", "a commit pushed, and no commit made since (nor the pushed one taken off "
          "by an amend or a reset)",

@@ -194,7 +194,32 @@ class TestUpstream:
         assert texts(memory.completed_work)[0] == "committed and pushed `1a2b3c4` “fix a”"
         short = "## main...origin/main [ahead 1, behind 2]\n M a.py\n"
         memory = derive(*self.commits(), bash("git status -sb", short, "s1"))
-        assert "committed and not pushed on `main`: `3c4d5e6` “fix c”" in texts(memory.where_stands)
+        assert (
+            "committed and not pushed on `main`: `3c4d5e6` “fix c”; its upstream has 2 commits "
+            "it has not" in texts(memory.where_stands)
+        )
+
+    def test_a_branch_behind_its_upstream_says_so_until_it_takes_them(self) -> None:
+        """git status after the commit: the branch and its upstream have diverged, 1 and 1
+        commits each; its push will be refused until the upstream's commit is taken in. A
+        pull (or a rebase onto it) takes it; a push then says nothing of it."""
+        diverged = (
+            "On branch hotfix\nYour branch and 'origin/hotfix' have diverged,\nand have 1 and 1 "
+            "different commits each, respectively.\n"
+        )
+        commit = bash(
+            'git commit -m "Optimize"', "[hotfix d586fe4b] Optimize\n 3 files changed", "c1"
+        )
+        memory = derive(user("commit it"), commit, bash("git status", diverged, "s1"))
+        assert texts(memory.where_stands) == [
+            "committed and not pushed on `hotfix`: `d586fe4b` “Optimize”; its upstream has 1 "
+            "commit it has not"
+        ]
+        pulled = bash(
+            "git pull --rebase", "Successfully rebased and updated refs/heads/hotfix.", "p1"
+        )
+        memory = derive(user("commit it"), commit, bash("git status", diverged, "s1"), pulled)
+        assert not any("upstream has" in t for t in texts(memory.where_stands))
 
     def test_another_branch_or_a_gone_upstream_says_nothing_of_them(self) -> None:
         """The status of a branch the commits are not on, or of one whose upstream is gone,
