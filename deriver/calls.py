@@ -178,6 +178,9 @@ def _call_note(kind: ToolKind, args: object) -> str | None:
     return None
 
 
+SHUTDOWN_ANSWER: Final = "the agent answered its lead's shutdown request"
+
+
 def team_message(args: object) -> str | None:
     """A message to another agent of the team, as where the session stands says it: who
     it went to, then its words ("the agent's last message to team-lead: …"), or the agent's
@@ -201,6 +204,3 @@ def team_message(args: object) -> str | None:
     if kind == "shutdown_request":
         return f"the agent asked {to} to shut down: {words}"
     return f"the agent's last message to {to}: {words}"
-
-
-SHUTDOWN_ANSWER: Final = "the agent answered its lead's shutdown request"
