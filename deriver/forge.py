@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-import orjson
-
 from deriver.git_state import (
     MERGE_LATER_RE,
     PULL_URL_RE,
@@ -20,7 +18,7 @@ from deriver.git_state import (
 from deriver.keys import PULL_BOXES_KEY, done_key
 from deriver.recording import bump, decision
 from deriver.store import MemoryStore, Stamp
-from deriver.wording import code, quoted_some
+from deriver.wording import code, json_object, quoted_some
 
 __all__ = ["Forge"]
 
@@ -48,12 +46,8 @@ def _shown_body(targets: frozenset[str], output: str, url: str) -> str | None:
     text = output.strip()
     if not text.startswith("{"):
         return text if _BOX_RE.search(text) else None
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    body = data.get("body") if isinstance(data, dict) else None
-    shown = data.get("url", url) if isinstance(data, dict) else url
+    data = json_object(text)
+    body, shown = data.get("body"), data.get("url", url)
     return body if isinstance(body, str) and same_pull(str(shown), url) else None
 
 

@@ -15,8 +15,6 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-import orjson
-
 from deriver.actions import found_missing, only_looked, only_looks
 from deriver.agent_text import reports_unfinished
 from deriver.calls import FINISHED, SHUTDOWN_ANSWER, Call, ToolEvent
@@ -40,10 +38,10 @@ from deriver.wording import (
     EXCERPT_CHARS,
     FAILURE_ARG_CHARS,
     MAX_OPEN_CALLS,
-    as_dict,
     code,
     describe,
     failure_target,
+    json_object,
     quote,
     relative,
 )
@@ -368,11 +366,8 @@ class ToolCallRules:
         an answer to a shutdown request, by the client's own confirmation ("Shutdown
         approved. … Agent domain-dev is now exiting.")."""
         said = call.note
-        if said and said.startswith(SHUTDOWN_ANSWER) and result.lstrip().startswith("{"):
-            try:
-                confirmed = as_dict(orjson.loads(result)).get("message")
-            except orjson.JSONDecodeError:
-                confirmed = None
+        if said and said.startswith(SHUTDOWN_ANSWER):
+            confirmed = json_object(result).get("message")
             said = f"{SHUTDOWN_ANSWER}: {confirmed}" if isinstance(confirmed, str) else said
         if said:
             self.stands.messaged(said, stamp)

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+import orjson
+
 from deriver.user_text import first_line
 from session_memory.core.redact import contain_block, contain_trusted_line, quote_untrusted
 
@@ -29,6 +31,7 @@ __all__ = [
     "failure_target",
     "goal_text",
     "in_scratch",
+    "json_object",
     "line",
     "line_uncached",
     "longest_cut",
@@ -57,6 +60,18 @@ _ELLIPSIS: Final = "\u2026"
 
 def as_dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """The JSON object a tool's output is, whole (``gh pr view --json body``, SendMessage's
+    result); empty for any other text."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return {}
+    try:
+        return as_dict(orjson.loads(text))
+    except orjson.JSONDecodeError:
+        return {}
 
 
 def str_or_none(value: object) -> str | None:
