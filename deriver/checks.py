@@ -310,7 +310,7 @@ class CheckRules:
         for name, failing in self.failing.items():
             if self.kinds.get(name) in covered:
                 ran = list(failing.items())
-            elif kinds_of(name, self.kinds.get(name)) <= covered:
+            elif (kinds := kinds_of(name, self.kinds.get(name))) and kinds <= covered:
                 # Another gate of those kinds that never ran ("zsh: command not found: nx"
                 # of nx lint api): the gate that did run stands for it.
                 ran = [(other, scope) for other, scope in failing.items() if self._absent(other)]
