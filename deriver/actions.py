@@ -167,11 +167,16 @@ def settles(successes: tuple[Action, ...], failures: tuple[Action, ...]) -> bool
 
 def is_no_match(command: str | None, exit_code: int | None, output: str) -> bool:
     """Whether a failed shell call is a search that found nothing: ``rg``/``grep`` exit 1
-    with no output (past an "Exit code 1" header) is "no match", not a failure."""
+    with no output (past an "Exit code 1" header) is "no match", not a failure. A pipeline
+    exits as its last command: one whose last filter searches (``tool --json | rg x``)
+    matched nothing too."""
     if exit_code != 1 or not command or not _says_nothing(output):
         return False
-    commands = _main_commands(command)
-    return bool(commands) and all(_is_search(words) for words in commands)
+    commands = simple_commands(command)
+    if commands and commands[-1][0] and _is_search(commands[-1][1]):
+        return True
+    main = _main_commands(command)
+    return bool(main) and all(_is_search(words) for words in main)
 
 
 def _says_nothing(output: str) -> bool:

@@ -744,6 +744,22 @@ class TestNoMatch:
         assert not is_no_match("rg foo && make", 1, "")
         assert is_no_match("git grep -n foo", 1, "Exit code 1\n")
 
+    def test_a_pipeline_whose_last_filter_matched_nothing_is_not_a_failure(self) -> None:
+        """A pipeline exits as its last command: ``… | rg x`` exiting 1 with nothing said is
+        the filter finding no line, whatever ran before it (the records the agent hoped to
+        see gone); one that said why it failed is a failure."""
+        said_nothing = {"status": "failed", "exit_code": 1, "output": "", "error": ""}
+        args = {"cmd": "./graph snapshot --format ndjson | rg -m 1 name_only"}
+        memory = derive(
+            *call("exec_command", args)[:2],
+            tool_event("failed", "exec_command", outcome=said_nothing),
+            call("exec_command", {"cmd": "./graph snapshot --head | rg -m 1 name_only"},
+                 "failed", "c2", exit_code=1, error="snapshot: unexpected arguments: --head"),
+        )  # fmt: skip
+        (failure,) = texts(memory.failed_attempts)
+        assert "unexpected arguments: --head" in failure
+        assert is_no_match("make build 2>&1 | grep -i error", 1, "Exit code 1")
+
 
 def test_an_unfinished_read_only_shell_command_is_safe_to_replay() -> None:
     """A ``cat`` started and never finished may be run again; a ``rm`` may not."""
