@@ -1,6 +1,6 @@
 """Reading long tool output: its tail without terminal colours, the last line that a
 summary pattern matches, found without trying every position of the text, the exit code
-it prints, and the line that says why it failed.
+it prints, the line that says why it failed, and what that line says of the failure.
 
 Total, deterministic, free of I/O.
 """
@@ -23,6 +23,9 @@ __all__ = [
     "exit_only",
     "found_done",
     "informative_line",
+    "is_crash",
+    "is_usage_slip",
+    "names_unused",
     "reports_error",
     "tail",
     "windowed",
@@ -302,3 +305,44 @@ def windowed(command: str, output: str) -> bool:
         if lines >= (int(found.group(1)) if found else _DEFAULT_WINDOW):
             return True
     return False
+
+
+# What the line that says why a call failed says of it.
+# A call refused for how it was made, an option, value or name it does not take ("unknown
+# flag: --no-pager", "Unknown skill: commit"): made right, it did what was asked; a slip.
+_USAGE_RE: Final = re.compile(
+    r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
+    r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
+    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b"
+    r"|\bcannot be found that matches parameter name\b"  # PowerShell's unknown -Parameter
+    # A tool's input refused by its schema: "Invalid input: expected number, received string".
+    r"|\binvalid input\b|\binputvalidationerror\b",
+    re.IGNORECASE,
+)
+# A compiler's or type checker's finding of a name declared and never used (TS6133, Go's
+# "declared and not used", Dart's unused_import): a linter's finding in all but the tool
+# that reported it.
+_UNUSED_NAME_RE: Final = re.compile(
+    r"\b(?:declared|assigned|imported)\b[^\n]{0,40}?\b(?:but|and) (?:its value is )?"
+    r"(?:never|not) (?:read|used)\b|\bunused[_ ](?:imports?|variables?|locals?|fields?|"
+    r"elements?)\b",
+    re.IGNORECASE,
+)
+# A program's own exception ("TypeError: scopeManager.addGlobals is not a function").
+_CRASH_RE: Final = re.compile(r"[\w.]+(?:Error|Exception): ")
+
+
+def is_usage_slip(text: str) -> bool:
+    """Whether a failure's words refuse how the call was made (an option, value or name)."""
+    return _USAGE_RE.search(text) is not None
+
+
+def names_unused(text: str) -> bool:
+    """Whether a failure's words are a finding that a name is declared and never used."""
+    return _UNUSED_NAME_RE.search(text) is not None
+
+
+def is_crash(line: str) -> bool:
+    """Whether the line that says why a check failed is the program's own exception: the
+    checker crashed, it found nothing in the code."""
+    return _CRASH_RE.match(line) is not None

@@ -23,7 +23,15 @@ from deriver.actions import (
 from deriver.git_state import FORGE_PULLS
 from deriver.goal import steps_apart
 from deriver.keys import ItemKey, call_identity, decision_key, failure_key
-from deriver.output_scan import cause_line, error_lines, found_done, reports_error
+from deriver.output_scan import (
+    cause_line,
+    error_lines,
+    found_done,
+    is_crash,
+    is_usage_slip,
+    names_unused,
+    reports_error,
+)
 from deriver.store import EVICTION_TIERS, Item, MemoryStore, Stamp
 from deriver.tool_kinds import ToolKind, classify_tool
 from deriver.user_text import announces, answer_gist, reports_result
@@ -73,26 +81,6 @@ _MOOT_STAGING_RE: Final = re.compile(r"did not match any files|index\.lock")
 _CODE_LINES_SKIPPED: Final = 8
 """Error lines looked at from the end of a pasted text for one that is no line of code."""
 _OPEN_TIER: Final = EVICTION_TIERS.index("open_failures")
-# A compiler's or type checker's finding of a name declared and never used (TS6133, Go's
-# "declared and not used", Dart's unused_import): a linter's finding in all but the tool
-# that reported it.
-_UNUSED_NAME_RE: Final = re.compile(
-    r"\b(?:declared|assigned|imported)\b[^\n]{0,40}?\b(?:but|and) (?:its value is )?"
-    r"(?:never|not) (?:read|used)\b|\bunused[_ ](?:imports?|variables?|locals?|fields?|"
-    r"elements?)\b",
-    re.IGNORECASE,
-)
-# A call refused for how it was made, an option, value or name it does not take ("unknown
-# flag: --no-pager", "Unknown skill: commit"): made right, it did what was asked; a slip.
-_USAGE_RE: Final = re.compile(
-    r"\b(?:unknown|unrecogni[sz]ed|invalid|unsupported|unexpected|bad)\s+"
-    r"(?:flags?|options?|arguments?|values?|usage)\b|\binvalid\s+--?[\w-]+\s+value\b|"
-    r"\bno such option\b|\bunknown (?:skill|tool|subcommand|command|agent type|json fields?)\b"
-    r"|\bcannot be found that matches parameter name\b"  # PowerShell's unknown -Parameter
-    # A tool's input refused by its schema: "Invalid input: expected number, received string".
-    r"|\binvalid input\b|\binputvalidationerror\b",
-    re.IGNORECASE,
-)
 
 
 def bump(
@@ -401,7 +389,7 @@ class Failures:
         said = item.text.partition("\u201c")[2] if item is not None else ""  # the error's words
         if not entry[0] or _REFUSED_RE.search(said) is None:
             return frozenset()
-        if _USAGE_RE.search(said):
+        if is_usage_slip(said):
             return entry[0]
         quoted = {"".join(m.groups("")) for m in _QUOTED_RE.finditer(said)}
         return frozenset(t for t in entry[0] if quoted.intersection((t, *t.split(","))))
@@ -516,14 +504,16 @@ class Failures:
         self.edited.discard(item_key)
         self.redone.pop(str(item_key), None)
         if (
-            (no_lesson and not lacks_program(item.text))  # what the machine lacks teaches
+            (no_lesson and not lacks_program(item.text) and not _crashed(item))
             or item.kind == "stale_edit"
-            or (item.kind == "check_failed" and _UNUSED_NAME_RE.search(item.text))
-            or (item.kind in ("tool_failed", "check_failed") and _USAGE_RE.search(item.text))
+            or (item.kind == "check_failed" and names_unused(item.text))
+            or (item.kind in ("tool_failed", "check_failed") and is_usage_slip(item.text))
             or (item.kind == "tool_failed" and not fixed and shell
                 and (worked == failed or moved_only(failed, worked)))
         ):  # fmt: skip
-            # A linter's finding that now passes (or a compiler's that a name is unused), an
+            # A linter's finding that now passes (not the linter itself not there, or
+            # crashing: what the machine lacks, or a version it cannot run with, teaches; a
+            # compiler's finding that a name is unused goes too), an
             # edit made good once the agent saw the file as it is, a call whose arguments were
             # refused called as it takes (a usage slip: no edit fixed it), or the same command
             # line that worked when run again with nothing changed (a flake) or from the
@@ -583,6 +573,12 @@ class Failures:
 
 _MIN_SAID: Final = 12  # shorter words ("failed") say no one error again
 _QUOTED_ERROR_RE: Final = re.compile(r"`(?: exited -?\d+)?: \u201c([^\u201d]+)\u201d")
+
+
+def _crashed(item: Item) -> bool:
+    """Whether a failure's line quotes a program's exception as why it failed."""
+    found = _QUOTED_ERROR_RE.search(item.text)
+    return found is not None and is_crash(found.group(1))
 
 
 def _says_again(item: Item | None, output: str) -> bool:

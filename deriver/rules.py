@@ -311,8 +311,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "one that says it was truncated) no longer says it; "
          "a linter's or formatter's finding so fixed goes (it is in the code now), and so "
          "does a compiler's that a name is declared and never used (TS6133); a linter that "
-         "was not there (make: ruff: No such file or directory) found nothing: that stays, "
-         "a lesson",
+         "was not there (make: ruff: No such file or directory), or crashed (TypeError: "
+         "scopeManager.addGlobals is not a function), found nothing: that stays, a lesson",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
          "the todo list is replaced by the latest list, verbatim, in order (as its result "

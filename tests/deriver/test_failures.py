@@ -969,6 +969,26 @@ class TestRerunAfterAChange:
         (failure,) = memory.failed_attempts
         assert failure.status == "resolved" and missing in failure.text
 
+    def test_a_linter_that_crashed_teaches(self) -> None:
+        """A linter that failed with its own exception (ESLint 10 under a config made for 9:
+        "TypeError: scopeManager.addGlobals is not a function"), then passed once the
+        version was changed, found nothing in the code: the crash stays, resolved, a
+        lesson about the toolchain."""
+        crash = (
+            "> site@1.0 lint\n> eslint .\n\nOops! Something went wrong! :(\n\nESLint: 10.0.0\n\n"
+            "TypeError: scopeManager.addGlobals is not a function\n"
+            "    at addDeclaredGlobals (node_modules/eslint/lib/source-code.js:221:15)"
+        )
+        edit = call("Edit", {"file_path": "package.json", "old_string": '"eslint": "^10',
+                    "new_string": '"eslint": "^9'}, call_id="e1", result="ok")  # fmt: skip
+        memory = derive(
+            bash("npm run lint", crash, "c1", exit_code=2),
+            edit,
+            bash("npm run lint", "> site@1.0 lint\n> eslint .", "c2"),
+        )
+        (failure,) = memory.failed_attempts
+        assert failure.status == "resolved" and "scopeManager.addGlobals" in failure.text
+
     def test_a_command_that_works_again_with_nothing_changed_was_a_flake(self) -> None:
         """The same command line working again with no change in between taught nothing."""
         memory = derive(
