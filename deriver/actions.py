@@ -212,7 +212,10 @@ def only_looks(kind: ToolKind, key: str | None) -> bool:
 _MISSING_FILE_RE: Final = re.compile(r"no such file|does not exist", re.IGNORECASE)
 _MISSING_PROGRAM_RE: Final = re.compile(  # make: "make: ruff: No such file or directory"
     r"(?i:command not found)|is not recognized as (?:an internal|the name)|: not found$"
-    r"|\bmake(?:\[\d+\])?: [\w.+-]+: No such file or directory",
+    r"|\bmake(?:\[\d+\])?: [\w.+-]+: No such file or directory"
+    # A program a tool starts that is not there: "spawn rg ENOENT", "ENOENT: no such file
+    # or directory, posix_spawn '/opt/…/claude'" (the tool cannot run at all).
+    r"|\b(?:posix_)?spawn\b[^\n]*\bENOENT\b|\bENOENT\b[^\n]*\b(?:posix_)?spawn\b",
     re.M,
 )
 
@@ -233,13 +236,13 @@ def only_looked(kind: ToolKind, key: str | None, exit_code: int | None, error: s
     """Whether a failed call only looked: a shell command line that only reads (``ls`` or
     ``cat`` of a missing file, a search that matched nothing), or a read tool that found
     nothing there (one refused for the file's size failed: that teaches how to read it). A
-    command whose program is not there (``gh: command not found``) says what the machine
-    lacks: a failure."""
+    command whose program is not there (``gh: command not found``), or a search tool that
+    could not start its own (``spawn rg ENOENT``), says what the machine lacks: a failure."""
+    if lacks_program(error):
+        return False
     if kind in LOOKING_KINDS:
         return _NOT_FOUND_RE.search(error[:_NOT_FOUND_SCAN]) is not None
     if kind is not ToolKind.SHELL or not key:
-        return False
-    if lacks_program(error):
         return False
     return is_read_only_command(key) or is_no_match(key, exit_code, error)
 

@@ -207,7 +207,7 @@ RULES: Final[tuple[Rule, ...]] = (
          "for the expected reason) is none; a read that found nothing (no match, a "
          "pipeline's last filter too, no such file, a directory where a file was looked "
          "for: EISDIR) is no failure and no work "
-         "(but a program not there, command not found, "
+         "(but a program not there, command not found, spawn rg ENOENT, "
          "is), nor is an edit of a text into itself, of every occurrence too (No changes to "
          "make); a command line "
          "whose git add failed for a path that did not match or a "

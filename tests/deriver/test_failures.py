@@ -688,6 +688,11 @@ class TestNoMatch:
         )  # fmt: skip
         (failure,) = texts(memory.failed_attempts)
         assert "command not found: gh" in failure
+        # A search tool that could not start its own program is broken, whatever it sought.
+        spawn = "ENOENT: no such file or directory, posix_spawn '/opt/claude-code/2.1.39/claude'"
+        memory = derive(call("Grep", {"pattern": "Opus"}, "failed", error=spawn))
+        (failure,) = texts(memory.failed_attempts)
+        assert "posix_spawn" in failure
 
     def test_a_read_of_a_missing_file_is_dropped(self) -> None:
         """``cat``/``ls``/``sed -n`` of a missing file, or a Read tool that found no file,
