@@ -62,6 +62,8 @@ _NET_KEPT: Final = 16
 _ASKS_USER: Final = {ToolKind.PLAN_EXIT: "plan", ToolKind.QUESTION: "question"}
 # A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
 # ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
+# A tool's name: a model's malformed call names none ("Task\" >\n<parameter name=…").
+_TOOL_NAME_RE: Final = re.compile(r"[\w.:/-]+")
 _FORCED_SCAN: Final = 120  # characters at the end of a command line where its exit is set
 _FORCED_EXIT_RE: Final = re.compile(
     r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"
@@ -321,6 +323,8 @@ class ToolCallRules:
             )
         elif only_looked(call.kind, call.key, exit_code, error):
             pass  # a read that found nothing changed nothing and did no work
+        elif not _TOOL_NAME_RE.fullmatch(call.name):
+            pass  # a malformed call (no tool has that name): nothing ran
         elif call.replaced and len(set(call.replaced.split(">"))) == 1:
             pass  # an edit of a text into itself ("No changes to make"): no attempt at the work
         else:

@@ -729,6 +729,18 @@ class TestNoMatch:
         assert memory.failed_attempts == ()
         assert memory.completed_work == ()
 
+    def test_a_malformed_call_is_no_attempt(self) -> None:
+        """A model's malformed call names no tool (``Task" >`` and a parameter tag run into
+        the name): the client ran nothing ("No such tool available"), and the call made
+        right next worked: no failed attempt."""
+        name = 'Task" >\n<parameter name="description'
+        memory = derive(
+            call(name, {"prompt": "find the phase files"}, "failed",
+                 error=f"Error: No such tool available: {name}"),
+            call("Task", {"prompt": "find the phase files"}, call_id="c2", result="found"),
+        )  # fmt: skip
+        assert memory.failed_attempts == ()
+
     def test_a_read_refused_for_its_size_is_a_failure(self) -> None:
         """A read tool that found the file but would not read it all failed: the lesson is
         how to read it."""
