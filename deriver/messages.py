@@ -63,7 +63,11 @@ _MAX_REASONS: Final = 6
 _REQUEST_CHARS: Final = 120
 _SUMMARY_CHARS: Final = 140
 _CHOICE_CHARS: Final = 240
-_FIXED_RE: Final = re.compile(r"\b(?:fixed|resolved|solved|corrected|removed)\b", re.IGNORECASE)
+# An error the summary says was fixed (by a word, or a "Fix:" of its own), or needed no fix.
+_FIXED_RE: Final = re.compile(
+    r"(?i)\b(?:fixed|resolved|solved|corrected|removed)\b|\bfix(?:es)?:"
+    r"|\bno (?:changes?|fix(?:es)?) (?:was |were )?(?:needed|required)\b"
+)
 _SUMMARY_KINDS: Final = frozenset(
     {"summary_todo", "summary_resume", "summary_lesson", "summary_decision", "summary_goal",
      "summary_done"}
@@ -528,8 +532,7 @@ class MessageRules:
             store.add("key_decisions", "summary_decision", f"summary: {_quote(text)}", stamp,
                       status="decision", tier="earlier_goals")  # fmt: skip
         for text in summary.errors:
-            # The summary's errors and fixes: one the entry says was fixed ("Fixed by…") is
-            # past, with nothing left open; the others are kept as the summary put them.
+            # One it says was fixed is past, nothing left open; the others are kept as put.
             if not _FIXED_RE.search(text):
                 store.add("failed_attempts", "summary_lesson", f"summary: {_quote(text)}",
                           stamp, status="lesson", tier="earlier_goals")  # fmt: skip

@@ -96,7 +96,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "todo_items", "earlier_goals"),
     Rule("summary_lesson", "checkpoint summary section of errors, fixes or learnings",
          "failed attempt 'summary:', quoted, left out when the entry says it was fixed "
-         "(past, nothing open); replaced by a later checkpoint",
+         "(past, nothing open: fixed by, or a Fix: of its own) or needed no change; "
+         "replaced by a later checkpoint",
          "failed_attempts", "earlier_goals"),
     Rule("summary_decision", "checkpoint summary section of decisions or problem solving",
          "key decision, quoted; replaced by a later checkpoint", "key_decisions",

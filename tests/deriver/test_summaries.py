@@ -81,10 +81,17 @@ class TestStatedSections:
         ]
 
     def test_a_summary_error_it_says_was_fixed_is_left_out(self) -> None:
-        """The summary's errors come with their fixes: "…: fixed by …" is past, nothing is
-        open and the work went on from it; an error it lists without a fix ("CURRENT: …")
-        stays as the summary put it."""
-        errors = ("TypeError in export: fixed by passing the encoding", "CURRENT: lint fails")
+        """The summary's errors come with their fixes: "…: fixed by …", or "Fix: …" below
+        it, is past, nothing is open and the work went on from it, as is one that needed no
+        change; an error it lists without a fix ("CURRENT: …") stays as the summary put it."""
+        errors = (
+            "TypeError in export: fixed by passing the encoding",
+            "CURRENT: lint fails",
+            # Its fix as a line of its own, or none needed: nothing open either.
+            "**Syntax error in main.go**: Missing closing brace\n  - Fix: Added the brace",
+            "User feedback: migrations run in staging too. This confirmed the approach was "
+            "correct. No changes needed.",
+        )
         listed = CompactionSummary("", (), errors, (), (), (), ())
         memory = derive(
             user("export"), checkpoint("Handoff.", summary_sections=summary_payload(listed))
