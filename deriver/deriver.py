@@ -27,7 +27,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 22
+SNAPSHOT_FORMAT: Final = 23
 """Version 21: the paths git add staged since the last commit; version 20: whether a call was
 asked for since the last one finished; version 19: the key
 decision the closing message the latest request followed became (shown where the session stands

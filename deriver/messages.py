@@ -392,7 +392,7 @@ class MessageRules:
         if message.queued and goal is not None and not (stands.ending or stands.completed):
             # Typed while the agent worked on the request and taken into its running turn
             # ("also note …", "remember to …"): more of the same request, not a new one.
-            stands.extended()
+            stands.extended(content)
             text = f"{goal.text}\n{goal_text(content)}"
             store.set_goal(text, goal.source, goal.run_id, root=goal.root)
             assert store.goal is not None

@@ -150,8 +150,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions", "completed_work"),
     Rule("reply", "the agent's first message after a user's request that ends by asking a "
          "question and asks no other (a list of questions to look into is a request), said "
-         "while working; its first line says no next action (let me, I'm "
-         "checking)", "key decision: the question and the reply, quoted up to 240 "
+         "while working (a question typed into the running turn too, unless the reply ends "
+         "on a next step); its first line says no next action (let me, I'm checking)",
+         "key decision: the question and the reply, quoted up to 240 "
          "characters; evicted first, with completed work", "key_decisions", "completed_work"),
     Rule("stop_hook", "state_transition with reason stop_hook_blocking",
          "verification: completion blocked; cleared when a run completes",

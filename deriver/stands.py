@@ -90,6 +90,7 @@ class Stands:
         self.answer_stamp: Stamp | None = None
         self.asked = ""
         """The question the user's last request ends by asking, until the agent speaks."""
+        self.asked_working = False  # typed into the running turn (:meth:`extended`)
         self.said = ""
         """What the agent last said while working, until it closes its turn."""
         self.said_stamp: Stamp | None = None
@@ -160,7 +161,7 @@ class Stands:
         self.completed = False
         if answer:
             self.answer, self.question, self.answer_stamp = content, question, stamp
-        self.asked = "" if answer else sole_question(content)
+        self.asked, self.asked_working = "" if answer else sole_question(content), False
         self.said = self.team_said = ""
         self.refresh()
 
@@ -170,22 +171,25 @@ class Stands:
         self.team_said, self.team_stamp = said, stamp
         self.refresh()
 
-    def extended(self) -> None:
+    def extended(self, content: str) -> None:
         """The user added to the request while the agent worked on it: the closing message
-        the request followed is behind that work, no longer what the request answers."""
+        the request followed is behind that work, no longer what it answers. A question so
+        added is answered by the agent's next words unless they end on its next step."""
         self.previous = ""
+        self.asked, self.asked_working = sole_question(content), True
 
     def working_message(self, content: str, stamp: Stamp) -> bool:
         """The agent's first words after the user asked a question, said while working: its
         answer ("That heuristic is too brittle: …"), a key decision with the question. Only
         what it will do next ("Let me check.") answers nothing."""
-        asked, self.asked = self.asked, ""
+        asked, working, self.asked = self.asked, self.asked_working, ""
         self._owns_wrong(content, stamp)
         self.said, self.said_stamp = content, stamp
         self.completed = False  # a run goes on after the last message
         self.refresh()
         reply = content.strip() if asked else ""
-        if not reply or says_next_step(reply.split("\n", 1)[0]):
+        first, last = reply.split("\n", 1)[0], last_sentence(reply)
+        if not reply or says_next_step(first) or (working and says_next_step(last)):
             return False
         text = f"the agent answered {quote(asked, QUESTION_CHARS)}: {quote(reply, _QUOTE_CHARS)}"
         decision(self.store, "reply", text, stamp, tier=_CLOSING_TIER)
@@ -455,9 +459,8 @@ class Stands:
         if self.closing and self.closing_stamp is not None:
             question = self._question()
             if question:
-                quoted = quote(question, QUESTION_CHARS)
-                found.append(("awaiting", f"awaiting the user's answer to: {quoted}",
-                              self.closing_stamp))  # fmt: skip
+                quoted = f"awaiting the user's answer to: {quote(question, QUESTION_CHARS)}"
+                found.append(("awaiting", quoted, self.closing_stamp))
         if self.plan_state and self.plan_stamp is not None:
             plan = quote(self.plan, _QUOTE_CHARS) if self.plan.strip() else ""
             what = _PLAN_STATES.get(self.plan_state, "not approved")

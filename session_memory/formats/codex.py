@@ -7,8 +7,9 @@ Mapping (``docs/formats.md`` has the full table):
   working directory (``cwd``);
 * the typed prompt becomes ``message(user)``: ``event_msg/user_message`` (up to 0.1xx), the
   ``response_item`` user message (the only copy in 0.169, with ``item_completed``
-  ``UserMessage``); the copies of one prompt become one message. What Codex writes into
-  user messages (:mod:`~session_memory.formats.codex_prompts`: AGENTS.md,
+  ``UserMessage``); the copies of one prompt become one message, marked ``queued`` when
+  typed into a running turn (a second prompt between ``task_started`` and its end). What
+  Codex writes into user messages (:mod:`~session_memory.formats.codex_prompts`: AGENTS.md,
   ``<environment_context>``, an IDE preamble, ...) and every developer message
   (permissions, hook output) are not the prompt;
 * assistant ``response_item`` messages become ``message(assistant)``, ``phase:
@@ -99,6 +100,7 @@ class CodexAdapter(CodexToolCalls):
         "_held",
         "_pending_prompt",
         "_typed_prompts",
+        "_turn_prompts",
     )
 
     def __init__(self) -> None:
@@ -115,6 +117,9 @@ class CodexAdapter(CodexToolCalls):
         self._typed_prompts = False
         """Whether this rollout writes typed-prompt events (``user_message``, a completed
         ``UserMessage`` item): then its user ``response_item`` messages are only copies."""
+        self._turn_prompts: int | None = None
+        """Prompts of the running turn (``task_started`` to its end; None outside one): a
+        prompt after its first was typed while the agent worked, into its running turn."""
 
     def finish(self) -> list[Record]:
         """The held assistant message ends the file's last turn: its final answer."""
@@ -126,6 +131,7 @@ class CodexAdapter(CodexToolCalls):
         return (
             super()._state_is_valid()
             and (self._last_prompt is None or isinstance(self._last_prompt, str))
+            and (self._turn_prompts is None or isinstance(self._turn_prompts, int))
             and all(
                 v is None or (len(v) == 3 and isinstance(v[2], str))
                 for v in (self._held, self._pending_prompt)
@@ -254,7 +260,11 @@ class CodexAdapter(CodexToolCalls):
             return
         self._release(out, final=True)
         self._last_prompt = prompt
-        payload: JsonObject = {"role": "user", "content": cap_text(prompt), "metadata": {}}
+        into_turn = bool(self._turn_prompts)
+        if self._turn_prompts is not None:
+            self._turn_prompts += 1
+        metadata: JsonObject = {"queued": True} if into_turn else {}
+        payload: JsonObject = {"role": "user", "content": cap_text(prompt), "metadata": metadata}
         out.append(self._event(f"{eid}:user", "message", payload, ts))
 
     # -- events ---------------------------------------------------------------------------
@@ -266,6 +276,7 @@ class CodexAdapter(CodexToolCalls):
         if ptype == "task_started":
             self._run_id = turn_id or self._run_id
             self._final_seen = False
+            self._turn_prompts = 0
         elif self._run_id is None and turn_id is not None:
             self._run_id = turn_id  # a file that starts mid-turn learns its turn here
         handler = _EVENT_MSG_HANDLERS.get(ptype)
@@ -342,6 +353,7 @@ class CodexAdapter(CodexToolCalls):
         payload = {"reason": reason, "details": details}
         out.append(self._event(f"{m.eid}:terminal", "terminal", payload, m.ts))
         self._final_seen = False
+        self._turn_prompts = None
 
     def _checkpoint(self, p: JsonObject, eid: str, ts: str | None, out: list[Record]) -> None:
         history = p.get("replacement_history")

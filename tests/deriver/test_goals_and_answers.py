@@ -97,6 +97,20 @@ class TestQueuedPrompts:
         assert memory.current_goal is not None
         assert memory.current_goal.text == "now the README"
 
+    def test_a_question_taken_into_the_running_turn_is_answered(self) -> None:
+        """A question typed while the agent worked is answered by its next words ("That
+        heuristic is too brittle"), a key decision; words that go on with the work first
+        and end on the next step ("Let me check the bead status.") answer nothing yet."""
+        asked = user("could we also just check the oldest ref?", queued=True)
+        edit = call("Edit", {"file_path": "a.go"}, call_id="e1")
+        answer = "That heuristic is too brittle.\n\nThe budget stops it, whatever the names."
+        memory = derive(user("add a guard"), edit, asked, assistant(answer))
+        (answered,) = texts(memory.key_decisions)
+        assert answered.startswith("the agent answered “could we also just check the oldest")
+        memory = derive(user("add a guard"), edit, asked, assistant("Copilot review requested. "
+                        "Let me check the bead status."))  # fmt: skip
+        assert memory.key_decisions == ()
+
 
 class TestShortAnswers:
     @pytest.mark.parametrize(

@@ -100,6 +100,24 @@ class TestPrompt:
         assert m.current_goal is not None and m.current_goal.text == "Fix the rounding in checkout"
         assert m.earlier_goals == ()
 
+    def test_a_prompt_typed_into_the_running_turn_is_queued(self) -> None:
+        """A second prompt between ``task_started`` and the turn's end was typed while the
+        agent worked (Codex hands it to the running turn): ``queued``; the next turn's
+        prompt is not."""
+        started = line("event_msg", type="task_started", turn_id=TURN)
+        ended = line("event_msg", type="task_complete", turn_id=TURN, last_agent_message="Done.")
+        said = messages(
+            started, user_message("add a guard"), call("c1", "go test ./..."), output("c1", "ok"),
+            user_message("could we also check the oldest ref?"), message("assistant", "No."),
+            ended, started, user_message("now commit"),
+            role="user",
+        )  # fmt: skip
+        assert [(e.payload["content"], e.payload["metadata"]) for e in said] == [
+            ("add a guard", {}),
+            ("could we also check the oldest ref?", {"queued": True}),
+            ("now commit", {}),
+        ]
+
     def test_a_prompt_as_item_and_response_item_is_one_prompt(self) -> None:
         """0.169's response_item and item_completed UserMessage copies give one message."""
         item = line(
