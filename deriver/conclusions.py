@@ -1,16 +1,18 @@
-"""The closing messages kept as key decisions, quoted longer as the memory is read.
+"""The closing messages kept as key decisions, and the earlier requests, quoted longer as
+the memory is read.
 
 A closing message that states a choice is kept as a key decision, cut to a share of the
-budget when the fold keeps it (:meth:`deriver.stands.Stands._keep_closing`). When the memory
-is read, the room the rest leaves lets the newest of them say more (head and tail kept):
-the earlier closing messages, "while the budget allows"; and the closing message the latest
-request followed is quoted where the session stands (:func:`earlier_message`). Nothing is
-evicted for them.
+budget when the fold keeps it (:meth:`deriver.stands.Stands._keep_closing`); an earlier
+request is kept cut too (head and tail). When the memory is read, the room the rest leaves
+lets the newest of them say more (head and tail kept): the earlier closing messages, "while
+the budget allows", and what a long request asked in its middle ("never push sensitive
+data"); the closing message the latest request followed is quoted where the session stands
+(:func:`earlier_message`). Nothing is evicted for them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from deriver.agent_text import before_question, quote_head_tail, without_git_state
@@ -34,32 +36,37 @@ def concluded(said: str, chars: int) -> str:
 
 
 def widened(
-    store: MemoryStore, items: list[Item], whole: Mapping[str, str], free: int
+    store: MemoryStore,
+    items: list[Item],
+    whole: Mapping[str, str],
+    free: int,
+    quoted: Callable[[str, int], str] = concluded,
 ) -> tuple[list[Item], int]:
-    """The key decisions with the newest closing messages among them (``whole``: each one's
-    line as kept -> its whole words) quoted longer, into up to ``free`` tokens: the items in
-    their order, and the tokens taken."""
+    """A section's items with the newest of those kept cut (``whole``: each one's line as
+    kept -> its whole words; the closing messages among the key decisions, the earlier
+    requests) ``quoted`` longer, into up to ``free`` tokens: the items in their order, and
+    the tokens taken."""
     shown, used, left = list(items), 0, _WIDENED
     body = store.tokens.body
     for i in reversed(range(len(shown))):
         item = shown[i]
-        said = whole.get(item.text) if item.kind == "closing" else None
+        said = whole.get(item.text)
         if said is None:
             continue
         if left == 0:
             break
         left -= 1
         room = item.body_tokens + free - used
-        text = concluded(said, _MOST_CHARS)
+        text = quoted(said, _MOST_CHARS)
         if text == item.text:
             continue  # kept whole
         if body(text) > room:  # only a shorter cut fits: the longest
 
             def fits(chars: int, said: str = said, room: int = room) -> bool:
-                return body(concluded(said, chars)) <= room
+                return body(quoted(said, chars)) <= room
 
             chars = longest_cut(fits, room, _MOST_CHARS, 1)
-            text = concluded(said, chars) if chars else ""
+            text = quoted(said, chars) if chars else ""
             if len(text) <= len(item.text):
                 continue
         wider = store.retexted(item, text)

@@ -15,6 +15,7 @@ from typing import Any, Final
 import msgspec
 import orjson
 
+from deriver.agent_text import quote_head_tail
 from deriver.conclusions import earlier_message, widened
 from deriver.rules import Rules
 from deriver.store import Item, MemoryStore
@@ -27,7 +28,7 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 
 __all__ = ["SessionMemoryDeriver"]
 
-SNAPSHOT_FORMAT: Final = 23
+SNAPSHOT_FORMAT: Final = 24
 """Version 21: the paths git add staged since the last commit; version 20: whether a call was
 asked for since the last one finished; version 19: the key
 decision the closing message the latest request followed became (shown where the session stands
@@ -282,6 +283,12 @@ class SessionMemoryDeriver:
         sections["key_decisions"], taken = widened(
             store, sections["key_decisions"], self._rules.stands.whole, store.budget_tokens - used
         )
+        used += taken
+        # And the newest earlier requests, cut to their share when the fold kept them.
+        sections["earlier_goals"], taken = widened(
+            store, sections["earlier_goals"], store.requests, store.budget_tokens - used,
+            quote_head_tail,
+        )  # fmt: skip
         used += taken
         return SessionMemory(
             schema_version=MEMORY_SCHEMA_VERSION,

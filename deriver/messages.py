@@ -20,6 +20,7 @@ from deriver.agent_text import (
     takes_offer,
 )
 from deriver.checks import CheckRules
+from deriver.conclusions import KEPT_WHOLE
 from deriver.keys import checkpoint_key, verify_key
 from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
@@ -428,11 +429,10 @@ class MessageRules:
             # Head and tail: what a long message asks is often at its end, after what it
             # quotes.
             earlier = quote_head_tail(goal.text, _EARLIER_GOAL_CHARS)
-            if goal.root:
-                # The session's root request stays pinned: evicted only with the todos.
-                store.add("earlier_goals", "root_goal", earlier, goal.source, tier="todo_items")
-            else:
-                store.add("earlier_goals", "goal", earlier, goal.source)
+            # The session's root request stays pinned: evicted only with the todos.
+            kind, tier = ("root_goal", "todo_items") if goal.root else ("goal", None)
+            store.add("earlier_goals", kind, earlier, goal.source, tier=tier)
+            store.requests = dict([*store.requests.items(), (earlier, goal.text)][-KEPT_WHOLE:])
         store.set_goal(goal_text(content), message.stamp, message.run_id, root=goal is None)
         return True
 

@@ -175,6 +175,9 @@ class MemoryStore:
         """The latest items evicted of the kinds that never change once written (see
         :meth:`returned`)."""
         self.goal: GoalState | None = None
+        self.requests: dict[str, str] = {}
+        """The newest earlier requests' lines, cut, and their whole words (said longer as
+        the memory is read: :func:`deriver.conclusions.widened`)."""
         self.cwd: str | None = None
         """The session's working directory, as its latest message or transition said."""
         self.root: str | None = None
@@ -512,6 +515,7 @@ class MemoryStore:
             "omitted_kinds": self.omitted_kinds,
             "evicted": [i.to_state() for i in self.evicted],
             "goal": None if goal is None else goal.to_state(),
+            "requests": self.requests,
             "cwd": self.cwd,
             "root": self.root,
         }
@@ -532,6 +536,7 @@ class MemoryStore:
         self.omitted = dict(state["omitted"])
         self.omitted_kinds = dict(state["omitted_kinds"])
         self.evicted = [Item.from_state(raw) for raw in state["evicted"]]
+        self.requests = dict(state["requests"])
         for section in RENDER_ORDER:
             self._restructure(section)
         cwd, root = state.get("cwd"), state.get("root")
@@ -557,5 +562,6 @@ _STATE_FIELDS: Final[dict[str, type]] = {
     "omitted": dict,
     "omitted_kinds": dict,
     "evicted": list,
+    "requests": dict,
 }
 """The types of the store's snapshot fields that restore as they are, checked on load."""

@@ -587,3 +587,23 @@ def test_an_earlier_request_keeps_its_end() -> None:
     (earlier,) = memory.earlier_goals
     assert earlier.text.startswith("\u201cthe kubernetes sync worked")
     assert earlier.text.endswith("it went to 74GB ram\u201d")
+
+
+def test_an_earlier_request_says_its_middle_in_the_room_left() -> None:
+    """A long request is kept cut, head and tail; as the memory is read, the room the rest
+    leaves shows its middle, where a constraint often is ("never push sensitive data"); the
+    memory stays within its budget."""
+    request = (
+        "create a new github repo named imessage-mail and copy the skill into it. "
+        + "Describe each tool in the readme. " * 6
+        + "as always never push sensitive data. "
+        + "Use generic examples in the readme. " * 6
+        + "also note that apple asks for permission once."
+    )
+    roomy = derive(user(request), user("now push the trace file"))
+    (earlier,) = roomy.earlier_goals
+    assert "never push sensitive data" in earlier.text
+    assert earlier.text.endswith("apple asks for permission once.\u201d")
+    assert roomy.tokens_used <= 1200
+    tight = derive(user(request), user("now push the trace file"), budget=200)
+    assert tight.tokens_used <= 200 and len(tight.earlier_goals) == 1

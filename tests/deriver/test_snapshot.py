@@ -108,7 +108,7 @@ class TestSnapshotFormat:
         """Items, the goal, calls, where the session stands and diagnostics are saved by name,
         not by position."""
         state = orjson.loads(SessionMemoryDeriver.rebuild(read_records(SAMPLE)).snapshot())
-        assert state["format"] == 23
+        assert state["format"] == 24
         assert {"id", "section", "kind", "text", "tier"} <= set(state["store"]["items"][0])
         assert {"text", "source", "acknowledgements"} <= set(state["store"]["goal"])
         assert {"closing", "previous", "answer", "changed", "commits", "forge"} <= set(
