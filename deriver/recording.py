@@ -43,7 +43,7 @@ __all__ = ["Failures", "bump", "decision", "verification"]
 
 _MAX_PER_ACTION: Final = 64
 _SHELL: Final = "$ "  # how the name of a shell command's action starts (deriver.actions)
-_READING_CHARS: Final = 120
+_READING_CHARS: Final = 160
 _PASTED_LINES: Final = 3  # a request of more lines may quote a log or an output
 _GROUP_CHARS: Final = 400
 """The longest line of failures joined by how they failed: past it, a new line."""

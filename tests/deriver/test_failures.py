@@ -819,6 +819,17 @@ class TestTheAgentsReading:
         assert failure.status == "resolved"
         assert "the agent: \u201cThe run hit a host toolchain mismatch" in failure.text
 
+    def test_a_reading_keeps_the_cause_its_first_sentence_ends_with(self) -> None:
+        """The cause often ends the agent's first sentence, past its first 120 characters
+        ("… this repo's test ctor mutates a shared test HOME"): the reading keeps 160."""
+        said = (
+            "The second test abort came from running two Cargo test binaries at once: this "
+            "repo's test ctor mutates a shared test HOME, so the parallel runs raced."
+        )
+        memory = derive(bash("cargo test a & cargo test b", "SIGABRT", "c1", exit_code=101),
+                        assistant(said))  # fmt: skip
+        assert "shared test HOME" in memory.failed_attempts[0].text
+
     def test_an_announcement_of_the_next_step_is_no_reading(self) -> None:
         """ "Let me look at the file." says nothing of what went wrong."""
         memory = derive(
