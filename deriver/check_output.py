@@ -97,8 +97,12 @@ _PHPUNIT_RE: Final = re.compile(r"^Tests: (\d+), Assertions: \d+((?:, [A-Za-z ]+
 _MAVEN_RE: Final = re.compile(
     r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)", re.MULTILINE
 )
-_DOTNET_RE: Final = re.compile(
-    r"^\s*(?:Passed|Failed)!\s+-\s+Failed:\s+(\d+),\s+Passed:\s+(\d+),\s+Skipped:\s+(\d+)",
+# dotnet test's "Failed!  - Failed:     0, Passed:   254, Skipped: 0", and counts a script
+# prints with their labels ("Passed: 254, Failed: 0": a summary of a runner's output piped
+# through the agent's own filter).
+_LABELLED_RE: Final = re.compile(
+    r"^[^\n]*?\b((?i:passed|failed)):[ \t]*(\d+),[ \t]*((?i:passed|failed)):[ \t]*(\d+)"
+    r"(?:,[ \t]*(?i:skipped):[ \t]*(\d+))?",
     re.MULTILINE,
 )
 _CTEST_RE: Final = re.compile(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.MULTILINE)
@@ -173,7 +177,7 @@ _RSPEC: Final = LinePattern(_RSPEC_RE, " example", one_line=True)
 _PHPUNIT_OK: Final = LinePattern(_PHPUNIT_OK_RE, "OK (", one_line=True)
 _PHPUNIT: Final = LinePattern(_PHPUNIT_RE, ", Assertions: ", one_line=True)
 _MAVEN: Final = LinePattern(_MAVEN_RE, "Tests run: ")
-_DOTNET: Final = LinePattern(_DOTNET_RE, "Failed:")
+_LABELLED: Final = LinePattern(_LABELLED_RE, "ailed:", one_line=True)
 _CTEST: Final = LinePattern(_CTEST_RE, "% tests passed, ", one_line=True)
 _XCTEST: Final = LinePattern(_XCTEST_RE, " tests, with ", one_line=True)
 _EXUNIT: Final = LinePattern(_EXUNIT_RE, " failure", one_line=True)
@@ -465,12 +469,16 @@ def _maven(text: str) -> _Summary | None:
     return _summary(match, counts)
 
 
-def _dotnet(text: str) -> _Summary | None:
-    match = _DOTNET.last(text)
+def _labelled(text: str) -> _Summary | None:
+    match = _LABELLED.last(text)
     if match is None:
         return None
-    failed, passed, skipped = (int(group) for group in match.groups())
-    return _summary(match, CheckCounts(passed=passed, failed=failed, skipped=skipped))
+    first, one, second, other, skipped = match.groups()
+    found = {first.lower(): int(one), second.lower(): int(other)}
+    if len(found) < 2:
+        return None  # "passed: 3, passed: 4" counts no failure
+    counts = CheckCounts(found["passed"], found["failed"], None, int(skipped) if skipped else None)
+    return _summary(match, counts)
 
 
 def _ctest(text: str) -> _Summary | None:
@@ -504,7 +512,7 @@ PARSERS: Final[Mapping[str, _Parser]] = {
     "dart": _dart,
     "phpunit": _phpunit,
     "maven": _maven,
-    "dotnet": _dotnet,
+    "dotnet": _labelled,  # and the counts any script prints with their labels
     "ctest": _ctest,
     "xctest": _xctest,
     "bun": _bun,
@@ -520,9 +528,11 @@ def summarize_check(name: str, output: str) -> CheckSummary | None:
 
     Understands pytest, unittest, jest, vitest, mocha, go test, cargo test, ExUnit
     (``mix test``), credo, dart and flutter analyze, mypy, ruff, tsc, pyright, eslint,
-    golangci-lint, rspec, phpunit, Maven surefire, dotnet test, ctest, XCTest, bun test and
-    node's test runner. A project gate (``make check``, ``just check``) echoes whatever its
-    recipe runs, so it is read with all parsers. Only the last ~8 KB of ``output`` are read.
+    golangci-lint, rspec, phpunit, Maven surefire, dotnet test, ctest, XCTest, bun test,
+    node's test runner, and counts a script prints with their labels ("Passed: 254, Failed:
+    0"). A project gate (``make check``, ``just check``) echoes whatever its recipe runs, so
+    it is read with all parsers, as is a run whose own parser finds nothing (its output
+    filtered). Only the last ~8 KB of ``output`` are read.
     """
     if not isinstance(output, str) or not output:
         return None

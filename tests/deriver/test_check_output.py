@@ -310,6 +310,7 @@ _SUMMARY_FRAGMENTS = st.sampled_from(
         "warnings)", "4 examples, 1 failure", "OK (3 tests, 4 assertions)",
         "Tests: 5, Assertions: 6, Failures: 1.", "Tests run: 4, Failures: 1, Errors: 0, "
         "Skipped: 0", "Failed!  - Failed:     1, Passed:     2, Skipped:     0",
+        "Passed: 254, Failed: 0", "failed: 1,\npassed: 2",
         "90% tests passed, 1 tests failed out of 10", "Ran 3 tests in 0.1s\n\nOK",
         "test result: ok. 3 passed; 0 failed; 0 ignored", "14 doctests, 87 tests, 0 failures",
         "5 tests, 5 failures", ", 1 excluded", " failure", "42 mods/funs, found no issues.",
@@ -524,6 +525,16 @@ class TestPipedExit:
         """A grep after the check that finds nothing does not fail a passing run."""
         counts = parse_check_output("pytest", "=== 4 passed in 0.1s ===\n")
         assert check_passed(1, counts, "", exit_is_the_checks=False) is True
+
+    def test_counts_a_filter_printed_with_their_labels_decide(self) -> None:
+        """`go test -json | python3 -c "…"` exits 0 (the filter's exit) after printing the
+        counts it made: "Passed: 89, Failed: 1" failed, "Passed: 254, Failed: 0" passed,
+        and its words are the summary shown."""
+        summary = summarize_check("go test", "Passed: 254, Failed: 0\nWall clock: 51.5s")
+        assert summary is not None and summary.words == "Passed: 254, Failed: 0"
+        failed = parse_check_output("go test", "Passed: 89, Failed: 1\nFailures:\n  - TestA")
+        assert failed == CheckCounts(89, 1, None, None)
+        assert check_passed(0, failed, "", exit_is_the_checks=False) is False
 
     def test_without_summary_the_exit_decides(self) -> None:
         """With no summary to read, a piped exit code still decides."""
