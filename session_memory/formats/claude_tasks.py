@@ -10,7 +10,8 @@ call's result ("Task #3 created successfully", or ``toolUseResult.task.id``), an
 again when the create failed. Deleted tasks leave the list. TaskList's result says how the
 session's tasks stand (teammates update them in their own sessions): the states it lists
 for tasks the list knows are theirs now; a task it lists that this session did not create
-stays out (a listing is a read).
+stays out (a listing is a read), remembered with its subject: once the session updates it
+(a teammate claims the task its lead created, or completes it), it is the session's too.
 """
 
 from __future__ import annotations
@@ -36,11 +37,17 @@ MAX_TASKS: Final = 200
 """Tasks remembered; beyond this the oldest finished ones (then the oldest) are forgotten."""
 
 Tasks = list[list[str | None]]
-"""Each task as [create call id, task id or None until known, subject, status]."""
+"""Each task as [create call id, task id or None until known, subject, status]; the create
+call id is the updating call's for a task the session took on, empty for one only listed."""
 
 _CREATED: Final = re.compile(r"Task #(\w+) created")
 _STATUSES: Final = frozenset({"pending", "in_progress", "completed"})
-_LISTED: Final = re.compile(r"^#(\w+) \[(pending|in_progress|completed)\] ", re.MULTILINE)
+# "#29 [in_progress] TST-6: Integration test for migration flow (test-eng) [blocked by #20]"
+_LISTED: Final = re.compile(
+    r"^#(\w+) \[(pending|in_progress|completed)\] ([^\n]*?)"
+    r"(?: \([\w.@-]+\))?(?: \[blocked by [^\]\n]*\])?[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def plan_task_call(tasks: Tasks, name: str, call_id: str, args: JsonObject) -> JsonObject:
@@ -62,7 +69,8 @@ def plan_task_call(tasks: Tasks, name: str, call_id: str, args: JsonObject) -> J
             if status in _STATUSES:
                 task[3] = status
             task[2] = as_str(args.get("subject")) or task[2]
-    return {**args, "todos": [{"content": t[2], "status": t[3]} for t in tasks]}
+            task[0] = task[0] or call_id  # updated: the session's own now
+    return {**args, "todos": _todos(tasks)}
 
 
 def settle_task_call(
@@ -89,11 +97,19 @@ def listed_task_states(tasks: Tasks, text: str) -> JsonObject | None:
     """Apply the states a TaskList result lists ("#3 [completed] Fix auth") to the tasks of
     ``tasks`` it names; the arguments carrying the resulting ``todos`` when one changed."""
     changed = False
-    for task_id, status in _LISTED.findall(text[:20_000]):
+    for task_id, status, subject in _LISTED.findall(text[:20_000]):
         task = _find(tasks, task_id)
-        if task is not None and task[3] != status:
-            task[3], changed = status, True
-    return {"todos": [{"content": t[2], "status": t[3]} for t in tasks]} if changed else None
+        if task is None:
+            tasks.append(["", task_id, subject.strip(), status])  # not the session's
+            _bound(tasks)
+        elif task[3] != status:
+            task[3], changed = status, changed or bool(task[0])
+    return {"todos": _todos(tasks)} if changed else None
+
+
+def _todos(tasks: Tasks) -> list[JsonObject]:
+    """The session's tasks in TodoWrite's shape (not those it only saw listed)."""
+    return [{"content": t[2], "status": t[3]} for t in tasks if t[0]]
 
 
 def tasks_are_valid(value: object) -> bool:
@@ -116,5 +132,6 @@ def _int_str(value: object) -> str | None:
 
 def _bound(tasks: Tasks) -> None:
     while len(tasks) > MAX_TASKS:
-        done = next((t for t in tasks if t[3] == "completed"), None)
+        done = next((t for t in tasks if not t[0]), None)  # only listed
+        done = done or next((t for t in tasks if t[3] == "completed"), None)
         tasks.remove(done if done is not None else tasks[0])

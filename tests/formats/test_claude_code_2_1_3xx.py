@@ -81,6 +81,25 @@ class TestTaskTools:
         assert not any("Fix auth race" in text or "Someone else" in text for _, text in todos)
         assert any("Fix auth race" in t.text for t in m.completed_work)
 
+    def test_a_listed_task_the_session_updates_is_its_own(self) -> None:
+        """A teammate's session creates no task: its lead assigns them. One it lists and
+        then claims or completes (TaskUpdate) is its own, named as listed, without the
+        owner and the blocking the listing adds; one it only listed stays out."""
+        listed = (
+            "#29 [pending] TST-6: Integration test for migration flow (test-eng) "
+            "[blocked by #20]\n#25 [pending] TST-2: Unit tests for repositories (test-eng)"
+        )
+        m = memory(
+            prompt(1, "team-lead assigned task #29"),
+            tool_use(2, "TaskList", {}),
+            tool_result(3, 2, listed),
+            tool_use(4, "TaskUpdate", {"taskId": "29", "status": "in_progress"}),
+            tool_result(5, 4, "Updated task #29 status"),
+        )
+        assert [(t.status, t.text) for t in m.todo_items] == [
+            ("in_progress", "TST-6: Integration test for migration flow")
+        ]
+
 
 class TestKnownRecords:
     def test_new_record_types_are_known_not_skipped(self) -> None:
