@@ -122,8 +122,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "key_decisions", "key_decisions"),
     Rule("user_choice", "user request after the first, of at most 600 characters, with a "
          "clause that sets how the work is done: a name (call it, just say), a constraint "
-         "(we don't, we should not, don't push, stop calling), a convention (we use, we're "
-         "…ing, use uv as the package manager) or a preference (instead of saying, use … "
+         "(we don't, we should not, don't push, stop calling; 不要, 必须, 即可, しないで), a "
+         "convention (we use, we're …ing, use uv as the package manager, keep examples "
+         "limited) or a preference (instead of saying, use … "
          "instead, is also fine, only when); "
          "not a clause that asks, nor one that reports (returns 404 instead of 200, we're "
          "getting a 500), nor a line pasted from a program's output (Warning: …, [tag] …)",

@@ -425,10 +425,16 @@ _CHOICE_CLAUSE_RE: Final = re.compile(
     r"|(?:instead of|rather than) \w+ing|(?:use|say|call|keep|go with)\b.{0,60}\b(?:instead|rather)"
     r"|prefer(?:red)?|(?:let['\u2019]?s|lets) (?:use|go with|keep|stick with)"
     r"|is (?:also )?fine|i want|^only (?:when|if)|we (?:also )?use"
+    r"|^(?:please |also )?keep (?!\w+ing\b|it up\b|at it\b|on\b)\w+"
     r"|^(?:please |always )?use \S+ (?:as|for) (?:the|our|all|every)\b"
     r"|we(?:['\u2019]?re| are) (?!(?:getting|seeing|having|hitting|experiencing|trying|running"
     r"|facing|looking|working|going)\b)\w+ing)\b",
     re.IGNORECASE,
+)
+# The same in Chinese, Japanese and Korean: don't, no need to, never again, must, only,
+# just (不要, 不需要, 别再, 必须, 只需, 即可; しないで, 必ず; 하지 마, 반드시).
+_CJK_CHOICE_RE: Final = re.compile(
+    r"不要|不需要|不用|别再|別再|禁止|必须|必須|只需|即可|一律|しないで|必ず|하지 ?마|반드시"
 )
 _CLAUSE_SPLIT_RE: Final = re.compile(r"\.{2,}|(?<=[.!?;])\s+|\n+")
 _LEADS_ON_RE: Final = re.compile(r"(?:\b(?:say|says|write|read|be|is|to|with|like|as)|:)$", re.I)
@@ -436,7 +442,8 @@ _LEADS_ON_RE: Final = re.compile(r"(?:\b(?:say|says|write|read|be|is|to|with|lik
 line): the next clause is part of it."""
 _FOR_NOW_RE: Final = re.compile(
     r"\b(?:yet|for now|for the moment|until)\b"
-    r"|\b(?:don['\u2019]?t|do not) (?:implement|make (?:any )?changes|change anything|code)\b",
+    r"|\b(?:don['\u2019]?t|do not) (?:implement|make (?:any )?changes|change anything|code)\b"
+    r"|先不要|暂时|暫時|まだ|아직",
     re.IGNORECASE,
 )
 """A constraint on this turn only ("dont implement yet", "dont make any changes": talk
@@ -474,7 +481,7 @@ def choices_stated(request: str) -> str:
             not words
             or clause.endswith("?")
             or (words[0].lower() in QUESTION_WORDS and not clause.lower().startswith("do not"))
-            or _CHOICE_CLAUSE_RE.search(clause) is None
+            or (_CHOICE_CLAUSE_RE.search(clause) or _CJK_CHOICE_RE.search(clause)) is None
             or _FOR_NOW_RE.search(clause) is not None
         ):
             continue

@@ -306,6 +306,12 @@ class TestChoicesStated:
             (" use uv as the package manager", "use uv as the package manager"),
             ("in the story card lets remove the count\ninstead we should say\nShoot the gold "
              "records.", "instead we should say Shoot the gold records."),
+            ("Keep examples limited to one or two entries in tables.",
+             "Keep examples limited to one or two entries in tables."),
+            # In Chinese: "teach me step 2, but do not give the code directly".
+            ("教我Step 2 搭建模型组件, 但不要直接给出代码",
+             "教我Step 2 搭建模型组件, 但不要直接给出代码"),
+            ("给予我修改建议即可", "给予我修改建议即可"),
         ],
     )  # fmt: skip
     def test_a_request_s_clause_that_sets_how_to_work_is_stated(
@@ -329,6 +335,8 @@ class TestChoicesStated:
             "ideas for shortening the tutorial words. dont implement yet",
             "umm dont make any changes..what about the idea of a drone",
             "we should keep the old API for now",
+            "Keep checking",
+            "先不要改代码",
             "use the search box to find it",
             "Warning: unauthenticated requests.\n[transformers] `torch_dtype` is deprecated! "
             "Use `dtype` instead!是什么问题怎么解决",
