@@ -321,7 +321,8 @@ RULES: Final[tuple[Rule, ...]] = (
          "scopeManager.addGlobals is not a function), found nothing: that stays, a lesson",
          "failed_attempts", "resolved_failures"),
     Rule("todo", "TodoWrite / todo_write / update_plan completed",
-         "the todo list is replaced by the latest list, verbatim, in order (as its result "
+         "the todo list is replaced by the latest list, verbatim, in order (the steps the "
+         "budget left out go with the old list; as its result "
          "says it stands when it does: TaskList); its open steps go "
          "when the agent worked on past its last update, ended the turn and the user asks for "
          "something new; a step that verifies the work (Verify…, Run the tests), in progress, "

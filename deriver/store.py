@@ -9,6 +9,7 @@ When the total goes over the budget, the oldest item of the lowest tier goes fir
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
 from deriver.goal import GoalState, Stamp, fit_goal, stamp_of
@@ -436,6 +437,14 @@ class MemoryStore:
             if victim.kind in _SETTLED_KINDS:
                 self.evicted.append(victim)
                 del self.evicted[:-_EVICTED_KEPT]
+
+    def forget_evicted(self, section: SectionName, kinds: Iterable[str]) -> None:
+        """Items of ``kinds`` a rule replaced whole (a todo list's steps by a newer list): the
+        ones evicted before are gone with them, no more items left out to count."""
+        gone = sum(self.omitted_kinds.pop(kind, 0) for kind in kinds)
+        if gone:
+            self.omitted[section] = max(self.omitted.get(section, 0) - gone, 0)
+            self._restructure(section)
 
     def returned(self, room: int) -> tuple[list[Item], int]:
         """The evicted items that come back into ``room`` tokens as the memory is read, and

@@ -122,6 +122,7 @@ class TodoLists:
         for item in store.items_of("todo_items"):
             if item.kind in _SUPERSEDED:
                 store.remove(item, stamp)
+        store.forget_evicted("todo_items", _SUPERSEDED)
         planned = self.planned
         for content, status in todos:
             text = line(content, _TODO_CHARS)

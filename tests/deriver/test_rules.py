@@ -280,6 +280,20 @@ class TestTodoTools:
             ("Ship it", "pending"),
         ]
 
+    def test_a_list_replaced_leaves_no_count_of_its_evicted_steps(self) -> None:
+        """Steps of a list the budget left out are replaced with it by the newer list: no
+        "+N more todo items" says that open steps remain when none do."""
+        long = [{"content": f"Step {i}: " + "wire the importer " * 12, "status": "pending"}
+                for i in range(12)]  # fmt: skip
+        short = [{"content": "Ship it", "status": "pending"}]
+        tight = derive(call("TodoWrite", {"todos": long}, call_id="c1"), budget=400)
+        assert tight.omitted.get("todo_items", 0) > 0
+        memory = derive(call("TodoWrite", {"todos": long}, call_id="c1"),
+                        call("TodoWrite", {"todos": short}, call_id="c2"), budget=400)  # fmt: skip
+        assert [i.text for i in memory.todo_items] == ["Ship it"]
+        assert memory.omitted.get("todo_items", 0) == 0
+        assert memory.tokens_used <= 400
+
     def test_completed_todos_move_to_completed_work(self) -> None:
         """An item that became completed leaves the list and appears as completed work."""
         memory = derive(
