@@ -29,7 +29,10 @@ from session_memory.core.tokens import DEFAULT_BUDGET, DEFAULT_ENCODING, counter
 __all__ = ["SessionMemoryDeriver"]
 
 SNAPSHOT_FORMAT: Final = 24
-"""Version 21: the paths git add staged since the last commit; version 20: whether a call was
+"""Version 24: the whole words of the newest earlier requests; version 23: whether the question
+the agent's next words answer was typed into its running turn; version 22: the agent's last
+message to its team, and how far the branch is behind its upstream; version 21: the paths git
+add staged since the last commit; version 20: whether a call was
 asked for since the last one finished; version 19: the key
 decision the closing message the latest request followed became (shown where the session stands
 instead); version 18: the last commit pushed and when (where the session stands shows it until

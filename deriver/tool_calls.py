@@ -60,10 +60,10 @@ _NET_KEPT: Final = 16
 # Calls that put something to the user, by what they put: refused with the user's words,
 # their answer.
 _ASKS_USER: Final = {ToolKind.PLAN_EXIT: "plan", ToolKind.QUESTION: "question"}
-# A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
-# ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
 # A tool's name: a model's malformed call names none ("Task\" >\n<parameter name=…").
 _TOOL_NAME_RE: Final = re.compile(r"[\w.:/-]+")
+# A command line that ends by setting its own exit status (``cmd; true``, ``cmd || :``,
+# ``cmd; echo "exit=$?"``): its success says nothing of the commands before.
 _FORCED_SCAN: Final = 120  # characters at the end of a command line where its exit is set
 _FORCED_EXIT_RE: Final = re.compile(
     r"(?:\|\||;)\s*(?:true|:|exit\s+0|echo\b[^\n;|&]*\$\?[^\n;|&]*)\s*$"

@@ -34,7 +34,8 @@ __all__ = [
 TASK_TOOLS: Final = frozenset({"TaskCreate", "TaskUpdate"})
 
 MAX_TASKS: Final = 200
-"""Tasks remembered; beyond this the oldest finished ones (then the oldest) are forgotten."""
+"""Tasks remembered; beyond this the oldest only listed, then the oldest finished (then the
+oldest) are forgotten."""
 
 Tasks = list[list[str | None]]
 """Each task as [create call id, task id or None until known, subject, status]; the create
