@@ -26,6 +26,7 @@ from deriver.recording import Failures, decision, verification
 from deriver.stands import Stands
 from deriver.store import MemoryStore, Stamp
 from deriver.todo_lists import TodoLists
+from deriver.tool_calls import answered_in_words
 from deriver.user_text import (
     choices_stated,
     is_short_answer,
@@ -376,9 +377,8 @@ class MessageRules:
         if not self.checks.pasted(message.content, message.stamp):
             self.failures.reported(message.content, message.stamp)
         store, stands = self.store, self.stands
-        goal = store.goal
-        content = message.content
-        closing = stands.closing
+        goal, content, closing = store.goal, message.content, stands.closing
+        answered_in_words(store, content, message.stamp)
         if goal is not None and (
             (is_short_answer(content) and not bids_anew(closing, content))
             or reports_done(content)

@@ -112,7 +112,9 @@ RULES: Final[tuple[Rule, ...]] = (
          "completed_work"),
     Rule("plan", "ExitPlanMode (plan-mode exit) completed", "key decision: the approved plan",
          "key_decisions", "key_decisions"),
-    Rule("answer", "AskUserQuestion completed, a user's short answer a newer turn replaced, or "
+    Rule("answer", "AskUserQuestion completed (not an answer typed into its form that the "
+         "user's next message says again: that is the request), a user's short answer a "
+         "newer turn replaced, or "
          "a plan-mode exit or an AskUserQuestion form the user rejected saying how to go on "
          "(the outcome rejected, with their words: The user wants to clarify; no failed "
          "attempt)",

@@ -22,6 +22,7 @@ from deriver.check_commands import hooks_passed
 from deriver.checks import CheckRules
 from deriver.deploys import shipped
 from deriver.git_state import CHANGED_KEPT, commit_line, says_clean
+from deriver.goal import steps_apart
 from deriver.keys import ItemKey, done_key
 from deriver.output_scan import exit_code_from_output, informative_line
 from deriver.recording import Failures, bump, decision
@@ -48,9 +49,10 @@ from deriver.wording import (
 from session_memory.core.outcome import ToolOutcome
 from session_memory.core.redact import quote_untrusted
 
-__all__ = ["ToolCallRules"]
+__all__ = ["ToolCallRules", "answered_in_words"]
 
 _ANSWER_CHARS: Final = 400
+_OWN_WORDS: Final = 40  # characters of a typed answer compared with the message after it
 _SHIPPED_CHARS: Final = 120
 _CUT_KEPT: Final = 64
 _NET_KEPT: Final = 16
@@ -79,6 +81,17 @@ def _redo(call: Call) -> str:
     if call.check is not None:
         return f"{call.name}\0check\0{call.check.name}"
     return f"{call.name}\0{call.key}"
+
+
+def answered_in_words(store: MemoryStore, request: str, stamp: Stamp) -> None:
+    """The user's message saying again the answer they just typed into a question's form
+    (the client records both): it is the request, not an answer beside it."""
+    if len(request) < _OWN_WORDS:
+        return  # a short reply picks an option: the answer with its question says more
+    head = quote_untrusted(request, _OWN_WORDS)[1:-1].rstrip("\u2026")
+    for item in store.items_of("key_decisions"):
+        if item.kind == "answer" and head in item.text and steps_apart(item.created, stamp) < 4:
+            store.remove(item, stamp)
 
 
 class ToolCallRules:

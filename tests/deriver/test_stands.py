@@ -1287,6 +1287,32 @@ class TestUnfinished:
                    and "Does the revised design hold now?" in t
                    for t in texts(memory.key_decisions))  # fmt: skip
 
+    def test_an_answer_typed_and_sent_again_as_the_request_is_the_request(self) -> None:
+        """An answer the user typed into a question's form, which the client records again
+        as their next message, is that request (the goal, and an earlier one once
+        replaced), not also an answer beside it; a short pick stays the answer."""
+        args = {"questions": [{"question": "Next?", "header": "Next"}]}
+        typed = "ok, lets commit the review as it is, and then address H1, H2 and M3"
+        answered = {"status": "completed", "output": f"Next: {typed}"}
+        memory = derive(
+            user("review phase 14"),
+            tool_event("requested", "AskUserQuestion", "q1", args=args),
+            tool_event("started", "AskUserQuestion", "q1", args=args),
+            tool_event("completed", "AskUserQuestion", "q1", outcome=answered),
+            user(typed),
+        )
+        assert memory.current_goal is not None and memory.current_goal.text == typed
+        assert not any("user answered" in t for t in texts(memory.key_decisions))
+        picked = {"status": "completed", "output": "Next: commit"}
+        memory = derive(
+            user("review phase 14"),
+            tool_event("requested", "AskUserQuestion", "q1", args=args),
+            tool_event("started", "AskUserQuestion", "q1", args=args),
+            tool_event("completed", "AskUserQuestion", "q1", outcome=picked),
+            user("commit"),
+        )
+        assert any("user answered" in t for t in texts(memory.key_decisions))
+
     def test_an_announced_step_not_taken(self) -> None:
         """A closing message that ends by announcing a step ended the turn before it."""
         memory = derive(user("fix it"), final("Tests pass. Let me commit the change."))
