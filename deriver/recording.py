@@ -575,16 +575,20 @@ _MIN_SAID: Final = 12  # shorter words ("failed") say no one error again
 _QUOTED_ERROR_RE: Final = re.compile(r"`(?: exited -?\d+)?: \u201c([^\u201d]+)\u201d")
 
 
+def _error_quoted(item: Item | None) -> str:
+    """The words a failure's line quotes as why it failed; empty when it quotes none."""
+    found = _QUOTED_ERROR_RE.search(item.text) if item is not None else None
+    return found.group(1) if found is not None else ""
+
+
 def _crashed(item: Item) -> bool:
     """Whether a failure's line quotes a program's exception as why it failed."""
-    found = _QUOTED_ERROR_RE.search(item.text)
-    return found is not None and is_crash(found.group(1))
+    return is_crash(_error_quoted(item))
 
 
 def _says_again(item: Item | None, output: str) -> bool:
     """Whether ``output`` says again the error a failure's line quotes."""
-    found = _QUOTED_ERROR_RE.search(item.text) if item is not None else None
-    said = found.group(1).rstrip("\u2026").strip() if found is not None else ""
+    said = _error_quoted(item).rstrip("\u2026").strip()
     return len(said) >= _MIN_SAID and said in output
 
 
